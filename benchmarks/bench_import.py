@@ -1,0 +1,542 @@
+"""Import throughput: parse, replay, store and the full import, against python-chess.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_import.py [--games 10000] [--profile] [--layouts]
+
+What it does, all seeded and deterministic:
+
+1. writes a corpus of ``--games`` Forza 4x4 records (random play with a little
+   sense, mixed results; :mod:`corpus`) into a temporary folder;
+2. times each stage alone on it (best of ``--repeat`` runs): parse (the streaming
+   reader), replay (the rules), store (rows, canonical text, hashing, key folding
+   and SQLite, into a fresh archive), then the full import (``import_paths``:
+   everything together, streaming from the files);
+3. measures peak memory of the full import at a quarter of the corpus and at the
+   whole of it (each in a fresh process: tracemalloc peak and peak RSS), to show
+   memory is flat in the input's size;
+4. writes random legal chess games of about the same total ply count as PGN and
+   times python-chess's reader on them (``chess.pgn.read_game`` in a loop), and
+   prints the ratio of our full import's plies/s to python-chess's;
+5. ``--profile``: cProfile of the full import, by part and by function;
+   ``--layouts``: the row-layout and pragma measurements behind the archive's
+   schema (docs/archive.md quotes them).
+
+A ply is one stored move of a game's mainline (python-chess: one mainline move).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import json
+import os
+import pstats
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from corpus import write_chess_corpus, write_forza_corpus  # noqa: E402
+
+from partita.database import import_paths, open_archive  # noqa: E402
+from partita.database.importer import ArchiveWriter  # noqa: E402
+from partita.notation.files import expand_paths  # noqa: E402
+from partita.notation.reader import read_records  # noqa: E402
+from partita.notation.replay import replay  # noqa: E402
+from partita.notation.writer import write_record  # noqa: E402
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> tuple[float, float, object]:
+    """The shortest wall time and the shortest CPU time (``process_time``) of
+    ``repeat`` runs (the others are noise; CPU time is what a busy machine does not
+    inflate), and the last run's value."""
+    wall = cpu = float("inf")
+    value = None
+    for _ in range(repeat):
+        gc.collect()
+        start, start_cpu = time.perf_counter(), time.process_time()
+        value = run()
+        wall = min(wall, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
+    return wall, cpu, value
+
+
+def fresh_db(path: Path) -> Path:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return path
+
+
+def rate(count: float, seconds: float) -> str:
+    return f"{count / seconds:>10,.0f}"
+
+
+# -- stages ------------------------------------------------------------------------------------
+
+
+def measure_stages(corpus: Path, work: Path, repeat: int) -> dict:
+    files = expand_paths([corpus])
+    seconds: dict[str, tuple[float, float]] = {}
+
+    def parse() -> list:
+        return [record for file in files for record in read_records(file)]
+
+    *seconds["parse"], records = best_of(repeat, parse)
+    gc.freeze()  # the records held for the next stages are no work for the collector
+
+    def replay_all() -> list:
+        return [replay(record) for record in records]
+
+    *seconds["replay"], replayed = best_of(repeat, replay_all)
+    gc.freeze()
+    plies = sum(item.plies for item in replayed)
+
+    def canonical() -> None:
+        for item in replayed:
+            write_record(item.record, item.game)
+
+    *seconds["store_canonical_writer"], _ = best_of(repeat, canonical)
+
+    def store() -> None:
+        db = open_archive(fresh_db(work / "store.db"))
+        writer = ArchiveWriter(db)
+        for item in replayed:
+            writer.add(item)
+            if writer.pending >= writer.batch_size:
+                writer.flush()
+        writer.flush()
+        db.close()
+
+    *seconds["store"], _ = best_of(repeat, store)
+    records = replayed = []  # let them go before the full import
+    gc.unfreeze()
+    gc.collect()
+
+    def full() -> object:
+        return import_paths(fresh_db(work / "full.db"), [corpus])
+
+    *seconds["full"], summary = best_of(repeat, full)
+    assert summary.plies == plies
+    return {
+        "records": summary.records,
+        "plies": plies,
+        "bytes": sum(file.stat().st_size for file in files),
+        "seconds": {stage: {"wall": wall, "cpu": cpu} for stage, (wall, cpu) in seconds.items()},
+    }
+
+
+# -- memory ------------------------------------------------------------------------------------
+
+MEMORY_PROBE = """
+import json, sys
+from partita.database import import_paths
+traced = sys.argv[3] == "traced"
+if traced:
+    import tracemalloc
+    tracemalloc.start()
+summary = import_paths(sys.argv[1], [sys.argv[2]])
+figures = {"records": summary.records, "plies": summary.plies}
+if traced:
+    figures["traced_peak"] = tracemalloc.get_traced_memory()[1]
+else:  # VmHWM: this process's peak resident set (ru_maxrss would count the parent's)
+    status = open("/proc/self/status").read().split("VmHWM:")[1].split()
+    figures["peak_rss"] = int(status[0]) * 1024
+print(json.dumps(figures))
+"""
+
+
+def measure_memory(corpus: Path, work: Path) -> dict:
+    """Peak memory of a full import in a fresh process: traced Python allocations
+    (tracemalloc) in one run, the peak resident set in another (without tracemalloc,
+    whose own bookkeeping would count)."""
+    figures: dict = {}
+    for mode in ("traced", "rss"):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                MEMORY_PROBE,
+                str(fresh_db(work / "memory.db")),
+                str(corpus),
+                mode,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        figures.update(json.loads(result.stdout))
+    return figures
+
+
+# -- python-chess ---------------------------------------------------------------------------------
+
+
+def measure_chess(path: Path, repeat: int) -> dict:
+    import chess.pgn
+
+    def read() -> tuple[int, int]:
+        games = plies = 0
+        with path.open(encoding="utf-8") as handle:
+            while (game := chess.pgn.read_game(handle)) is not None:
+                games += 1
+                plies += game.end().ply()
+        return games, plies
+
+    wall, cpu, (games, plies) = best_of(repeat, read)
+    return {"records": games, "plies": plies, "seconds": {"wall": wall, "cpu": cpu}}
+
+
+# -- profile -----------------------------------------------------------------------------------------
+
+#: Where the time of an import goes: (label, file fragment, function) whose
+#: cumulative time is that part. SQLite is the time spent inside its C methods.
+PARTS = (
+    ("parse: splitting files into records", "notation/reader.py", "_split_records"),
+    ("parse: tokens and the record tree", "notation/reader.py", "_drive"),
+    ("replay through the rules", "notation/replay.py", "replay"),
+    ("canonical writer (stored text)", "notation/writer.py", "write_record"),
+    ("archive: key folding (blake2b)", "database/keys.py", "fold"),
+    ("archive: final position notation", "notation/gravity.py", "format_position"),
+    ("archive: batches (Python side)", "database/importer.py", "flush"),
+)
+
+
+def profile_import(corpus: Path, work: Path) -> dict:
+    profiler = cProfile.Profile()
+    profiler.enable()
+    import_paths(fresh_db(work / "profile.db"), [corpus])
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt
+    parts: dict[str, float] = {}
+    sqlite = 0.0
+    for (filename, _, function), (_, _, tottime, cumtime, _) in stats.stats.items():
+        for label, fragment, name in PARTS:
+            if function == name and filename.endswith(fragment):
+                parts[label] = parts.get(label, 0.0) + cumtime
+        if "sqlite3.Connection" in function or "sqlite3.Cursor" in function:
+            sqlite += tottime
+    batches = "archive: batches (Python side)"
+    parts[batches] = parts.get(batches, 0.0) - sqlite
+    parts["SQLite (executemany, execute)"] = sqlite
+    parts["everything else"] = total - sum(parts.values())
+    stream = io.StringIO()
+    pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(15)
+    return {"total": total, "parts": parts, "top": stream.getvalue()}
+
+
+# -- layouts -------------------------------------------------------------------------------------------
+
+_KEY_FIRST = "PRIMARY KEY (key, game_id, ply)) WITHOUT ROWID"
+_GAME_FIRST = "PRIMARY KEY (game_id, ply)) WITHOUT ROWID"
+_COLUMNS = "key INTEGER NOT NULL, game_id INTEGER NOT NULL, ply INTEGER NOT NULL"
+_MOVES = ", move TEXT NOT NULL, next_move TEXT"
+_BY_KEY = "CREATE INDEX positions_key ON positions (key)"
+_BY_GAME = "CREATE INDEX positions_game ON positions (game_id, ply)"
+
+#: name: (CREATE TABLE, extra indexes, sort rows by key per batch, with the moves)
+LAYOUTS = {
+    "chosen: WITHOUT ROWID, PK (key, game_id, ply), sorted": (
+        f"CREATE TABLE positions ({_COLUMNS}{_MOVES}, {_KEY_FIRST}",
+        (),
+        True,
+        True,
+    ),
+    "same, rows in game order (unsorted)": (
+        f"CREATE TABLE positions ({_COLUMNS}{_MOVES}, {_KEY_FIRST}",
+        (),
+        False,
+        True,
+    ),
+    "same, without move and next_move": (
+        f"CREATE TABLE positions ({_COLUMNS}, {_KEY_FIRST}",
+        (),
+        True,
+        False,
+    ),
+    "WITHOUT ROWID, PK (game_id, ply) + index (key)": (
+        f"CREATE TABLE positions ({_COLUMNS}{_MOVES}, {_GAME_FIRST}",
+        (_BY_KEY,),
+        False,
+        True,
+    ),
+    "rowid table + index (key)": (
+        f"CREATE TABLE positions ({_COLUMNS}{_MOVES})",
+        (_BY_KEY,),
+        False,
+        True,
+    ),
+    "rowid table + index (key) + index (game_id, ply)": (
+        f"CREATE TABLE positions ({_COLUMNS}{_MOVES})",
+        (_BY_KEY, _BY_GAME),
+        False,
+        True,
+    ),
+}
+
+
+def _position_rows(archive_path: Path) -> list[list[tuple]]:
+    """The positions rows of an imported archive, batched as the importer batches."""
+    connection = sqlite3.connect(archive_path)
+    rows = connection.execute(
+        "SELECT key, game_id, ply, move, next_move FROM positions ORDER BY game_id, ply"
+    ).fetchall()
+    connection.close()
+    batches: list[list[tuple]] = []
+    current: list[tuple] = []
+    last_game = None
+    games = 0
+    for row in rows:
+        if row[1] != last_game:
+            last_game = row[1]
+            games += 1
+            if games > 1 and (games - 1) % 1000 == 0:
+                batches.append(current)
+                current = []
+        current.append(row)
+    batches.append(current)
+    return batches
+
+
+def measure_layouts(archive_path: Path, work: Path, scale: int) -> list[dict]:
+    """Insert the corpus's positions rows (``scale`` copies, as more games) into each
+    layout; rows/s (CPU time), bytes per row, and a position lookup's time."""
+    base = _position_rows(archive_path)
+    games = max(row[1] for batch in base for row in batch)
+    probe_keys = [batch[len(batch) // 2][0] for batch in base]
+    results = []
+    configurations = [(name, *spec, ("WAL", "NORMAL")) for name, spec in LAYOUTS.items()]
+    chosen = next(iter(LAYOUTS))
+    configurations += [
+        ("chosen; journal DELETE, synchronous FULL", *LAYOUTS[chosen], ("DELETE", "FULL")),
+        ("chosen; WAL, synchronous OFF", *LAYOUTS[chosen], ("WAL", "OFF")),
+    ]
+    for name, create, indexes, sort, with_moves, (journal, synchronous) in configurations:
+        path = fresh_db(work / "layout.db")
+        connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute(f"PRAGMA journal_mode={journal}")
+        connection.execute(f"PRAGMA synchronous={synchronous}")
+        connection.execute(create)
+        for index in indexes:
+            connection.execute(index)
+        sql = (
+            "INSERT INTO positions (key, game_id, ply, move, next_move) VALUES (?, ?, ?, ?, ?)"
+            if with_moves
+            else "INSERT INTO positions (key, game_id, ply) VALUES (?, ?, ?)"
+        )
+        count = 0
+        cpu = wall = 0.0
+        for copy in range(scale):
+            offset = copy * games
+            for batch in base:
+                rows = [(row[0], row[1] + offset, *row[2:]) for row in batch]
+                if not with_moves:
+                    rows = [row[:3] for row in rows]
+                start, start_cpu = time.perf_counter(), time.process_time()
+                if sort:
+                    rows.sort(key=lambda row: row[0])
+                connection.execute("BEGIN IMMEDIATE")
+                connection.executemany(sql, rows)
+                connection.execute("COMMIT")
+                wall += time.perf_counter() - start
+                cpu += time.process_time() - start_cpu
+                count += len(rows)
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = path.stat().st_size
+        lookup = "SELECT game_id, min(ply) FROM positions WHERE key = ? GROUP BY game_id"
+        start = time.perf_counter()
+        for key in probe_keys * 20:
+            connection.execute(lookup, (key,)).fetchall()
+        lookup_us = (time.perf_counter() - start) / (len(probe_keys) * 20) * 1e6
+        plan = connection.execute(f"EXPLAIN QUERY PLAN {lookup}", (0,)).fetchall()
+        connection.close()
+        results.append(
+            {
+                "layout": name,
+                "rows": count,
+                "rows_per_s": count / cpu,
+                "rows_per_s_wall": count / wall,
+                "bytes_per_row": size / count,
+                "lookup_us": lookup_us,
+                "plan": "; ".join(row[-1] for row in plan),
+            }
+        )
+    results.append(measure_insert_all(base, work))
+    return results
+
+
+def measure_insert_all(base: list[list[tuple]], work: Path) -> dict:
+    """sqlite-utils ``insert_all`` into the chosen layout, for comparison."""
+    from sqlite_utils import Database
+
+    path = fresh_db(work / "layout.db")
+    db = Database(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(LAYOUTS[next(iter(LAYOUTS))][0])
+    names = ("key", "game_id", "ply", "move", "next_move")
+    count = 0
+    cpu = wall = 0.0
+    for batch in base:
+        start, start_cpu = time.perf_counter(), time.process_time()
+        rows = sorted(batch, key=lambda row: row[0])
+        with db.atomic():
+            db["positions"].insert_all(
+                (dict(zip(names, row, strict=True)) for row in rows), batch_size=1000
+            )
+        wall += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
+        count += len(rows)
+    db.close()
+    return {
+        "layout": "chosen, written with sqlite-utils insert_all",
+        "rows": count,
+        "rows_per_s": count / cpu,
+        "rows_per_s_wall": count / wall,
+        "bytes_per_row": path.stat().st_size / count,
+        "lookup_us": float("nan"),
+        "plan": "",
+    }
+
+
+def measure_batch_sizes(corpus: Path, work: Path, repeat: int) -> list[tuple[int, float, int]]:
+    """Full import time by batch size."""
+    results = []
+    for size in (50, 200, 1000, 5000):
+        _, cpu, summary = best_of(
+            repeat,
+            lambda size=size: import_paths(fresh_db(work / "batch.db"), [corpus], batch_size=size),
+        )
+        results.append((size, cpu, summary.plies))
+    return results
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=10_000, help="Forza 4x4 records")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best kept)")
+    parser.add_argument("--workdir", type=Path, help="keep corpora and archives here")
+    parser.add_argument("--profile", action="store_true", help="profile the full import")
+    parser.add_argument("--layouts", action="store_true", help="measure row layouts, pragmas")
+    parser.add_argument("--layout-scale", type=int, default=1, help="copies of the rows")
+    parser.add_argument("--no-chess", action="store_true", help="skip python-chess")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+
+    temporary = None
+    if args.workdir is None:
+        temporary = tempfile.TemporaryDirectory(prefix="partita-bench-")
+        work = Path(temporary.name)
+    else:
+        work = args.workdir
+        work.mkdir(parents=True, exist_ok=True)
+    figures: dict = {"games": args.games, "seed": args.seed}
+    try:
+        corpus = work / f"forza-{args.games}-{args.seed}"
+        if not corpus.exists():
+            start = time.perf_counter()
+            write_forza_corpus(corpus, args.games, seed=args.seed)
+            print(f"corpus: {args.games:,} Forza 4x4 records written in "
+                  f"{time.perf_counter() - start:.1f}s to {corpus}")  # fmt: skip
+        stages = measure_stages(corpus, work, args.repeat)
+        figures["stages"] = stages
+        records, plies = stages["records"], stages["plies"]
+        print(f"\nForza 4x4: {records:,} records, {plies:,} plies, "
+              f"{stages['bytes'] / 1e6:.1f} MB (best of {args.repeat} runs)")  # fmt: skip
+        print(f"{'stage':<34}{'wall s':>8}{'cpu s':>8}{'records/s':>11}{'plies/s':>11}"
+              f"{'plies/s (cpu)':>15}")  # fmt: skip
+        labels = {
+            "parse": "parse (reader)",
+            "replay": "replay (rules)",
+            "store": "store (rows, writer, SQLite)",
+            "store_canonical_writer": "  of which the canonical writer",
+            "full": "full import (import_paths)",
+        }
+        for key, label in labels.items():
+            wall, cpu = stages["seconds"][key]["wall"], stages["seconds"][key]["cpu"]
+            print(f"{label:<34}{wall:>8.2f}{cpu:>8.2f}{rate(records, wall)} "
+                  f"{rate(plies, wall)}     {rate(plies, cpu)}")  # fmt: skip
+        full = stages["seconds"]["full"]
+
+        if not args.no_chess:
+            chess_path = work / f"chess-{plies}-{args.seed}.pgn"
+            if not chess_path.exists():
+                start = time.perf_counter()
+                games, chess_plies = write_chess_corpus(chess_path, plies, seed=args.seed)
+                print(f"\nchess corpus: {games:,} random games, {chess_plies:,} plies, "
+                      f"written in {time.perf_counter() - start:.1f}s")  # fmt: skip
+            chess = measure_chess(chess_path, args.repeat)
+            figures["python_chess"] = chess
+            wall, cpu = chess["seconds"]["wall"], chess["seconds"]["cpu"]
+            print(f"\npython-chess read_game: {chess['records']:,} games, {chess['plies']:,} "
+                  f"plies in {wall:.2f}s wall, {cpu:.2f}s cpu: {rate(chess['plies'], wall).strip()}"
+                  f" plies/s ({rate(chess['plies'], cpu).strip()} cpu)")  # fmt: skip
+            ratio = {
+                clock: (plies / full[clock]) / (chess["plies"] / chess["seconds"][clock])
+                for clock in ("wall", "cpu")
+            }
+            figures["ratio"] = ratio
+            print(f"ratio, our full import / python-chess read: {ratio['wall']:.2f}x wall, "
+                  f"{ratio['cpu']:.2f}x cpu (target 5x)")  # fmt: skip
+
+        if not args.no_memory:
+            # One file each: memory must stay flat however many records a file holds.
+            memory = []
+            for count in (args.games // 4, args.games):
+                single = work / f"forza-{count}-{args.seed}-one-file"
+                if not single.exists():
+                    write_forza_corpus(single, count, seed=args.seed, files=1)
+                memory.append(measure_memory(single, work))
+            figures["memory"] = memory
+            print("\npeak memory of the full import (fresh process each):")
+            for item in memory:
+                print(f"  {item['records']:>7,} records: tracemalloc peak "
+                      f"{item['traced_peak'] / 1e6:6.1f} MB, peak RSS "
+                      f"{item['peak_rss'] / 1e6:6.1f} MB")  # fmt: skip
+
+        if args.profile:
+            profile = profile_import(corpus, work)
+            figures["profile"] = {"total": profile["total"], "parts": profile["parts"]}
+            print(f"\nprofile of the full import (cProfile, {profile['total']:.2f}s in total):")
+            for name, seconds in profile["parts"].items():
+                print(f"  {name:<40}{seconds:>7.2f}s {100 * seconds / profile['total']:5.1f}%")
+            print(profile["top"])
+
+        if args.layouts:
+            layouts = measure_layouts(work / "full.db", work, args.layout_scale)
+            figures["layouts"] = layouts
+            print(f"\npositions layouts ({layouts[0]['rows']:,} rows, batches of 1,000 games):")
+            for item in layouts:
+                print(f"  {item['rows_per_s']:>9,.0f} rows/s cpu {item['rows_per_s_wall']:>9,.0f} wall "
+                      f"{item['bytes_per_row']:5.1f} B/row {item['lookup_us']:6.1f} us/lookup  "
+                      f"{item['layout']}")  # fmt: skip
+            batches = measure_batch_sizes(corpus, work, args.repeat)
+            figures["batch_sizes"] = batches
+            print("\nfull import by batch size (cpu):")
+            for size, seconds, count in batches:
+                print(f"  {size:>5} records/batch: {seconds:6.2f}s {rate(count, seconds)} plies/s")
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""Pieces shared by the search cores and the graphs: budgets and their exception."""
+
+from __future__ import annotations
+
+import time
+
+from partita.errors import PartitaError
+
+
+class BudgetExceeded(PartitaError):
+    """The work allowed (nodes, positions or seconds) ran out before the answer."""
+
+
+class SearchExhausted(Exception):
+    """Raised inside a search core when its node or time limit is reached."""
+
+    def __init__(self, nodes: int, reason: str) -> None:
+        super().__init__(f"search stopped after {nodes} nodes ({reason})")
+        self.nodes = nodes
+        self.reason = reason
+
+
+#: Nodes searched between two looks at the clock.
+CHECK_EVERY = 4096
+
+
+def checkpoint(nodes: int, node_limit: int | None, deadline: float | None) -> int:
+    """Raise :class:`SearchExhausted` if the budget is spent, else return the node
+    count at which to look again."""
+    if node_limit is not None and nodes >= node_limit:
+        raise SearchExhausted(nodes, "nodes")
+    if deadline is not None and time.perf_counter() > deadline:
+        raise SearchExhausted(nodes, "time")
+    next_check = nodes + CHECK_EVERY
+    if node_limit is not None and node_limit < next_check:
+        return node_limit
+    return next_check
+
+
+class SearchCore:
+    """What the search cores share: the bounded transposition table, the node count
+    and the budget. A subclass's ``_build`` returns its negamax closure and two
+    helpers of the closure: one that reads its node count and one that makes it
+    look at the budget again at the next node."""
+
+    def __init__(
+        self, table_size: int, node_limit: int | None = None, deadline: float | None = None
+    ) -> None:
+        #: Most positions the transposition table holds; it is emptied when full.
+        self.table_size = max(1, table_size)
+        self.node_limit = node_limit
+        self.deadline = deadline
+        self.table: dict[int, int] = {}
+
+    def _start(self) -> None:
+        self._negamax, self._count, self._recheck = self._build()
+
+    def _build(self):  # pragma: no cover - every core defines it
+        raise NotImplementedError
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far by this core."""
+        return self._count()
+
+    def clear(self) -> None:
+        """Empty the transposition table."""
+        self.table.clear()
+
+    def set_budget(self, node_limit: int | None, deadline: float | None) -> None:
+        """Stop once :attr:`nodes` reaches ``node_limit`` (a total, not a difference)
+        or ``time.perf_counter()`` passes ``deadline`` (``None``: no limit)."""
+        self.node_limit = node_limit
+        self.deadline = deadline
+        self._recheck()
+
+    def _checkpoint(self, nodes: int) -> int:
+        """Raise if the budget is spent; else the node count of the next check."""
+        return checkpoint(nodes, self.node_limit, self.deadline)

@@ -1,0 +1,347 @@
+"""Board diagrams as SVG: one layout per game, drawn by a template and by the viewer.
+
+A :class:`Board` knows, for one game, how its board looks (a :class:`Layout`: the
+view box, background shapes, coordinate labels, the centre of every cell) and what
+stands on each cell of a state (``cells``: one short piece code per cell, ``""``
+for an empty one) and which cells to emphasise (``marks``: a winning line). The
+same layout feeds the static diagrams of the report (rendered by the Jinja2
+template ``diagram.svg.j2``) and the JavaScript replay viewer (which draws the
+pieces of each ply from the same cell list), so both always agree.
+
+Boards are registered per game (:func:`register_board`); a game without one gets a
+:class:`TextBoard`, an SVG of its text diagram, so every game has a picture from
+the day it lands. The gravity board (Forza 4x4's 8x8 grid, Connect Four's 7x6) is
+here; Universal Forces and Circular Reasoning register their circular boards the
+same way when they land (a layout with ring paths and cell centres on the rings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from partita.games.gravity import GravityRules
+from partita.notation.base import GameNotation
+
+__all__ = [
+    "PIECE_STYLES",
+    "Board",
+    "GravityBoard",
+    "Layout",
+    "TextBoard",
+    "board_for",
+    "register_board",
+    "render_diagram",
+]
+
+#: Fill and stroke of each piece code (the viewer uses the same table).
+PIECE_STYLES: dict[str, tuple[str, str]] = {
+    "x": ("#d7263d", "#8c1020"),  # Player1: red
+    "o": ("#f5c400", "#a07d00"),  # Player2: yellow
+    "1": ("#d7263d", "#8c1020"),
+    "2": ("#f5c400", "#a07d00"),
+    "3": ("#2e86de", "#15508c"),
+    "4": ("#27ae60", "#14653a"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One background element: ``kind`` is an SVG element name (rect, circle,
+    path, line), ``attrs`` its attributes (numbers or strings)."""
+
+    kind: str
+    attrs: tuple[tuple[str, Any], ...]
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "attrs": dict(self.attrs)}
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A coordinate label: text centred on ``x``, ``y``."""
+
+    x: float
+    y: float
+    text: str
+
+    def as_dict(self) -> dict:
+        return {"x": self.x, "y": self.y, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How a board is drawn: the view box, the background, the labels, the centre
+    of each cell (in the order of :meth:`Board.cells`) and the piece radius."""
+
+    kind: str
+    width: float
+    height: float
+    shapes: tuple[Shape, ...]
+    labels: tuple[Label, ...]
+    cells: tuple[tuple[float, float], ...]
+    radius: float
+    title: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict:
+        """The layout as JSON data for the viewer."""
+        return {
+            "kind": self.kind,
+            "width": self.width,
+            "height": self.height,
+            "shapes": [shape.as_dict() for shape in self.shapes],
+            "labels": [label.as_dict() for label in self.labels],
+            "cells": [list(cell) for cell in self.cells],
+            "radius": self.radius,
+            "title": self.title,
+        }
+
+
+class Board:
+    """The picture of one game's positions (see the module docstring)."""
+
+    def __init__(self, game: GameNotation) -> None:
+        self.game = game
+
+    @property
+    def layout(self) -> Layout:
+        raise NotImplementedError
+
+    def cells(self, state: Any) -> list[str]:
+        """One piece code per cell of :attr:`layout` (``""`` for an empty cell)."""
+        raise NotImplementedError
+
+    def marks(self, state: Any) -> set[int]:
+        """Cells to emphasise in ``state`` (a winning line); none by default."""
+        return set()
+
+    def text(self, state: Any) -> str | None:
+        """A text picture for boards without cells (:class:`TextBoard`)."""
+        return None
+
+    def frame(self, state: Any) -> dict:
+        """What the viewer needs to draw ``state``: the cells as one string when
+        every code is one character (compact JSON), the marked cells, the text."""
+        cells = self.cells(state)
+        if all(len(code) <= 1 for code in cells):
+            packed: str | list[str] = "".join(code or "." for code in cells)
+        else:
+            packed = cells
+        data: dict[str, Any] = {"cells": packed}
+        marks = self.marks(state)
+        if marks:
+            data["marks"] = sorted(marks)
+        text = self.text(state)
+        if text is not None:
+            data["text"] = text
+        return data
+
+
+CELL = 40
+MARGIN = 26
+
+
+class GravityBoard(Board):
+    """The rectangular grid of the gravity games, entry codes around it."""
+
+    rules: GravityRules
+
+    def __init__(self, game: GameNotation) -> None:
+        super().__init__(game)
+        self.rules = game.rules  # type: ignore[assignment]
+
+    @property
+    def layout(self) -> Layout:
+        return _gravity_layout(
+            self.rules.width, self.rules.height, self.rules.entry_sides, self.rules.title
+        )
+
+    def cells(self, state: Any) -> list[str]:
+        codes = []
+        x, o = state.x, state.o
+        for bit in range(self.rules.cell_count):
+            codes.append("x" if x >> bit & 1 else "o" if o >> bit & 1 else "")
+        return codes
+
+    def marks(self, state: Any) -> set[int]:
+        line = state.line  # every cell of the winning line(s), as a bitboard
+        return {bit for bit in range(self.rules.cell_count) if line >> bit & 1}
+
+
+@cache
+def _gravity_layout(width: int, height: int, sides: str, title: str) -> Layout:
+    left = MARGIN if "l" in sides else MARGIN // 2 + 14
+    top = MARGIN
+    board_w, board_h = width * CELL, height * CELL
+    total_w = left + board_w + (MARGIN if "r" in sides else MARGIN // 2)
+    total_h = top + board_h + (MARGIN if "b" in sides else MARGIN // 2)
+    shapes = [
+        Shape(
+            "rect",
+            (
+                ("x", left),
+                ("y", top),
+                ("width", board_w),
+                ("height", board_h),
+                ("rx", 6),
+                ("fill", "#1f4e9c"),
+                ("stroke", "#163a75"),
+            ),
+        ),
+    ]
+    cells = []
+    for row in range(height):
+        for column in range(width):
+            cx = left + column * CELL + CELL / 2
+            cy = top + row * CELL + CELL / 2
+            cells.append((cx, cy))
+            shapes.append(
+                Shape(
+                    "circle",
+                    (
+                        ("cx", cx),
+                        ("cy", cy),
+                        ("r", CELL * 0.4),
+                        ("fill", "#ffffff"),
+                        ("stroke", "#163a75"),
+                    ),
+                )
+            )
+    labels = []
+    for column in range(1, width + 1):
+        cx = left + (column - 1) * CELL + CELL / 2
+        labels.append(Label(cx, top - 8, f"t{column}" if "t" in sides else str(column)))
+        if "b" in sides:
+            labels.append(Label(cx, top + board_h + 17, f"b{column}"))
+    for row in range(1, height + 1):
+        cy = top + (row - 1) * CELL + CELL / 2 + 4
+        labels.append(Label(left - 13, cy, f"l{row}" if "l" in sides else str(row)))
+        if "r" in sides:
+            labels.append(Label(left + board_w + 13, cy, f"r{row}"))
+    return Layout(
+        kind="cells",
+        width=total_w,
+        height=total_h,
+        shapes=tuple(shapes),
+        labels=tuple(labels),
+        cells=tuple(cells),
+        radius=CELL * 0.4,
+        title=title,
+    )
+
+
+class TextBoard(Board):
+    """The fallback for games without a drawn board: the text diagram in an SVG."""
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(
+            kind="text",
+            width=0,
+            height=0,
+            shapes=(),
+            labels=(),
+            cells=(),
+            radius=0,
+            title=getattr(self.game, "title", self.game.name),
+        )
+
+    def cells(self, state: Any) -> list[str]:
+        return []
+
+    def text(self, state: Any) -> str:
+        return self.game.diagram(state)
+
+
+BoardFactory = Callable[[GameNotation], Board]
+_BOARDS: dict[str, BoardFactory] = {}
+
+
+def register_board(game: str, factory: BoardFactory) -> None:
+    """Draw game ``game`` (its `Game` tag) with boards made by ``factory``."""
+    _BOARDS[game] = factory
+
+
+register_board("forza4x4", GravityBoard)
+register_board("connect4", GravityBoard)
+
+
+def board_for(game: GameNotation) -> Board:
+    """The board that draws ``game``'s positions (a :class:`TextBoard` if none is
+    registered)."""
+    factory = _BOARDS.get(game.name)
+    if factory is None and isinstance(game.rules, GravityRules):
+        factory = GravityBoard
+    return (factory or TextBoard)(game)
+
+
+@cache
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("partita.analysis", "templates"),
+        autoescape=select_autoescape(["html", "svg", "j2"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+
+
+def render_diagram(
+    game: GameNotation,
+    state: Any,
+    *,
+    caption: str = "",
+    last: Sequence[int] = (),
+    scale: float = 1.0,
+) -> str:
+    """An SVG diagram of ``state`` (a standalone ``<svg>`` element, no script, no
+    external reference). ``last``: cells to ring as the last move; ``caption``:
+    the accessible title. Every text is escaped by the template."""
+    board = board_for(game)
+    layout = board.layout
+    if layout.kind == "text":
+        lines = (board.text(state) or "").splitlines()
+        width = max((len(line) for line in lines), default=1) * 8.5 + 16
+        height = len(lines) * 16 + 16
+        return (
+            _environment()
+            .get_template("diagram_text.svg.j2")
+            .render(lines=lines, width=width, height=height, caption=caption, scale=scale)
+        )
+    cells = board.cells(state)
+    pieces = []
+    for index, code in enumerate(cells):
+        if not code:
+            continue
+        fill, stroke = PIECE_STYLES.get(code[:1], ("#777", "#333"))
+        cx, cy = layout.cells[index]
+        pieces.append(
+            {
+                "cx": cx,
+                "cy": cy,
+                "fill": fill,
+                "stroke": stroke,
+                "code": code,
+                "label": code if len(code) > 1 else "",
+            }
+        )
+    marks = [layout.cells[index] for index in sorted(board.marks(state))]
+    rings = [layout.cells[index] for index in last]
+    return (
+        _environment()
+        .get_template("diagram.svg.j2")
+        .render(
+            layout=layout,
+            pieces=pieces,
+            marks=marks,
+            rings=rings,
+            caption=caption,
+            scale=scale,
+            radius=layout.radius,
+        )
+    )

@@ -1,0 +1,6 @@
+"""One module per command group; importing this package registers them all."""
+
+from partita.cli.commands import (  # noqa: F401
+    archive,
+    records,
+)

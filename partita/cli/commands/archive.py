@@ -1,0 +1,179 @@
+"""Commands on the archive: import, query, export."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from partita import database
+from partita.cli.app import app
+from partita.cli.options import (
+    ArchiveOption,
+    DateFromFilter,
+    DateToFilter,
+    EventFilter,
+    GameFilter,
+    JsonOption,
+    OpeningFilter,
+    PlayerFilter,
+    PositionFilter,
+    ResultFilter,
+    SidesFilter,
+    StrictOption,
+    archive_path,
+    filters,
+)
+from partita.errors import PartitaError
+from partita.notation.files import expand_paths
+from partita.notation.model import Record
+from partita.notation.reader import read_records
+
+console = Console(highlight=False)
+
+
+def load_source(source: str, index: int, db: Path) -> Record:
+    """A record from a file (the ``index``-th, from 0) or from the archive by game id."""
+    path = Path(source)
+    if path.is_file():
+        for position, record in enumerate(read_records(path)):
+            if position == index:
+                return record
+        raise PartitaError(f"{source}: there is no record {index} (records count from 0)")
+    if source.isdigit():
+        if not db.exists():
+            raise PartitaError(f"no archive at {db} to look up game {source}")
+        return database.get_record(db, int(source))
+    raise PartitaError(f"{source}: no such file, and not a game id")
+
+
+@app.command("import")
+def import_(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Record files or folders (*.pgr inside).", exists=True)
+    ],
+    db: ArchiveOption = None,
+    strict: StrictOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Import record files or folders into the archive.
+
+    Valid records are stored, and invalid ones with their problems (lenient) or
+    refused (--strict). Re-importing adds nothing; an interrupted import can be rerun.
+    """
+    files = expand_paths(paths)
+    target = archive_path(db)
+    total_bytes = sum(file.stat().st_size for file in files) or 1
+    show_bar = not as_json and sys.stderr.isatty()
+    with Progress(
+        TextColumn("importing"),
+        BarColumn(),
+        TextColumn("{task.fields[records]} records"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not show_bar,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("import", total=total_bytes, records=0)
+
+        def report(done: database.ImportProgress) -> None:
+            progress.update(task, completed=done.bytes_done, records=done.records)
+
+        summary = database.import_paths(target, files, strict=strict, progress=report)
+    if as_json:
+        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        console.print(
+            f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
+            f"{summary.invalid} invalid"
+            + (f", {summary.refused} refused (strict)" if strict else "")
+            + f" ({summary.records} records in {len(files)} files)",
+            markup=False,
+        )
+    raise typer.Exit(int(strict and summary.refused > 0))
+
+
+@app.command()
+def query(
+    db: ArchiveOption = None,
+    game: GameFilter = None,
+    player: PlayerFilter = None,
+    result: ResultFilter = None,
+    event: EventFilter = None,
+    date_from: DateFromFilter = None,
+    date_to: DateToFilter = None,
+    opening: OpeningFilter = None,
+    position: PositionFilter = None,
+    sides: SidesFilter = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most this many games.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the archive's games that match every filter given."""
+    target = _existing_archive(db)
+    rows = database.query_games(
+        target,
+        **filters(game, player, result, event, date_from, date_to, opening, position, sides),
+        limit=limit,
+    )
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    table = Table("id", "game", "date", "event", "players", "result", "plies", "status")
+    if position:
+        table.add_column("at ply")
+    for row in rows:
+        cells = [
+            str(row["id"]),
+            row["game"] or "",
+            row.get("date") or "",
+            row.get("event") or "",
+            " - ".join(row.get("players") or []),
+            row.get("result") or "",
+            str(row.get("plies", "")),
+            row.get("status", ""),
+        ]
+        if position:
+            cells.append(str(row.get("ply", "")))
+        table.add_row(*cells)
+    console.print(table)
+    console.print(f"{len(rows)} games", markup=False)
+
+
+@app.command()
+def export(
+    db: ArchiveOption = None,
+    game: GameFilter = None,
+    player: PlayerFilter = None,
+    result: ResultFilter = None,
+    event: EventFilter = None,
+    date_from: DateFromFilter = None,
+    date_to: DateToFilter = None,
+    opening: OpeningFilter = None,
+    position: PositionFilter = None,
+    sides: SidesFilter = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+    ] = None,
+) -> None:
+    """Write the matching games as canonical PGR."""
+    target = _existing_archive(db)
+    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides)
+    if output is None:
+        count = database.export_games(target, sys.stdout, **chosen)
+    else:
+        with output.open("w", encoding="utf-8", newline="\n") as stream:
+            count = database.export_games(target, stream, **chosen)
+        Console(stderr=True).print(f"{count} games written to {output}", markup=False)
+
+
+def _existing_archive(db: Path | None) -> Path:
+    target = archive_path(db)
+    if not target.exists():
+        raise PartitaError(f"no archive at {target} (import records first: partita import FILE...)")
+    return target

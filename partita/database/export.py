@@ -1,0 +1,60 @@
+"""Exporting games from the archive as PGR text.
+
+Each game is written as the archive stores it: records without problems in
+canonical form, records with problems as they were written (so that importing the
+export again finds the same problems; see :func:`partita.database.importer.stored_text`).
+``canonical=True`` rewrites those through the canonical writer as well. Records are
+separated by one blank line; the output streams (one row in memory at a time).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from sqlite_utils import Database
+
+from partita.database.query import select_games
+from partita.database.schema import archive
+
+__all__ = ["export_games"]
+
+
+def export_games(
+    target: str | Path | Database, stream: TextIO, *, canonical: bool = False, **filters
+) -> int:
+    """Write the games matching ``filters`` (those of
+    :func:`partita.database.query_games`, ``limit`` included) to ``stream``, by
+    id; return how many were written."""
+    count = 0
+    with archive(target, create=False) as db:
+        for row in select_games(db, "g.id, g.pgr, g.status, g.game", **filters):
+            text = row["pgr"]
+            if canonical:
+                text = _canonical(text, row["id"])
+            if count:
+                stream.write("\n")
+            stream.write(text if text.endswith("\n") else text + "\n")
+            count += 1
+    return count
+
+
+def _canonical(text: str, game_id: int) -> str:
+    """The canonical writer's form of a stored text (unchanged for a clean record)."""
+    import io
+
+    from partita.errors import PartitaError
+    from partita.notation.reader import read_records
+    from partita.notation.registry import get_game
+    from partita.notation.writer import write_record
+
+    for record in read_records(io.StringIO(text), name=f"archive:{game_id}"):
+        try:
+            game = get_game(record.game).configure(record.tags) if record.game else None
+        except PartitaError:
+            game = None
+        try:
+            return write_record(record, game)
+        except PartitaError:
+            return text
+    return text

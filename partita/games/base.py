@@ -1,0 +1,226 @@
+"""The contract every rules engine implements (after OpenSpiel's one game API).
+
+A rules engine is pure: no I/O, no text parsing beyond what a move value knows of
+itself, nothing imported from the rest of partita. The notation layer wraps an
+engine with its grammars (see :mod:`partita.notation.registry`).
+
+Shapes chosen so that all five rule sets fit without change:
+
+* a *state* is an immutable value; ``apply`` returns a new one;
+* a *move* is one turn of one side (possibly composite: a Forceball turn, a
+  Circular Reasoning path) and is an immutable, hashable value; a pass is a move;
+* whose turn it is always comes from the state (rotating first players, two turns in
+  a row, passes), never from counting plies;
+* randomness and hidden information are moves of a chance side (``CHANCE``), so a
+  position stays a pure function of the moves before it;
+* the outcome is one value per side plus how it came about.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from partita.errors import IllegalMoveError
+
+#: The side to move when the next move is a chance event (a shuffle, a reveal).
+CHANCE = -1
+
+WIN = Fraction(1)
+DRAW = Fraction(1, 2)
+LOSS = Fraction(0)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: one score per side (1 won, 0 lost, 1/2 shared a draw).
+
+    ``reason`` says in a player's words how it came about ("four in a row",
+    "no legal move left", "round limit reached"). ``winner`` is the seat index of
+    the sole winner, or ``None``.
+    """
+
+    scores: tuple[Fraction, ...]
+    reason: str
+
+    @property
+    def winner(self) -> int | None:
+        winners = [side for side, score in enumerate(self.scores) if score == WIN]
+        return winners[0] if len(winners) == 1 else None
+
+    def result_token(self) -> str:
+        """The PGR result token: ``1-0``, ``0-1``, ``1/2-1/2``, ``0-1-0`` ..."""
+        return "-".join(_score_text(score) for score in self.scores)
+
+    @classmethod
+    def win_for(cls, winner: int, sides: int, reason: str) -> Outcome:
+        return cls(tuple(WIN if side == winner else LOSS for side in range(sides)), reason)
+
+    @classmethod
+    def draw(cls, sides: int, reason: str) -> Outcome:
+        return cls(tuple(DRAW for _ in range(sides)), reason)
+
+
+def _score_text(score: Fraction) -> str:
+    return "1/2" if score == DRAW else str(int(score))
+
+
+def parse_result_token(token: str, sides: int) -> tuple[Fraction, ...] | None:
+    """Scores of a result token, ``None`` for ``*``; ``ValueError`` if malformed.
+
+    A two-sided draw is written ``1/2-1/2``; every field is ``1``, ``0`` or ``1/2``
+    and there is exactly one field per side.
+    """
+    if token == "*":
+        return None
+    fields = token.split("-")
+    if len(fields) != sides:
+        raise ValueError(
+            f"result '{token}' has {len(fields)} fields but the game has {sides} sides"
+        )
+    values = {"1": WIN, "0": LOSS, "1/2": DRAW}
+    scores = []
+    for field in fields:
+        if field not in values:
+            raise ValueError(f"result '{token}': '{field}' is not 1, 0 or 1/2")
+        scores.append(values[field])
+    return tuple(scores)
+
+
+@dataclass(frozen=True, slots=True)
+class TagSpec:
+    """A game-specific tag: its name, what it means, the values it accepts.
+
+    ``values`` is ``None`` for free-form values checked by the engine's
+    ``configure``; ``default`` is what an absent tag means.
+    """
+
+    name: str
+    description: str
+    values: tuple[str, ...] | None = None
+    default: str | None = None
+
+
+class Rules(ABC):
+    """One rule set, possibly configured (board size, variant, layout, deck...).
+
+    Engines are stateless apart from their configuration; states carry everything
+    that changes. ``configure`` returns a new engine for a record's tags.
+    """
+
+    #: The `Game` tag value.
+    name: ClassVar[str]
+    #: A human title.
+    title: ClassVar[str]
+    min_sides: ClassVar[int] = 2
+    max_sides: ClassVar[int] = 2
+    #: Game-specific tags this game understands.
+    tags: ClassVar[tuple[TagSpec, ...]] = ()
+    #: One line on the move notation, for `partita games`.
+    notation_summary: ClassVar[str] = ""
+
+    # -- configuration ------------------------------------------------------
+    def configure(self, tags: Mapping[str, str]) -> Rules:
+        """The engine for a record with these tags; ``TagError`` on a bad value."""
+        return self
+
+    # -- states --------------------------------------------------------------
+    @abstractmethod
+    def initial(self, sides: int = 2) -> Any:
+        """The starting position for this many sides."""
+
+    @abstractmethod
+    def sides(self, state: Any) -> int:
+        """How many sides play in this state."""
+
+    @abstractmethod
+    def side_to_move(self, state: Any) -> int:
+        """Seat index (from 0) of the side to move, or ``CHANCE``."""
+
+    @abstractmethod
+    def legal_moves(self, state: Any) -> Sequence[Any]:
+        """Every legal move, in a fixed order; empty once the game is over."""
+
+    @abstractmethod
+    def illegal_reason(self, state: Any, move: Any) -> str | None:
+        """Why ``move`` is illegal here, in a player's words; ``None`` if legal."""
+
+    @abstractmethod
+    def apply(self, state: Any, move: Any) -> Any:
+        """Trusted fast path: the state after a move known to be legal."""
+
+    def play(self, state: Any, move: Any) -> Any:
+        """Checked path: the state after ``move``, or ``IllegalMoveError``."""
+        reason = self.illegal_reason(state, move)
+        if reason is not None:
+            raise IllegalMoveError(reason)
+        return self.apply(state, move)
+
+    @abstractmethod
+    def outcome(self, state: Any) -> Outcome | None:
+        """The outcome if the rules have ended the game, else ``None``."""
+
+    def is_over(self, state: Any) -> bool:
+        return self.outcome(state) is not None
+
+    def forced_pass(self, state: Any) -> Any | None:
+        """The pass move if the rules force the side to move to pass, else ``None``.
+
+        Readers insert an omitted forced pass with it; games without passes keep
+        the default.
+        """
+        return None
+
+    def is_pass(self, move: Any) -> bool:
+        return False
+
+    # -- numbering -------------------------------------------------------------
+    def move_number(self, state: Any) -> tuple[int, bool]:
+        """The record's move number for the next move and whether it opens it.
+
+        Two-sided games number rounds of two plies; Circular Reasoning rotates the
+        first side; Forceball numbers turns. The default counts plies in rounds of
+        ``sides`` from the state's ply counter.
+        """
+        ply = self.ply(state)
+        sides = self.sides(state)
+        return ply // sides + 1, ply % sides == 0
+
+    @abstractmethod
+    def ply(self, state: Any) -> int:
+        """Plies (turns of any side, passes included) played from the initial state."""
+
+    # -- keys and symmetry -------------------------------------------------------
+    @abstractmethod
+    def key(self, state: Any) -> Hashable:
+        """A position key for graphs and the archive: equal for positions with the
+        same future, stable across runs (ints, strings, bytes, tuples of those)."""
+
+    #: How many symmetries the game has (1: only the identity).
+    symmetry_count: ClassVar[int] = 1
+
+    def transform(self, state: Any, symmetry: int) -> Any:
+        """The state mapped by symmetry number ``symmetry`` (0 is the identity)."""
+        if symmetry != 0:
+            raise ValueError(f"{self.name} has no symmetry {symmetry}")
+        return state
+
+    def transform_move(self, move: Any, symmetry: int) -> Any:
+        """The move mapped by the same symmetry as :meth:`transform`."""
+        if symmetry != 0:
+            raise ValueError(f"{self.name} has no symmetry {symmetry}")
+        return move
+
+    def canonical_key(self, state: Any) -> Hashable:
+        """The smallest key over all symmetries: equal for symmetric positions."""
+        if self.symmetry_count == 1:
+            return self.key(state)
+        return min(self.key(self.transform(state, k)) for k in range(self.symmetry_count))
+
+    # -- display -----------------------------------------------------------------
+    @abstractmethod
+    def diagram(self, state: Any) -> str:
+        """A text diagram of the position, for terminals."""

@@ -1,0 +1,87 @@
+"""The text side of a game: move and position notation around a rules engine.
+
+A :class:`GameNotation` is the one interface the rest of partita uses for a game.
+It pairs a pure rules engine (``rules``, from :mod:`partita.games`) with its
+pyparsing grammars. Syntax first, then meaning: the grammar recognises a token,
+the position resolves it against the rules, and three distinct errors come out:
+:class:`~partita.errors.NotationError` (malformed),
+:class:`~partita.errors.IllegalMoveError` (not allowed here) and
+:class:`~partita.errors.AmbiguousMoveError`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from partita.games.base import Rules
+
+
+class GameNotation(ABC):
+    """A game as partita sees it: rules plus notation, configured for a record."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    @property
+    def name(self) -> str:
+        return self.rules.name
+
+    def configure(self, tags: Mapping[str, str]) -> GameNotation:
+        """This game configured by a record's tags (``TagError`` on a bad value)."""
+        return type(self)(self.rules.configure(tags))
+
+    # -- moves ---------------------------------------------------------------------
+    @abstractmethod
+    def canonical_token(self, text: str) -> str:
+        """The canonical spelling of a move token (``T4`` -> ``t4``), checking only
+        its syntax; ``NotationError`` if it is no move of this game at all."""
+
+    @abstractmethod
+    def parse_move(self, state: Any, text: str) -> Any:
+        """The legal move ``text`` names in ``state``.
+
+        Raises ``NotationError`` (malformed), ``IllegalMoveError`` (with the reason)
+        or ``AmbiguousMoveError``. Non-canonical spellings are accepted here; the
+        replay reports them as warnings by comparing with :meth:`canonical_token`.
+        """
+
+    @abstractmethod
+    def format_move(self, state: Any, move: Any) -> str:
+        """The canonical token of ``move`` played in ``state``."""
+
+    # -- positions -------------------------------------------------------------------
+    @abstractmethod
+    def parse_position(self, text: str, sides: int | None = None) -> Any:
+        """The state a position-notation string describes.
+
+        ``NotationError`` if malformed, ``SetupError`` if impossible in principle
+        (counts inconsistent with the side to move, already decided).
+        """
+
+    @abstractmethod
+    def format_position(self, state: Any) -> str:
+        """The position notation of ``state``; ``parse_position`` reads it back."""
+
+    # -- conveniences ------------------------------------------------------------------
+    def initial(self, sides: int = 2) -> Any:
+        return self.rules.initial(sides)
+
+    def diagram(self, state: Any) -> str:
+        return self.rules.diagram(state)
+
+    def play_line(self, text: str, state: Any = None) -> Any:
+        """The state after a space-separated line of moves (checked path)."""
+        if state is None:
+            state = self.rules.initial()
+        for token in text.split():
+            state = self.rules.apply(state, self.parse_move(state, token))
+        return state
+
+    def format_line(self, state: Any, moves: list) -> list[str]:
+        tokens = []
+        for move in moves:
+            tokens.append(self.format_move(state, move))
+            state = self.rules.apply(state, move)
+        return tokens

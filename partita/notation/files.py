@@ -1,0 +1,42 @@
+"""Finding record files and validating them: the library side of `partita validate`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from partita.errors import PartitaError
+
+#: The extension of record files searched for in folders.
+RECORD_SUFFIX = ".pgr"
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given, and every ``*.pgr`` file under each folder (sorted, recursive).
+
+    A path that does not exist is an error naming it, found before any work.
+    """
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob(f"*{RECORD_SUFFIX}") if p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise PartitaError(f"no such file or folder: {path}")
+    return files
+
+
+def validate_paths(paths: Iterable[str | Path], *, strict: bool = False) -> Iterator:
+    """Read and replay every record of the files (folders: their ``*.pgr`` files).
+
+    Yields one :class:`~partita.notation.replay.ReplayedRecord` per record, in file
+    order; never stops at a bad record.
+    """
+    from partita.notation.reader import read_records
+    from partita.notation.replay import replay
+
+    for path in expand_paths(paths):
+        for record in read_records(path):
+            yield replay(record, strict=strict)

@@ -1,0 +1,230 @@
+"""Notation of the gravity games (Forza 4x4, Connect Four): entry codes, positions,
+Connect Four column strings.
+
+Grammar only here (the BNF is in ``docs/forza4x4.md``); the meaning of a token
+comes from :mod:`partita.games.gravity`. A move is one entry code (``t4``), read
+leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
+(``8/8/8/1o6/ox6/8/8/2xx4 o``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pyparsing as pp
+
+from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.games.gravity import (
+    ConnectFourRules,
+    Entry,
+    Forza4x4Rules,
+    GravityRules,
+    GravityState,
+    columns_from_entries,
+    entries_from_columns,
+)
+from partita.notation.base import GameNotation
+
+__all__ = [
+    "CONNECT4",
+    "ENTRY_CODE",
+    "FORZA4X4",
+    "POSITION",
+    "GravityNotation",
+    "columns_from_moves",
+    "moves_from_columns",
+]
+
+# -- grammars (compiled once; no packrat) ---------------------------------------------
+
+#: One move: a side letter and a column or row number, any case, leading zeros allowed.
+ENTRY_CODE = (
+    pp.Regex(r"(?P<side>[tblrTBLR])(?P<index>[0-9]+)").set_name("entry code").leave_whitespace()
+)
+
+_ROW = pp.Regex(r"(?:[xo]|[1-9][0-9]*)+").set_name("row (x, o and counts of empty cells)")
+_BOARD = pp.Group(_ROW + pp.ZeroOrMore(pp.Suppress("/") - _ROW))("rows").set_name(
+    "rows separated by '/'"
+)
+_GAP = pp.Suppress(pp.White(" \t")).set_name("'/' or a space before the side to move")
+_SIDE = pp.Regex(r"[xo]")("side").set_name("side to move (x or o)")
+#: A position: rows from the top separated by ``/``, a space, the side to move.
+POSITION = (_BOARD + _GAP - _SIDE).leave_whitespace().set_name("position")
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+class GravityNotation(GameNotation):
+    """Entry codes and FEN-like positions around a :class:`GravityRules` engine."""
+
+    rules: GravityRules
+
+    def __init__(self, rules: GravityRules) -> None:
+        super().__init__(rules)
+        # Fast path: canonical tokens map straight to their entries; everything
+        # else goes through the grammar (which accepts the same canonical tokens).
+        self._canonical = {entry.notation(): entry for entry in rules.entries}
+
+    @property
+    def title(self) -> str:
+        return self.rules.title
+
+    # -- moves ---------------------------------------------------------------------------
+    def entry(self, text: str) -> Entry:
+        """The entry of this board ``text`` names, in any accepted spelling;
+        ``NotationError`` if it is no move of this game at all."""
+        entry = self._canonical.get(text)
+        if entry is not None:
+            return entry
+        rules = self.rules
+        try:
+            if not text or text != text.strip():
+                raise pp.ParseException(text, 0, "no white space around a move")
+            fields = ENTRY_CODE.parse_string(text, parse_all=True)
+        except pp.ParseException:
+            letters = ", ".join(rules.entry_sides)
+            raise NotationError(
+                f"malformed move '{text}': an entry code is a side letter ({letters}) "
+                "and a number, as in t4"
+            ) from None
+        side, index = fields["side"].lower(), int(fields["index"])
+        if index == 0:
+            kind = "column" if side in "tb" else "row"
+            raise NotationError(f"no move '{text}' in {rules.title}: {kind}s count from 1")
+        entry = Entry(side, index)
+        problem = rules.entry_problem(entry)
+        if problem is not None:
+            raise NotationError(f"no move '{text}' in {rules.title}: {problem}")
+        return entry
+
+    def canonical_token(self, text: str) -> str:
+        return self.entry(text).notation()
+
+    def parse_move(self, state: GravityState, text: str) -> Entry:
+        entry = self.entry(text)
+        reason = self.rules.illegal_reason(state, entry)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move '{text}': {reason}")
+        return entry
+
+    def format_move(self, state: GravityState, move: Entry) -> str:
+        return move.notation()
+
+    # -- positions -------------------------------------------------------------------------
+    def parse_position(self, text: str, sides: int | None = None) -> GravityState:
+        """The state a position string describes: ``NotationError`` if malformed,
+        ``SetupError`` (with the reason) if the position cannot occur."""
+        rules = self.rules
+        if sides is not None and sides != 2:
+            raise SetupError(f"{rules.title} is played by 2 sides, not {sides}")
+        try:
+            fields = POSITION.parse_string(text.strip(), parse_all=True)
+        except pp.ParseBaseException as error:
+            raise NotationError(
+                f"malformed position '{text}' at column {error.col}: {_lower_first(error.msg)}"
+            ) from None
+        rows = list(fields["rows"])
+        if len(rows) != rules.height:
+            raise SetupError(
+                f"impossible position '{text}': it has {len(rows)} rows, "
+                f"the board has {rules.height}"
+            )
+        x = o = 0
+        for row_number, row in enumerate(rows, start=1):
+            column = 1
+            count = ""
+            for char in row + "/":  # "/" flushes a trailing count
+                if char.isdigit():
+                    count += char
+                    continue
+                if count:
+                    column += int(count)
+                    count = ""
+                if char in "xo":
+                    if column <= rules.width:
+                        bit = 1 << rules.bit(column, row_number)
+                        if char == "x":
+                            x |= bit
+                        else:
+                            o |= bit
+                    column += 1
+            if column - 1 != rules.width:
+                raise SetupError(
+                    f"impossible position '{text}': row {row_number} ('{row}') covers "
+                    f"{column - 1} cells, the board is {rules.width} wide"
+                )
+        try:
+            return rules.setup(x, o, "xo".index(fields["side"]))
+        except SetupError as error:
+            raise SetupError(f"impossible position '{text}': {error}") from None
+
+    def format_position(self, state: GravityState) -> str:
+        rules = self.rules
+        rows = []
+        for row in range(1, rules.height + 1):
+            text = []
+            empty = 0
+            for column in range(1, rules.width + 1):
+                bit = rules.bit(column, row)
+                piece = "x" if state.x >> bit & 1 else "o" if state.o >> bit & 1 else ""
+                if piece:
+                    if empty:
+                        text.append(str(empty))
+                        empty = 0
+                    text.append(piece)
+                else:
+                    empty += 1
+            if empty:
+                text.append(str(empty))
+            rows.append("".join(text))
+        return "/".join(rows) + " " + "xo"[state.ply & 1]
+
+    # -- Connect Four column strings -------------------------------------------------------
+    def moves_from_columns(self, text: str, state: GravityState | None = None) -> list[Entry]:
+        """The moves of a column string (``"4453"``: t4 t4 t5 t3), each checked
+        legal in turn from ``state`` (the initial position by default).
+
+        ``NotationError`` for a character that is no column (or a game whose pieces
+        do not enter from the top only), ``IllegalMoveError`` naming the first
+        illegal move.
+        """
+        rules = self.rules
+        if rules.entry_sides != "t":
+            raise NotationError(
+                f"{rules.title} has no column strings: its pieces enter from "
+                f"{len(rules.entry_sides)} sides"
+            )
+        moves = list(entries_from_columns(text.strip(), rules.width))
+        if state is None:
+            state = rules.initial()
+        states, reason = rules.replay_entries(state, moves)
+        if reason is not None:
+            position = len(states) + 1
+            raise IllegalMoveError(
+                f"column string '{text.strip()}': illegal move {position} "
+                f"(column {moves[position - 1].index}): {reason}"
+            )
+        return moves
+
+    def columns_from_moves(self, moves: Iterable[Entry]) -> str:
+        """The column string of a line of top entries (t4 t4 t5 t3: ``"4453"``)."""
+        return columns_from_entries(moves)
+
+
+#: Forza 4x4: 8x8, entries from all four sides.
+FORZA4X4 = GravityNotation(Forza4x4Rules())
+#: Connect Four: 7x6, entries from the top.
+CONNECT4 = GravityNotation(ConnectFourRules())
+
+
+def moves_from_columns(text: str, state: GravityState | None = None) -> list[Entry]:
+    """Connect Four moves of a column string, checked legal (see
+    :meth:`GravityNotation.moves_from_columns`)."""
+    return CONNECT4.moves_from_columns(text, state)
+
+
+def columns_from_moves(moves: Iterable[Entry]) -> str:
+    """The Connect Four column string of a line of moves."""
+    return CONNECT4.columns_from_moves(moves)

@@ -1,0 +1,559 @@
+"""Replaying a record through its rules engine: validation as data.
+
+Every record read is replayed move by move; each problem found (illegal move,
+wrong move number, result that contradicts the final position, move after the
+end...) is collected with its place, and replay goes on where it can. Lenient mode
+keeps the legal prefix; strict mode turns every warning into an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from partita.errors import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    NotationError,
+    SetupError,
+    TagError,
+    UnknownGameError,
+)
+from partita.games.base import WIN, Outcome, parse_result_token
+from partita.notation.base import GameNotation
+from partita.notation.model import Node, Record
+from partita.notation.problems import ERROR, KINDS, Problem
+from partita.notation.registry import get_game
+
+
+@dataclass(slots=True, eq=False)
+class ReplayedRecord:
+    """A record after replay: what the rules made of it.
+
+    ``moves`` and ``keys`` cover the legal prefix of the mainline: the canonical
+    token of each ply (passes as ``--``, omitted forced passes inserted) and the
+    position key after it. ``valid`` is true when no problem is an error.
+    """
+
+    record: Record
+    game: GameNotation | None
+    problems: list[Problem] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    keys: list[Hashable] = field(default_factory=list)
+    initial_state: Any = None
+    final_state: Any = None
+    outcome: Outcome | None = None
+    strict: bool = False
+    #: True when the mainline stopped at a move that could not be played.
+    stopped: bool = False
+
+    @property
+    def valid(self) -> bool:
+        return not any(problem.severity == ERROR for problem in self.problems)
+
+    @property
+    def plies(self) -> int:
+        return len(self.moves)
+
+    @property
+    def final_position(self) -> str | None:
+        if self.game is None or self.final_state is None:
+            return None
+        return self.game.format_position(self.final_state)
+
+    def as_dict(self) -> dict:
+        """The object `partita validate --json` prints for this record."""
+        source = self.record.source
+        return {
+            "file": source.file,
+            "index": source.index,
+            "game": self.record.game,
+            "valid": self.valid,
+            "result": self.record.tags.get("Result", self.record.result),
+            "plies": self.plies,
+            "final_position": self.final_position,
+            "problems": [problem.as_dict() for problem in self.problems],
+        }
+
+
+# -- record-level tags the format itself knows ---------------------------------------
+
+TERMINATIONS = (
+    "normal",
+    "resignation",
+    "time",
+    "agreement",
+    "adjudication",
+    "abandoned",
+    "unterminated",
+)
+_DATE_PATTERN = re.compile(r"(?:\d{4}|\?{4})\.(?:0[1-9]|1[0-2]|\?\?)\.(?:0[1-9]|[12]\d|3[01]|\?\?)")
+_PLAYER_TAG = re.compile(r"Player([1-9]\d*)")
+
+
+class _Collector:
+    """Builds problems for one record, with its place and context."""
+
+    def __init__(self, record: Record) -> None:
+        self.record = record
+        self.problems: list[Problem] = []
+        tags = record.tags
+        players = [tags[f"Player{n}"] for n in range(1, 5) if f"Player{n}" in tags]
+        parts = [tags["Event"]] if tags.get("Event") else []
+        if players:
+            parts.append(" - ".join(players))
+        self.context = ", ".join(parts)
+
+    def add(
+        self,
+        kind: str,
+        message: str,
+        *,
+        offset: int = -1,
+        ply: int | None = None,
+        move_number: int | None = None,
+        token: str | None = None,
+    ) -> None:
+        line, column = self.record.position(offset)
+        self.problems.append(
+            Problem(
+                kind=kind,
+                message=message,
+                severity=KINDS[kind],
+                file=self.record.source.file,
+                line=line,
+                column=column,
+                record=self.record.source.index,
+                ply=ply,
+                move_number=move_number,
+                token=token,
+                context=self.context,
+            )
+        )
+
+    def tag_offset(self, name: str) -> int:
+        """Offset of a tag's line in the record text, for problems about tags."""
+        index = self.record.text.find(f"[{name} ")
+        return index if index >= 0 else -1
+
+
+def _first_out_of_sequence(tags: dict[str, str]) -> str:
+    """The first PlayerN tag (in seat order) whose number breaks the run from 1."""
+    numbers = sorted(int(m.group(1)) for name in tags if (m := _PLAYER_TAG.fullmatch(name)))
+    for expected, number in enumerate(numbers, start=1):
+        if number != expected:
+            return f"Player{number}"
+    return "Player1"
+
+
+def count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
+    """Sides named by Player1..PlayerN tags (which must run from 1 without gaps)."""
+    numbers = sorted(int(m.group(1)) for name in tags if (m := _PLAYER_TAG.fullmatch(name)))
+    if not numbers:
+        return minimum, None
+    if numbers != list(range(1, len(numbers) + 1)):
+        named = ", ".join(f"Player{n}" for n in numbers)
+        return len(numbers), f"player tags must run from Player1 without gaps, found {named}"
+    return len(numbers), None
+
+
+def replay(record: Record, strict: bool = False) -> ReplayedRecord:
+    """Replay a record through its game's rules and collect every problem.
+
+    The mainline is replayed as far as it is legal (lenient: the legal prefix is
+    kept); variations are replayed too, each from the position before the move it
+    replaces, so an illegal move in a variation is reported as well. In strict mode
+    every warning becomes an error.
+    """
+    collect = _Collector(record)
+    collect.problems.extend(record.syntax_problems)
+    replayed = ReplayedRecord(record=record, game=None, strict=strict)
+    game = _check_tags(record, collect)
+    if game is not None:
+        replayed.game = game
+        start = _starting_state(record, game, collect)
+        if start is not None:
+            replayed.initial_state = start
+            branches = _replay_mainline(record, game, start, collect, replayed)
+            _replay_variations(game, branches, collect)
+            if replayed.final_state is not None:
+                _check_result(record, game, replayed, collect)
+    problems = sorted(collect.problems, key=lambda problem: (problem.line, problem.column))
+    if strict:
+        problems = [replace(p, severity=ERROR) if p.severity != ERROR else p for p in problems]
+    replayed.problems = problems
+    return replayed
+
+
+def replay_records(records: Iterable[Record], strict: bool = False) -> Iterator[ReplayedRecord]:
+    for record in records:
+        yield replay(record, strict=strict)
+
+
+def _check_tags(record: Record, collect: _Collector) -> GameNotation | None:
+    """Required and known tags; the configured game, or None when replay is impossible."""
+    tags = record.tags
+    for name in ("Game", "Result"):
+        if name not in tags:
+            collect.add("missing-tag", f"the required tag {name} is missing")
+    if "Date" in tags and not _DATE_PATTERN.fullmatch(tags["Date"]):
+        collect.add(
+            "bad-tag",
+            f"date '{tags['Date']}' is not of the form YYYY.MM.DD (?? for an unknown part)",
+            offset=collect.tag_offset("Date"),
+            token=tags["Date"],
+        )
+    if "Termination" in tags and tags["Termination"] not in TERMINATIONS:
+        collect.add(
+            "bad-tag",
+            f"termination '{tags['Termination']}' is not one of {', '.join(TERMINATIONS)}",
+            offset=collect.tag_offset("Termination"),
+            token=tags["Termination"],
+        )
+    if "SetUp" in tags and tags["SetUp"] not in ("0", "1"):
+        collect.add(
+            "bad-tag",
+            f"SetUp '{tags['SetUp']}' must be 0 or 1",
+            offset=collect.tag_offset("SetUp"),
+            token=tags["SetUp"],
+        )
+    if "Game" not in tags:
+        return None
+    try:
+        game = get_game(tags["Game"])
+    except UnknownGameError as error:
+        collect.add(
+            "unknown-game", str(error), offset=collect.tag_offset("Game"), token=tags["Game"]
+        )
+        return None
+    sides, gap = count_sides(tags, game.rules.min_sides)
+    if gap:
+        collect.add("bad-tag", gap, offset=collect.tag_offset(_first_out_of_sequence(tags)))
+        return None
+    rules = game.rules
+    if not rules.min_sides <= sides <= rules.max_sides:
+        allowed = (
+            f"{rules.min_sides}"
+            if rules.min_sides == rules.max_sides
+            else f"{rules.min_sides} to {rules.max_sides}"
+        )
+        collect.add(
+            "bad-tag",
+            f"{game.name} is played by {allowed} sides, the record names {sides} players",
+            offset=collect.tag_offset(f"Player{sides}"),
+        )
+        return None
+    try:
+        game = game.configure(tags)
+    except TagError as error:
+        collect.add("bad-tag", str(error))
+        return None
+    if "Result" in tags:
+        try:
+            parse_result_token(tags["Result"], sides)
+        except ValueError as error:
+            collect.add(
+                "bad-result", str(error), offset=collect.tag_offset("Result"), token=tags["Result"]
+            )
+    if record.result is None:
+        pass  # the reader reported the missing result token
+    elif "Result" in tags and record.result != tags["Result"]:
+        collect.add(
+            "result-mismatch",
+            f"the movetext ends with '{record.result}' but the Result tag says '{tags['Result']}'",
+            offset=record.result_offset,
+            token=record.result,
+        )
+    return game
+
+
+def _sides(record: Record, game: GameNotation) -> int:
+    return count_sides(record.tags, game.rules.min_sides)[0]
+
+
+def _starting_state(record: Record, game: GameNotation, collect: _Collector) -> Any:
+    tags = record.tags
+    sides = _sides(record, game)
+    if tags.get("SetUp") != "1":
+        return game.initial(sides)
+    if "Position" not in tags:
+        collect.add(
+            "bad-setup", 'SetUp "1" needs a Position tag', offset=collect.tag_offset("SetUp")
+        )
+        return None
+    try:
+        return game.parse_position(tags["Position"], sides)
+    except (NotationError, SetupError) as error:
+        collect.add(
+            "bad-setup",
+            str(error)
+            if tags["Position"] in str(error)
+            else f"setup position '{tags['Position']}': {error}",
+            offset=collect.tag_offset("Position"),
+            token=tags["Position"],
+        )
+        return None
+
+
+def _check_number(node: Node, rules: Any, state: Any, ply: int, collect: _Collector) -> None:
+    number, opens = rules.move_number(state)
+    written, dots = node.written_number
+    if written != number:
+        expected = f"{number}." if opens else f"{number}..."
+        collect.add(
+            "move-number",
+            f"move number {written} does not fit here: this is move {expected}",
+            offset=node.offset,
+            ply=ply,
+            move_number=number,
+            token=node.move,
+        )
+    elif opens and dots:
+        collect.add(
+            "move-number",
+            f"'{written}...' continues a move, but {node.move} opens move {number}: write '{number}.'",
+            offset=node.offset,
+            ply=ply,
+            move_number=number,
+            token=node.move,
+        )
+    elif not opens and not dots:
+        collect.add(
+            "move-number",
+            f"'{written}.' stands before the first move of a round; here write '{number}...'",
+            offset=node.offset,
+            ply=ply,
+            move_number=number,
+            token=node.move,
+        )
+
+
+#: The token of a pass in every game.
+PASS_TOKEN = "--"
+
+
+@dataclass(slots=True)
+class _Played:
+    """What one move of a record did: the plies it made (an omitted forced pass
+    first, then the move itself), each as (state before, move, state after)."""
+
+    plies: list[tuple[Any, Any, Any]]
+
+    @property
+    def state(self) -> Any:
+        return self.plies[-1][2]
+
+
+class _LineReplayer:
+    """Replays one line (mainline or variation) move by move, reporting problems.
+
+    Shared by the mainline and the variations so both are checked the same way.
+    """
+
+    def __init__(self, game: GameNotation, collect: _Collector) -> None:
+        self.game = game
+        self.rules = game.rules
+        self.collect = collect
+        self._canonical: dict[str, str | None] = {}
+
+    def canonical(self, token: str) -> str | None:
+        try:
+            return self._canonical[token]
+        except KeyError:
+            try:
+                spelled = self.game.canonical_token(token)
+            except NotationError:
+                spelled = None
+            self._canonical[token] = spelled
+            return spelled
+
+    def step(self, state: Any, node: Node, ply: int) -> _Played | None:
+        """Play ``node`` from ``state`` (``ply`` moves played so far in this line);
+        ``None`` after reporting why the move cannot be played."""
+        rules = self.rules
+        token = node.move
+        plies: list[tuple[Any, Any, Any]] = []
+        outcome = rules.outcome(state)
+        if outcome is not None:
+            self.collect.add(
+                "move-after-end",
+                f"{token}: the game is already over ({outcome.reason})",
+                offset=node.offset,
+                ply=ply + 1,
+                move_number=rules.move_number(state)[0],
+                token=token,
+            )
+            return None
+        forced = rules.forced_pass(state)
+        if token == PASS_TOKEN:
+            if forced is None:
+                self.collect.add(
+                    "illegal-move",
+                    f"{token}: a pass is allowed only when the rules force it, "
+                    "and here there are legal moves",
+                    offset=node.offset,
+                    ply=ply + 1,
+                    move_number=rules.move_number(state)[0],
+                    token=token,
+                )
+                return None
+            plies.append((state, forced, rules.apply(state, forced)))
+            return _Played(plies)
+        if forced is not None:  # the record omitted a forced pass: insert it
+            after = rules.apply(state, forced)
+            plies.append((state, forced, after))
+            state = after
+            ply += 1
+        ply += 1
+        if node.written_number is not None:
+            _check_number(node, rules, state, ply, self.collect)
+        number = rules.move_number(state)[0]
+        try:
+            move = self.game.parse_move(state, token)
+        except NotationError as error:
+            kind, message = "malformed-move", str(error)
+        except IllegalMoveError as error:
+            kind, message = "illegal-move", str(error)
+        except AmbiguousMoveError as error:
+            kind, message = "ambiguous-move", str(error)
+        else:
+            spelled = self.canonical(token)
+            if spelled is not None and spelled != token:
+                self.collect.add(
+                    "spelling",
+                    f"'{token}' is written '{spelled}'",
+                    offset=node.offset,
+                    ply=ply,
+                    move_number=number,
+                    token=token,
+                )
+            plies.append((state, move, rules.apply(state, move)))
+            return _Played(plies)
+        if f"'{token}'" not in message and not message.startswith(token):
+            message = f"{token}: {message}"
+        self.collect.add(
+            kind, message, offset=node.offset, ply=ply, move_number=number, token=token
+        )
+        return None
+
+
+def _replay_mainline(
+    record: Record, game: GameNotation, start: Any, collect: _Collector, replayed: ReplayedRecord
+) -> list[tuple[Node, Any, int]]:
+    """Replay the mainline; return where variations branch off it: for each
+    mainline node with alternatives, (that node's parent, the state there, plies)."""
+    line = _LineReplayer(game, collect)
+    rules = game.rules
+    state = start
+    moves: list[str] = []
+    keys: list = []
+    branches: list[tuple[Node, Any, int]] = []
+    parent = record.root
+    for node in record.root.mainline():
+        if len(parent.children) > 1:
+            branches.append((parent, state, len(moves)))
+        played = line.step(state, node, len(moves))
+        if played is None:
+            # Lenient: the legal prefix is kept. A move after the end leaves a
+            # finished game whose result can still be checked.
+            replayed.stopped = rules.outcome(state) is None
+            break
+        for before, move, after in played.plies:
+            moves.append(game.format_move(before, move))
+            keys.append(rules.key(after))
+        state = played.state
+        parent = node
+    replayed.moves, replayed.keys = moves, keys
+    replayed.final_state = state
+    replayed.outcome = rules.outcome(state)
+    return branches
+
+
+def _replay_variations(
+    game: GameNotation, branches: list[tuple[Node, Any, int]], collect: _Collector
+) -> None:
+    """Check every variation from the position before the move it replaces.
+
+    An explicit stack of (node, state after it, plies) walks each variation's
+    subtree, so nesting depth costs no recursion.
+    """
+    line = _LineReplayer(game, collect)
+    stack: list[tuple[Node, Any, int]] = []
+    for parent, state, plies in branches:
+        for variation in parent.children[1:]:
+            played = line.step(state, variation, plies)
+            if played is not None:
+                stack.append((variation, played.state, plies + len(played.plies)))
+    while stack:
+        node, state, plies = stack.pop()
+        for child in node.children:
+            played = line.step(state, child, plies)
+            if played is not None:
+                stack.append((child, played.state, plies + len(played.plies)))
+
+
+def _check_result(
+    record: Record, game: GameNotation, replayed: ReplayedRecord, collect: _Collector
+) -> None:
+    if replayed.stopped:
+        return
+    tags = record.tags
+    result = tags.get("Result", record.result)
+    if result is None:
+        return
+    offset = collect.tag_offset("Result")
+    outcome = replayed.outcome
+    termination = tags.get("Termination")
+    sides = game.rules.sides(replayed.final_state)
+    try:
+        scores = parse_result_token(result, sides)
+    except ValueError:
+        return  # reported with the tags
+    if outcome is not None:
+        expected = outcome.result_token()
+        if result != expected:
+            collect.add(
+                "wrong-result",
+                f"result {result} contradicts the final position: {outcome.reason} ({expected})",
+                offset=offset,
+                token=result,
+            )
+        elif termination is not None and termination != "normal":
+            collect.add(
+                "unexplained-result",
+                f"the rules ended the game ({outcome.reason}), so the termination is "
+                f"'normal', not '{termination}'",
+                offset=collect.tag_offset("Termination"),
+                token=termination,
+            )
+        return
+    if scores is None:  # '*' is always right on an undecided position
+        return
+    decisive = sum(1 for score in scores if score == WIN) == 1
+    shared = not decisive
+    if termination in ("abandoned", "adjudication"):
+        return
+    if termination in ("resignation", "time") and decisive:
+        return
+    if termination == "agreement" and shared:
+        return
+    if termination == "normal":
+        collect.add(
+            "wrong-result",
+            f"result {result} with termination 'normal', but the rules have not ended the game",
+            offset=offset,
+            token=result,
+        )
+        return
+    if termination is None:
+        reason = "no Termination tag explains it"
+    else:
+        reason = f"termination '{termination}' does not explain it"
+    collect.add(
+        "unexplained-result",
+        f"result {result} on a position the rules have not decided: {reason}",
+        offset=offset,
+        token=result,
+    )

@@ -1,0 +1,272 @@
+"""The canonical PGR writer.
+
+``write_record`` gives a record's canonical text: the tags present in the fixed
+order (Game, Event, Site, Date, Round, Player1..Player4, Result, then the others
+in their order), a blank line, then the movetext with move numbers, the canonical
+move spelling, ``--`` for passes, suffixes, NAGs, comments, variations and the
+result token, in lines of at most 80 characters. Read -> write -> read gives the
+same game, and writing is idempotent.
+
+With a game (:class:`~partita.notation.base.GameNotation`), each line is replayed
+so that move numbers follow the rules (rotating rounds, passes) and moves are
+spelled canonically; without one, moves are numbered in rounds of as many plies as
+there are sides. The tree is walked with an explicit stack: any depth is fine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
+
+from partita.errors import NotationError, PartitaError
+from partita.notation.base import GameNotation
+from partita.notation.model import SEVEN_TAG_ORDER, Node, Record
+from partita.notation.registry import get_game
+
+__all__ = ["LINE_WIDTH", "PASS_TOKEN", "tag_order", "write_record", "write_records"]
+
+#: The longest line the writer makes (a longer single token stands alone).
+LINE_WIDTH = 80
+#: The token of a pass in every game.
+PASS_TOKEN = "--"
+
+_LEADING_TAGS = (*SEVEN_TAG_ORDER, "Player1", "Player2", "Player3", "Player4", "Result")
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_PLAYER_TAG = re.compile(r"Player[1-9][0-9]*\Z")
+_SPACES = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def tag_order(tags: dict[str, str]) -> list[str]:
+    """Tag names in canonical order: the fixed ones present, then the rest as they came."""
+    leading = [name for name in _LEADING_TAGS if name in tags]
+    return leading + [name for name in tags if name not in _LEADING_TAGS]
+
+
+def write_record(record: Record, game: GameNotation | None = None) -> str:
+    """The canonical text of ``record``, ending with a line break.
+
+    ``game`` numbers and spells the moves; by default the game the record's ``Game``
+    tag names, or none if that game is unknown.
+    """
+    if game is None and record.game is not None:
+        try:
+            game = get_game(record.game)
+        except PartitaError:
+            game = None
+    lines = [_tag_line(name, record.tags[name]) for name in tag_order(record.tags)]
+    movetext = _wrap(_movetext_units(record, game))
+    if lines:
+        lines.append("")
+    lines.extend(movetext)
+    return "\n".join(lines) + "\n"
+
+
+def write_records(
+    records: Iterable[Record], stream: TextIO, game: GameNotation | None = None
+) -> int:
+    """Write records to a text stream, a blank line between two; returns how many."""
+    count = 0
+    for record in records:
+        if count:
+            stream.write("\n")
+        stream.write(write_record(record, game))
+        count += 1
+    return count
+
+
+# -- tags -------------------------------------------------------------------------------------
+def _tag_line(name: str, value: str) -> str:
+    if not _TAG_NAME.match(name):
+        raise NotationError(
+            f"tag name '{name}' cannot be written: a letter, then letters, digits or _"
+        )
+    value = value.replace("\\", "\\\\").replace('"', '\\"')
+    value = value.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return f'[{name} "{value}"]'
+
+
+# -- movetext ---------------------------------------------------------------------------------
+def _comment_units(text: str) -> list[str]:
+    words = _SPACES.sub(" ", text.replace("}", "")).strip(" ").split(" ")
+    if words == [""]:
+        return ["{}"]
+    words[0] = "{" + words[0]
+    words[-1] += "}"
+    return words
+
+
+class _Numbering:
+    """Move numbers and spellings along one line: by the rules while the line can be
+    replayed, by arithmetic (rounds of ``sides`` plies) from the last known number
+    once it cannot."""
+
+    __slots__ = ("game", "sides")
+
+    def __init__(self, game: GameNotation | None, sides: int) -> None:
+        self.game = game
+        self.sides = sides
+
+    def label(self, state: Any, counter: tuple[int, int]) -> tuple[int, int]:
+        """``(number, place in the round)`` of the move about to be played."""
+        if state is None:
+            return counter
+        number, opens = self.game.rules.move_number(state)
+        if opens:
+            return number, 0
+        place = counter[1] if counter[0] == number and counter[1] > 0 else 1
+        return number, place
+
+    def advance(self, counter: tuple[int, int]) -> tuple[int, int]:
+        number, place = counter
+        place += 1
+        if place >= self.sides:
+            return number + 1, 0
+        return number, place
+
+    def play(self, state: Any, token: str) -> tuple[str, Any]:
+        """The spelling of ``token`` and the state after it (``None``: not playable)."""
+        game = self.game
+        if game is None:
+            return token, None
+        if state is not None:
+            try:
+                move = game.parse_move(state, token)
+                spelled = game.format_move(state, move)
+                return spelled, game.rules.apply(state, move)
+            except PartitaError:
+                pass
+        try:
+            return game.canonical_token(token), None
+        except PartitaError:
+            return token, None
+
+    def forced_pass(self, state: Any, token: str) -> tuple[Any, Any] | None:
+        """An omitted forced pass before ``token``: ``(pass, state after it)``."""
+        if self.game is None or state is None or token == PASS_TOKEN:
+            return None
+        rules = self.game.rules
+        try:
+            if rules.outcome(state) is not None:
+                return None
+            forced = rules.forced_pass(state)
+        except PartitaError:
+            return None
+        if forced is None:
+            return None
+        return forced, rules.apply(state, forced)
+
+
+def _start(record: Record, game: GameNotation | None) -> tuple[_Numbering, Any, tuple[int, int]]:
+    """The numbering, the starting state (``None`` if unknown) and first counter."""
+    tags = record.tags
+    players = sum(1 for name in tags if _PLAYER_TAG.match(name))
+    state = None
+    if game is not None:
+        with contextlib.suppress(PartitaError):
+            game = game.configure(tags)
+        sides = players or game.rules.min_sides
+        try:
+            if tags.get("SetUp") == "1":
+                state = game.parse_position(tags.get("Position", ""), sides)
+            else:
+                state = game.initial(sides)
+            sides = game.rules.sides(state)
+        except PartitaError:
+            state = None
+    else:
+        sides = players or 2
+    counter = (1, 0)
+    if state is None:
+        first = record.root.continuation
+        if first is not None and first.written_number is not None:
+            number, dots = first.written_number
+            counter = (max(number, 1), 1 if dots and sides > 1 else 0)
+    return _Numbering(game, max(sides, 1)), state, counter
+
+
+def _movetext_units(record: Record, game: GameNotation | None) -> Iterator[str]:
+    """The movetext as units the wrapper never breaks (a move number with its move,
+    a word of a comment, a parenthesis, a NAG, the result)."""
+    numbering, state, counter = _start(record, game)
+    root = record.root
+    for comment in root.comments:
+        yield from _comment_units(comment)
+    need_number = True
+    # The cursor: the move to write next (None: its line is over), its parent, and
+    # the state and counter before it. The stack holds what comes after a line ends:
+    # a variation to open, a ')' to write, the line a variation interrupted.
+    parent: Node | None = root
+    move_node = root.continuation
+    state_before, counter_before = state, counter
+    stack: list[Any] = []
+    while True:
+        if move_node is None:
+            if not stack:
+                break
+            item = stack.pop()
+            if item == ")":
+                yield ")"
+                need_number = True
+                continue
+            opens, parent, move_node, state_before, counter_before = item
+            if opens:
+                yield "("
+                need_number = True
+            continue
+        for comment in move_node.starting_comments:
+            yield from _comment_units(comment)
+            need_number = True
+        forced = numbering.forced_pass(state_before, move_node.move)
+        if forced is not None:  # an omitted forced pass is written as '--'
+            number, place = numbering.label(state_before, counter_before)
+            yield _numbered(PASS_TOKEN, number, place, need_number)
+            need_number = False
+            counter_before = numbering.advance((number, place))
+            state_before = forced[1]
+        number, place = numbering.label(state_before, counter_before)
+        spelled, state_after = numbering.play(state_before, move_node.move)
+        yield _numbered(spelled + move_node.suffix, number, place, need_number)
+        need_number = False
+        counter_after = numbering.advance((number, place))
+        for nag in move_node.nags:
+            yield f"${nag}"
+        for comment in move_node.comments:
+            yield from _comment_units(comment)
+            need_number = True
+        siblings = parent.children
+        if len(siblings) > 1 and move_node is siblings[0]:
+            stack.append((False, move_node, move_node.continuation, state_after, counter_after))
+            for variation in reversed(siblings[1:]):
+                stack.append(")")
+                stack.append((True, parent, variation, state_before, counter_before))
+            move_node = None
+            continue
+        parent, move_node = move_node, move_node.continuation
+        state_before, counter_before = state_after, counter_after
+    yield record.result if record.result is not None else record.tags.get("Result", "*")
+
+
+def _numbered(token: str, number: int, place: int, need_number: bool) -> str:
+    if place == 0:
+        return f"{number}. {token}"
+    if need_number:
+        return f"{number}... {token}"
+    return token
+
+
+def _wrap(units: Iterable[str]) -> list[str]:
+    lines: list[str] = []
+    line = ""
+    for unit in units:
+        if not line:
+            line = unit
+        elif len(line) + 1 + len(unit) <= LINE_WIDTH:
+            line = f"{line} {unit}"
+        else:
+            lines.append(line)
+            line = unit
+    if line:
+        lines.append(line)
+    return lines
