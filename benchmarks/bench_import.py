@@ -8,10 +8,10 @@ What it does, all seeded and deterministic:
 
 1. writes a corpus of ``--games`` Forza 4x4 records (random play with a little
    sense, mixed results; :mod:`corpus`) into a temporary folder;
-2. times each stage alone on it (best of ``--repeat`` runs): parse (the streaming
-   reader), replay (the rules), store (rows, canonical text, hashing, key folding
-   and SQLite, into a fresh archive), then the full import (``import_paths``:
-   everything together, streaming from the files);
+2. times the stages on it (best of ``--repeat`` runs, wall and CPU time), each as
+   what it adds to a streamed pipeline: parse (the streaming reader), + replay (the
+   rules), + store (the canonical writer, then rows, key folding and SQLite, into a
+   fresh archive), the sum being the full import (``import_paths``);
 3. measures peak memory of the full import at a quarter of the corpus and at the
    whole of it (each in a fresh process: tracemalloc peak and peak RSS), to show
    memory is flat in the input's size;
@@ -47,8 +47,7 @@ sys.path.insert(0, str(HERE))
 
 from corpus import write_chess_corpus, write_forza_corpus  # noqa: E402
 
-from partita.database import import_paths, open_archive  # noqa: E402
-from partita.database.importer import ArchiveWriter  # noqa: E402
+from partita.database import import_paths  # noqa: E402
 from partita.notation.files import expand_paths  # noqa: E402
 from partita.notation.reader import read_records  # noqa: E402
 from partita.notation.replay import replay  # noqa: E402
@@ -84,53 +83,52 @@ def rate(count: float, seconds: float) -> str:
 
 
 def measure_stages(corpus: Path, work: Path, repeat: int) -> dict:
+    """Each stage as the increment it adds to a streamed pipeline over the files:
+    parse (read every record), + replay, + the canonical writer, and the full import
+    (which adds the writer and the archive). Streaming is how an import runs; stages
+    timed on lists held in memory come out slower (a heap of 10,000 record trees
+    costs the allocator and the collector), and would not add up to the full import."""
     files = expand_paths([corpus])
+
+    def pipeline(replaying: bool, writing: bool) -> Callable[[], int]:
+        def run() -> int:
+            plies = 0
+            for file in files:
+                for record in read_records(file):
+                    if replaying:
+                        replayed = replay(record)
+                        plies += replayed.plies
+                        if writing:
+                            write_record(record, replayed.game)
+            return plies
+
+        return run
+
     seconds: dict[str, tuple[float, float]] = {}
-
-    def parse() -> list:
-        return [record for file in files for record in read_records(file)]
-
-    *seconds["parse"], records = best_of(repeat, parse)
-    gc.freeze()  # the records held for the next stages are no work for the collector
-
-    def replay_all() -> list:
-        return [replay(record) for record in records]
-
-    *seconds["replay"], replayed = best_of(repeat, replay_all)
-    gc.freeze()
-    plies = sum(item.plies for item in replayed)
-
-    def canonical() -> None:
-        for item in replayed:
-            write_record(item.record, item.game)
-
-    *seconds["store_canonical_writer"], _ = best_of(repeat, canonical)
-
-    def store() -> None:
-        db = open_archive(fresh_db(work / "store.db"))
-        writer = ArchiveWriter(db)
-        for item in replayed:
-            writer.add(item)
-            if writer.pending >= writer.batch_size:
-                writer.flush()
-        writer.flush()
-        db.close()
-
-    *seconds["store"], _ = best_of(repeat, store)
-    records = replayed = []  # let them go before the full import
-    gc.unfreeze()
-    gc.collect()
+    *seconds["parse"], _ = best_of(repeat, pipeline(False, False))
+    *seconds["parse+replay"], plies = best_of(repeat, pipeline(True, False))
+    *seconds["parse+replay+writer"], _ = best_of(repeat, pipeline(True, True))
 
     def full() -> object:
         return import_paths(fresh_db(work / "full.db"), [corpus])
 
     *seconds["full"], summary = best_of(repeat, full)
     assert summary.plies == plies
+    figures = {stage: {"wall": wall, "cpu": cpu} for stage, (wall, cpu) in seconds.items()}
+    for name, total, before in (
+        ("replay", "parse+replay", "parse"),
+        ("store", "full", "parse+replay"),
+        ("store_canonical_writer", "parse+replay+writer", "parse+replay"),
+        ("store_archive", "full", "parse+replay+writer"),
+    ):
+        figures[name] = {
+            clock: figures[total][clock] - figures[before][clock] for clock in ("wall", "cpu")
+        }
     return {
         "records": summary.records,
         "plies": plies,
         "bytes": sum(file.stat().st_size for file in files),
-        "seconds": {stage: {"wall": wall, "cpu": cpu} for stage, (wall, cpu) in seconds.items()},
+        "seconds": figures,
     }
 
 
@@ -257,6 +255,12 @@ LAYOUTS = {
         False,
         True,
     ),
+    "same, next_move only (no move)": (
+        f"CREATE TABLE positions ({_COLUMNS}, next_move TEXT, {_KEY_FIRST}",
+        (),
+        True,
+        "next",
+    ),
     "same, without move and next_move": (
         f"CREATE TABLE positions ({_COLUMNS}, {_KEY_FIRST}",
         (),
@@ -328,18 +332,23 @@ def measure_layouts(archive_path: Path, work: Path, scale: int) -> list[dict]:
         connection.execute(create)
         for index in indexes:
             connection.execute(index)
-        sql = (
-            "INSERT INTO positions (key, game_id, ply, move, next_move) VALUES (?, ?, ?, ?, ?)"
-            if with_moves
-            else "INSERT INTO positions (key, game_id, ply) VALUES (?, ?, ?)"
-        )
+        if with_moves == "next":
+            sql = "INSERT INTO positions (key, game_id, ply, next_move) VALUES (?, ?, ?, ?)"
+        elif with_moves:
+            sql = (
+                "INSERT INTO positions (key, game_id, ply, move, next_move) VALUES (?, ?, ?, ?, ?)"
+            )
+        else:
+            sql = "INSERT INTO positions (key, game_id, ply) VALUES (?, ?, ?)"
         count = 0
         cpu = wall = 0.0
         for copy in range(scale):
             offset = copy * games
             for batch in base:
                 rows = [(row[0], row[1] + offset, *row[2:]) for row in batch]
-                if not with_moves:
+                if with_moves == "next":
+                    rows = [(*row[:3], row[4]) for row in rows]
+                elif not with_moves:
                     rows = [row[:3] for row in rows]
                 start, start_cpu = time.perf_counter(), time.process_time()
                 if sort:
@@ -370,11 +379,11 @@ def measure_layouts(archive_path: Path, work: Path, scale: int) -> list[dict]:
                 "plan": "; ".join(row[-1] for row in plan),
             }
         )
-    results.append(measure_insert_all(base, work))
+    results.append(measure_insert_all(base, games, work, scale))
     return results
 
 
-def measure_insert_all(base: list[list[tuple]], work: Path) -> dict:
+def measure_insert_all(base: list[list[tuple]], games: int, work: Path, scale: int) -> dict:
     """sqlite-utils ``insert_all`` into the chosen layout, for comparison."""
     from sqlite_utils import Database
 
@@ -456,14 +465,16 @@ def main(argv: list[str] | None = None) -> int:
         figures["stages"] = stages
         records, plies = stages["records"], stages["plies"]
         print(f"\nForza 4x4: {records:,} records, {plies:,} plies, "
-              f"{stages['bytes'] / 1e6:.1f} MB (best of {args.repeat} runs)")  # fmt: skip
+              f"{stages['bytes'] / 1e6:.1f} MB (best of {args.repeat} runs; a stage "
+              "marked + is what it adds to the stages above it, streamed)")  # fmt: skip
         print(f"{'stage':<34}{'wall s':>8}{'cpu s':>8}{'records/s':>11}{'plies/s':>11}"
               f"{'plies/s (cpu)':>15}")  # fmt: skip
         labels = {
             "parse": "parse (reader)",
-            "replay": "replay (rules)",
-            "store": "store (rows, writer, SQLite)",
+            "replay": "+ replay (rules)",
+            "store": "+ store (writer, rows, SQLite)",
             "store_canonical_writer": "  of which the canonical writer",
+            "store_archive": "  of which the archive",
             "full": "full import (import_paths)",
         }
         for key, label in labels.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import sqlite3
 from collections import Counter
 from hashlib import blake2b
@@ -417,3 +418,32 @@ def test_archive_functions_accept_an_open_database(tmp_path):
     db.close()
     with pytest.raises(sqlite3.ProgrammingError):
         db.execute("SELECT 1")
+
+
+def test_positions_know_the_move_played_from_them(hand_archive):
+    forza = get_game("forza4x4")
+    after_t4 = forza.parse_position("8/8/8/8/8/8/8/3x4 o")
+    key = fold_key("forza4x4", forza.rules.key(after_t4))
+    db = Database(hand_archive)
+    rows = db.execute(
+        "SELECT g.event, p.ply, p.move, p.next_move FROM positions p "
+        "JOIN games g ON g.id = p.game_id WHERE p.key = ? ORDER BY g.id",
+        (key,),
+    ).fetchall()
+    db.close()
+    assert rows == [
+        ("Spring Open", 1, "t4", "r5"),
+        ("Spring Open", 1, "t4", "r5"),
+        ("Autumn Cup", 1, "t4", "t4"),
+        ("Broken", 1, "t4", None),  # b4 was illegal: the legal prefix ends here
+    ]
+
+
+def test_every_sql_example_of_the_archive_page_runs(hand_archive):
+    page = (ROOT / "docs" / "archive.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sql\n(.*?)```", page, flags=re.S)
+    assert len(blocks) >= 5
+    db = Database(hand_archive)
+    results = [db.execute(block).fetchall() for block in blocks]
+    db.close()
+    assert all(results), "every example finds something in the small archive"

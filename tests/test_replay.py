@@ -16,7 +16,9 @@ def record(movetext: str, *, result: str = "*", tags: str = "") -> str:
 
 def problems_of(text: str, strict: bool = False):
     replayed = replay(parse_record(text), strict=strict)
-    return replayed, [(p.kind, p.severity, p.line, p.column, p.ply, p.token) for p in replayed.problems]
+    return replayed, [
+        (p.kind, p.severity, p.line, p.column, p.ply, p.token) for p in replayed.problems
+    ]
 
 
 def test_rulebook_example_replays_to_the_spec_position():

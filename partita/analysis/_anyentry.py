@@ -284,7 +284,8 @@ class AnyEntrySearch(SearchCore):
                         beta = high
                         if alpha >= beta:
                             return beta
-            # The opponent's winning cells: occupying one of them comes first.
+            # Move ordering: a cell where the opponent would complete a line first,
+            # then by the lines the move leaves one short, then central cells first.
             p = opponent
             a = p << s1
             b = p >> s1
@@ -315,10 +316,34 @@ class AnyEntrySearch(SearchCore):
                 move = rest & -rest
                 rest ^= move
                 index = move.bit_length() - 1
+                # Lines of the side to move this stone would make one short.
+                p = current | move
+                a = p << s1
+                b = p >> s1
+                q = a & (p << s2)
+                r = (q & (p << s3)) | (q & b)
+                q = b & (p >> s2)
+                r |= (q & a) | (q & (p >> s3))
+                q = (p << 1) & (p << 2)
+                r |= (q & (p << 3)) | (q & (p >> 1))
+                q = (p >> 1) & (p >> 2)
+                r |= (q & (p << 1)) | (q & (p >> 3))
+                a = p << d1
+                b = p >> d1
+                q = a & (p << d2)
+                r |= (q & (p << d3)) | (q & b)
+                q = b & (p >> d2)
+                r |= (q & a) | (q & (p >> d3))
+                a = p << e1
+                b = p >> e1
+                q = a & (p << e2)
+                r |= (q & (p << e3)) | (q & b)
+                q = b & (p >> e2)
+                r |= (q & a) | (q & (p >> e3))
+                score = (r & empty).bit_count() * 10 + weight[index]
                 if move & threats:
-                    ordered.append((100 + weight[index], index))
-                else:
-                    ordered.append((weight[index], index))
+                    score += 1000
+                ordered.append((score, index))
             ordered.sort(reverse=True)
             weights = x_weights if stones % 2 == 0 else o_weights
             for _, index in ordered:

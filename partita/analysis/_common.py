@@ -67,6 +67,10 @@ class SearchCore:
         """Empty the transposition table."""
         self.table.clear()
 
+    def entries(self) -> int:
+        """How many positions the transposition table holds."""
+        return len(self.table)
+
     def set_budget(self, node_limit: int | None, deadline: float | None) -> None:
         """Stop once :attr:`nodes` reaches ``node_limit`` (a total, not a difference)
         or ``time.perf_counter()`` passes ``deadline`` (``None``: no limit)."""

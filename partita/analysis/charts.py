@@ -113,8 +113,9 @@ def stacked_histogram(
         for name, counts, colour in series:
             if not any(counts):
                 continue
-            axes.bar(bins, counts, width=width, bottom=bottom, color=colour, label=name,
-                     align="edge")
+            axes.bar(
+                bins, counts, width=width, bottom=bottom, color=colour, label=name, align="edge"
+            )
             bottom = [low + count for low, count in zip(bottom, counts, strict=True)]
         axes.set_title(title, fontsize=11)
         axes.set_xlabel(xlabel, fontsize=9)

@@ -144,8 +144,10 @@ class RecordsReference:
 
 
 class ArchiveReference:
-    """The archive's games of one game as the reference, through its position
-    index; ``exclude`` leaves out game ids (the game itself, when it is there)."""
+    """The archive's valid games of one game as the reference, through its
+    position index (invalid games are left out, as in the opening tree: their
+    results may contradict their moves); ``exclude`` leaves out game ids (the
+    game itself, when it is there)."""
 
     def __init__(self, target: Any, game: GameNotation, exclude: Iterable[int] = ()) -> None:
         from partita.database.keys import key_folder
@@ -155,8 +157,13 @@ class ArchiveReference:
         self.db = open_archive(target, create=False)
         self.fold = key_folder(game.name)
         self.exclude = set(exclude)
-        row = self.db.execute("SELECT count(*) FROM games WHERE game = ?", (game.name,)).fetchone()
-        self.size = row[0] - len(self.exclude)
+        self.size = sum(
+            1
+            for (game_id,) in self.db.execute(
+                "SELECT id FROM games WHERE game = ? AND status = 'valid'", (game.name,)
+            )
+            if game_id not in self.exclude
+        )
 
     def close(self) -> None:
         self.db.close()
@@ -166,7 +173,8 @@ class ArchiveReference:
             return self._starts(state)
         rows = self.db.execute(
             "SELECT g.id, g.result, g.date, g.moves, p.ply FROM positions p "
-            "JOIN games g ON g.id = p.game_id WHERE p.key = ? AND g.game = ?",
+            "JOIN games g ON g.id = p.game_id WHERE p.key = ? AND g.game = ? "
+            "AND g.status = 'valid'",
             (self.fold(key), self.game.name),
         ).fetchall()
         found = []
@@ -183,8 +191,8 @@ class ArchiveReference:
         game = self.game
         if self.game.rules.key(state) == game.rules.key(game.initial()):
             rows = self.db.execute(
-                "SELECT id, result, date, moves FROM games WHERE game = ? AND "
-                "coalesce(json_extract(tags, '$.SetUp'), '0') != '1'",
+                "SELECT id, result, date, moves FROM games WHERE game = ? AND status = 'valid' "
+                "AND coalesce(json_extract(tags, '$.SetUp'), '0') != '1'",
                 (game.name,),
             ).fetchall()
         else:
@@ -192,7 +200,7 @@ class ArchiveReference:
             rows = []
             for row in self.db.execute(
                 "SELECT id, result, date, moves, json_extract(tags, '$.Position') FROM games "
-                "WHERE game = ? AND json_extract(tags, '$.SetUp') = '1'",
+                "WHERE game = ? AND status = 'valid' AND json_extract(tags, '$.SetUp') = '1'",
                 (game.name,),
             ):
                 try:
@@ -275,9 +283,7 @@ def _continuations(seen: list[_Seen], mover: int, sides: int) -> list[Continuati
     return sorted(by_move.values(), key=lambda entry: (-entry.games, entry.move))
 
 
-def novelty_against_archive(
-    record: Record, target: Any, *, game_id: int | None = None
-) -> Novelty:
+def novelty_against_archive(record: Record, target: Any, *, game_id: int | None = None) -> Novelty:
     """The novelty of ``record`` against the archive's games of its game. The game
     itself is left out: by ``game_id`` when it comes from the archive, else by its
     content hash when the archive holds a copy."""

@@ -170,11 +170,18 @@ class Solver:
             )
         if backend not in ("auto", "python", "native"):
             raise ValueError(f"backend is auto, python or native, not {backend!r}")
-        if backend == "native" and _native is None:
-            raise PartitaError("the compiled solver core is not built on this installation")
+        native_fits = _native is not None and _native.supports(
+            rules.width, rules.height, rules.entry_sides
+        )
+        if backend == "native" and not native_fits:
+            raise PartitaError(
+                "the compiled solver core is not built on this installation"
+                if _native is None
+                else f"the compiled solver core does not handle {rules.name}"
+            )
         self.rules = rules
         self.cells = rules.width * rules.height
-        use_native = backend == "native" or (backend == "auto" and _native is not None)
+        use_native = native_fits and backend != "python"
         self.backend = "native" if use_native else "python"
         symmetries = _symmetries(rules) if rules.entry_sides != "t" else None
         if use_native:

@@ -49,6 +49,7 @@ __all__ = [
     "MoveStats",
     "OpeningTree",
     "build_tree",
+    "default_min_games",
     "lines_from_archive",
     "lines_from_records",
     "move_reader",
@@ -57,6 +58,17 @@ __all__ = [
 
 #: How many example game ids an edge keeps (the latest games first).
 EXAMPLES = 3
+#: The default threshold grows by one game per this many games of the selection.
+GAMES_PER_MIN_GAME = 20_000
+
+
+def default_min_games(games: int) -> int:
+    """The default ``min_games`` for a selection of ``games`` games: 1 up to
+    20,000 games, then one more per 20,000 (5 for 100,000). Every move of a club's
+    archive is shown; a big archive's tree leaves out the lines of a game or two,
+    which would otherwise make most of its positions (for 100,000 Forza 4x4 games,
+    290,000 positions at depth 8, of which 250,000 are reached by one game)."""
+    return max(1, -(-games // GAMES_PER_MIN_GAME))
 
 
 @dataclass(slots=True)
@@ -89,13 +101,13 @@ class MoveStats:
     games: int
     share: float
     mover: int
-    won: list[int]
-    drawn: list[int]
-    lost: list[int]
+    won: tuple[int, ...]
+    drawn: tuple[int, ...]
+    lost: tuple[int, ...]
     unfinished: int
     first_date: str | None
     last_date: str | None
-    examples: list[int]
+    examples: tuple[int, ...]
     transpositions: int
     ply: int
 
@@ -125,39 +137,69 @@ class MoveStats:
             "games": self.games,
             "share": round(self.share, 4),
             "mover": self.mover,
-            "won": self.won,
-            "drawn": self.drawn,
-            "lost": self.lost,
+            "won": list(self.won),
+            "drawn": list(self.drawn),
+            "lost": list(self.lost),
             "unfinished": self.unfinished,
             "score": None if self.score is None else round(self.score, 4),
             "first_date": self.first_date,
             "last_date": self.last_date,
-            "examples": self.examples,
+            "examples": list(self.examples),
             "transpositions": self.transpositions,
         }
 
 
 @dataclass(slots=True)
 class OpeningTree:
-    """The pruned opening tree: a networkx ``MultiDiGraph`` (two moves may lead
-    from one position to the same one; the edge key is the move) whose nodes are position
-    keys (canonical keys with ``symmetry``) with ``games`` and ``ply`` attributes,
-    and whose edges carry a :class:`MoveStats` (attribute ``stats``). A node's
-    position notation (of the representative, the image with the smallest key) is
-    :meth:`position`; the exports name nodes by it."""
+    """The pruned opening tree. Nodes are position keys (canonical keys with
+    ``symmetry``); a node's position notation (of its representative, the image
+    with the smallest key) is :meth:`position`, and the exports name nodes by it.
+    Edges are :class:`MoveStats`.
+
+    :attr:`graph` is the tree as a networkx ``MultiDiGraph`` (two moves may lead
+    from one position to the same one; the edge key is the move), nodes with
+    ``games`` and ``ply`` attributes, edges with ``stats``: built on first use, so
+    a tree that is only printed or exported never pays for it."""
 
     game: GameNotation
     root: Hashable
-    graph: nx.MultiDiGraph
     symmetry: bool
     depth: int
     min_games: int
     games: int
+    #: Per node: (ply from the root, games that reached it).
+    nodes: dict[Hashable, tuple[int, int]] = field(default_factory=dict)
+    #: Per node: its moves, most played first.
+    out: dict[Hashable, list[MoveStats]] = field(default_factory=dict)
     #: The representative state of every node.
     states: dict[Hashable, Any] = field(default_factory=dict)
     #: Figures of the build: trie nodes, keys computed, seconds per phase.
     figures: dict = field(default_factory=dict)
     _names: dict[Hashable, str] = field(default_factory=dict)
+    _graph: nx.MultiDiGraph | None = None
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        """The tree as a networkx graph (built once, on first use)."""
+        if self._graph is None:
+            graph = nx.MultiDiGraph()
+            graph.add_nodes_from(
+                (node, {"ply": ply, "games": games}) for node, (ply, games) in self.nodes.items()
+            )
+            graph.add_edges_from(
+                (stats.parent, stats.child, stats.move, {"stats": stats}) for stats in self.edges()
+            )
+            self._graph = graph
+        return self._graph
+
+    def edges(self) -> Iterator[MoveStats]:
+        """Every move of the tree, position by position."""
+        for moves in self.out.values():
+            yield from moves
+
+    @property
+    def move_count(self) -> int:
+        return sum(len(moves) for moves in self.out.values())
 
     def position(self, node: Hashable | None = None) -> str:
         """The position notation of ``node`` (the root by default)."""
@@ -170,14 +212,13 @@ class OpeningTree:
     def moves(self, node: Hashable | None = None) -> list[MoveStats]:
         """The moves from ``node`` (the root by default), most played first."""
         node = self.root if node is None else node
-        if node not in self.graph:
-            return []
-        found = [data["stats"] for _, _, data in self.graph.out_edges(node, data=True)]
-        return sorted(found, key=lambda stats: (-stats.games, stats.move))
+        return list(self.out.get(node, ()))
 
     def node_games(self, node: Hashable | None = None) -> int:
+        """How many games of the selection reached ``node`` (the root by default)."""
         node = self.root if node is None else node
-        return self.graph.nodes[node]["games"] if node in self.graph else 0
+        found = self.nodes.get(node)
+        return found[1] if found is not None else 0
 
     def walk(self, max_depth: int | None = None) -> Iterator[tuple[int, MoveStats]]:
         """Every edge depth first from the root, most played first, as
@@ -197,7 +238,7 @@ class OpeningTree:
         """The tree as JSON data: its parameters, nodes and edges."""
         name = self.position
         edges = sorted(
-            (data["stats"] for _, _, data in self.graph.edges(data=True)),
+            self.edges(),
             key=lambda stats: (stats.ply, -stats.games, name(stats.parent), stats.move),
         )
         return {
@@ -208,9 +249,9 @@ class OpeningTree:
             "min_games": self.min_games,
             "games": self.games,
             "nodes": [
-                {"position": name(node), "ply": data["ply"], "games": data["games"]}
-                for node, data in sorted(
-                    self.graph.nodes(data=True), key=lambda item: (item[1]["ply"], name(item[0]))
+                {"position": name(node), "ply": ply, "games": games}
+                for node, (ply, games) in sorted(
+                    self.nodes.items(), key=lambda item: (item[1][0], name(item[0]))
                 )
             ],
             "edges": [stats.as_dict(name) for stats in edges],
@@ -223,15 +264,16 @@ class OpeningTree:
         """The tree in Graphviz DOT (no pydot needed): nodes labelled with their
         games, edges with the move, games and score."""
         lines = ["digraph opening_tree {", "  node [shape=box, fontname=monospace];"]
-        names = {node: f"n{index}" for index, node in enumerate(self.graph.nodes)}
-        for node, data in self.graph.nodes(data=True):
-            label = f"{self.position(node)}\\n{data['games']} games"
+        names = {node: f"n{index}" for index, node in enumerate(self.nodes)}
+        for node, (_ply, games) in self.nodes.items():
+            label = f"{self.position(node)}\\n{games} games"
             lines.append(f"  {names[node]} [label={_dot_quote(label)}];")
-        for parent, child, data in self.graph.edges(data=True):
-            stats: MoveStats = data["stats"]
+        for stats in self.edges():
             score = "" if stats.score is None else f" {stats.score:.0%}"
             label = f"{stats.move} ({stats.games}{score})"
-            lines.append(f"  {names[parent]} -> {names[child]} [label={_dot_quote(label)}];")
+            lines.append(
+                f"  {names[stats.parent]} -> {names[stats.child]} [label={_dot_quote(label)}];"
+            )
         lines.append("}")
         return "\n".join(lines) + "\n"
 
@@ -242,10 +284,10 @@ class OpeningTree:
         """GraphML with scalar attributes (lists become space-separated text)."""
         flat = nx.MultiDiGraph()
         name = self.position
-        for node, data in self.graph.nodes(data=True):
-            flat.add_node(name(node), games=data["games"], ply=data["ply"])
-        for parent, child, data in self.graph.edges(data=True):
-            stats = data["stats"].as_dict(name)
+        for node, (ply, games) in self.nodes.items():
+            flat.add_node(name(node), games=games, ply=ply)
+        for edge in self.edges():
+            stats = edge.as_dict(name)
             attributes = {}
             for field_name, value in stats.items():
                 if field_name in ("from", "to"):
@@ -255,7 +297,7 @@ class OpeningTree:
                 if value is None:
                     value = ""
                 attributes[field_name] = value
-            flat.add_edge(name(parent), name(child), key=stats["move"], **attributes)
+            flat.add_edge(stats["from"], stats["to"], key=stats["move"], **attributes)
         nx.write_graphml(flat, str(path))
 
 
@@ -344,6 +386,9 @@ def lines_from_records(records: Iterable[Any], game: str | None = None) -> Itera
 # -- symmetry ------------------------------------------------------------------------------------
 
 
+_IDENTITY = (0,)
+
+
 class _Frames:
     """Canonical keys, the images' keys and the symmetries that reach the
     canonical key, cached by plain key.
@@ -357,31 +402,36 @@ class _Frames:
     def __init__(self, game: GameNotation, symmetry: bool) -> None:
         self.rules = game.rules
         self.count = self.rules.symmetry_count if symmetry else 1
-        self._cache: dict[Hashable, tuple[Hashable, tuple[int, ...], tuple[Hashable, ...]]] = {}
+        self._cache: dict[Hashable, tuple[Hashable, tuple[int, ...], None]] = {}
         self.computed = 0
         self._image_keys = _fast_image_keys(self.rules, self.count) if self.count > 1 else None
 
     def classify(
         self, state: Any, plain: Hashable
-    ) -> tuple[Hashable, tuple[int, ...], tuple[Hashable, ...]]:
+    ) -> tuple[Hashable, tuple[int, ...], tuple[Hashable, ...] | None]:
+        """``(canonical key, symmetries, image keys)``; the image keys only when
+        they were just computed (``None`` from the cache, which keeps them out to
+        stay small: see :meth:`image_keys`)."""
+        if self.count == 1:
+            return (plain, _IDENTITY, (plain,))  # nothing worth caching
         found = self._cache.get(plain)
         if found is not None:
-            return found
-        if self.count == 1:
-            found = (plain, (0,), (plain,))
-        else:
-            if self._image_keys is not None:
-                keys = self._image_keys(state)
-            else:
-                rules = self.rules
-                keys = (plain,) + tuple(
-                    rules.key(rules.transform(state, symmetry)) for symmetry in range(1, self.count)
-                )
-            best = min(keys)
-            found = (best, tuple(index for index, key in enumerate(keys) if key == best), keys)
-            self.computed += 1
-        self._cache[plain] = found
-        return found
+            return found[0], found[1], None
+        keys = self.image_keys(state, plain)
+        best = min(keys)
+        symmetries = tuple(index for index, key in enumerate(keys) if key == best)
+        self._cache[plain] = (best, _IDENTITY if symmetries == _IDENTITY else symmetries, None)
+        self.computed += 1
+        return best, symmetries, keys
+
+    def image_keys(self, state: Any, plain: Hashable) -> tuple[Hashable, ...]:
+        """The key of each image of ``state``, in symmetry order."""
+        if self._image_keys is not None:
+            return self._image_keys(state)
+        rules = self.rules
+        return (plain,) + tuple(
+            rules.key(rules.transform(state, symmetry)) for symmetry in range(1, self.count)
+        )
 
     def images(self, state: Any) -> list[tuple[Hashable, Any]]:
         """``(plain key, state)`` of every distinct image of ``state``."""
@@ -471,6 +521,14 @@ class _Trie:
         self.children: list[list[int] | None] = []
         self.by_key: list[dict[Hashable, list[int]]] = [{} for _ in range(depth + 1)]
 
+    def release(self, level: int) -> None:
+        """Forget the states of the nodes of ``level`` and their index."""
+        states = self.state
+        for nodes in self.by_key[level].values():
+            for node in nodes:
+                states[node] = None
+        self.by_key[level] = {}
+
     def add_root(self, state: Any, key: Hashable) -> int:
         node = len(self.parent)
         self.parent.append(-1)
@@ -544,13 +602,14 @@ def build_tree(
     root: str | None = None,
     root_plies: dict[int, tuple[str, int]] | None = None,
     depth: int = 8,
-    min_games: int = 1,
+    min_games: int | None = None,
     symmetry: bool = False,
     examples: int = EXAMPLES,
 ) -> OpeningTree:
     """The opening tree of ``lines`` (games of ``game``) from ``root`` (position
     notation; the initial position by default) to ``depth`` plies, keeping moves
-    played by at least ``min_games`` games.
+    played by at least ``min_games`` games (``None``: :func:`default_min_games`
+    of the games standing on the root).
 
     A game counts from the ply after which it stands on the root (or one of its
     symmetric images with ``symmetry``): for a root other than the initial
@@ -560,7 +619,7 @@ def build_tree(
     """
     if depth < 1:
         raise PartitaError(f"depth must be at least 1, not {depth}")
-    if min_games < 1:
+    if min_games is not None and min_games < 1:
         raise PartitaError(f"min-games must be at least 1, not {min_games}")
     notation = get_game(game) if isinstance(game, str) else game
     if symmetry and notation.rules.symmetry_count == 1:
@@ -589,7 +648,7 @@ def _build(
     root: str | None,
     root_plies: dict[int, tuple[str, int]] | None,
     depth: int,
-    min_games: int,
+    min_games: int | None,
     symmetry: bool,
     examples: int,
 ) -> OpeningTree:
@@ -617,18 +676,20 @@ def _build(
             if isinstance(moves, str):
                 # Split only what the depth needs: the rest of the game is one string.
                 tokens = moves.split(maxsplit=offset + depth)[offset : offset + depth]
+                line.moves = ""  # the rest of the game is not needed: free it
             else:
                 tokens = list(moves[offset : offset + depth])
             yield start_node, tokens
 
     line_leaf = trie.grow(walks(), read_move, rules.apply, key_of)
+    if min_games is None:
+        min_games = default_min_games(len(line_data))
     built = time.perf_counter()
     by_key = trie.by_key
 
-    graph = nx.MultiDiGraph()
     frame = _Frame(notation, frames, trie, by_key, read_move)
     root_key = frame.position(0, root_state, key_of(root_state))
-    graph.add_node(root_key, ply=0, games=frame.games[root_key])
+    nodes: dict[Hashable, tuple[int, int]] = {root_key: (0, frame.games[root_key])}
     edges: list[_Edge] = []
     level_nodes = [root_key]
     for level in range(depth):
@@ -639,20 +700,25 @@ def _build(
                 child = edge.stats.child
                 if child not in next_nodes:
                     next_nodes[child] = None
-                    graph.add_node(child, ply=level + 1, games=frame.games[child])
+                    if child not in nodes:
+                        nodes[child] = (level + 1, frame.games[child])
         level_nodes = list(next_nodes)
+        # This level is expanded: its states and its index are no longer needed.
+        trie.release(level)
     expanded = time.perf_counter()
 
     _gather(edges, trie, line_leaf, line_data, rules.sides(root_state), examples)
-    graph.add_edges_from(
-        (edge.stats.parent, edge.stats.child, edge.stats.move, {"stats": edge.stats})
-        for edge in edges
-    )
+    out: dict[Hashable, list[MoveStats]] = {}
+    for edge in edges:
+        out.setdefault(edge.stats.parent, []).append(edge.stats)
+    for moves in out.values():
+        moves.sort(key=lambda stats: (-stats.games, stats.move))
     finished = time.perf_counter()
     return OpeningTree(
         game=notation,
         root=root_key,
-        graph=graph,
+        nodes=nodes,
+        out=out,
         symmetry=symmetry,
         depth=depth,
         min_games=min_games,
@@ -662,8 +728,8 @@ def _build(
             "games": len(line_data),
             "trie_nodes": len(trie.parent),
             "canonical_keys": frames.computed,
-            "positions": graph.number_of_nodes(),
-            "moves": graph.number_of_edges(),
+            "positions": len(nodes),
+            "moves": len(edges),
             "trie_seconds": round(built - started, 3),
             "expand_seconds": round(expanded - built, 3),
             "gather_seconds": round(finished - expanded, 3),
@@ -778,13 +844,15 @@ class _Frame:
     def position(self, level: int, state: Any, plain: Hashable) -> Hashable:
         """Register the position of ``state`` at ``level`` (if new); its key."""
         canonical, symmetries, image_keys = self.frames.classify(state, plain)
-        if canonical in self.nodes:
+        if canonical in self.games:
             return canonical
         table = self.by_key[level]
         if self.frames.count == 1:
             members = list(table.get(plain, ()))
             self.states[canonical] = state
         else:
+            if image_keys is None:
+                image_keys = self.frames.image_keys(state, plain)
             members = []
             for image_key in dict.fromkeys(image_keys):
                 members.extend(table.get(image_key, ()))
@@ -800,7 +868,7 @@ class _Frame:
         token_of = trie.token
         children_of = trie.children
         groups: dict[str, list[int]] = {}
-        for member in self.nodes[position]:
+        for member in self.nodes.pop(position):  # expanded once: free the list
             children = children_of[member]
             if not children:
                 continue
@@ -839,13 +907,13 @@ class _Frame:
                 games=games,
                 share=games / parent_games if parent_games else 0.0,
                 mover=mover if mover != CHANCE else -1,
-                won=[],
-                drawn=[],
-                lost=[],
+                won=(),
+                drawn=(),
+                lost=(),
                 unfinished=0,
                 first_date=None,
                 last_date=None,
-                examples=[],
+                examples=(),
                 transpositions=self.games[child_key] - games,
                 ply=level + 1,
             )
@@ -899,22 +967,57 @@ def _gather(
     sides: int,
     examples: int,
 ) -> None:
-    """Results, dates and examples of the kept edges, from the games under them."""
+    """Results, dates and examples of the kept edges, from the games under them.
+
+    Most edges of a big tree are played by one game: they take a short path, and
+    their tallies are shared tuples (one per result token), which keeps a tree of
+    hundreds of thousands of moves small.
+    """
     if not edges:
         return
     edge_of: dict[int, int] = {}
     for number, edge in enumerate(edges):
         for member in edge.nodes:
             edge_of[member] = number
-    per_edge: list[list[int]] = [[] for _ in edges]
+    # Per edge its games' line numbers: an int for one game, a list for more.
+    per_edge: list[Any] = [None] * len(edges)
     parents = trie.parent
     get = edge_of.get
     for line_number, node in enumerate(line_leaf):
         while node >= 0:
             number = get(node)
             if number is not None:
-                per_edge[number].append(line_number)
+                found = per_edge[number]
+                if found is None:
+                    per_edge[number] = line_number
+                elif type(found) is int:
+                    per_edge[number] = [found, line_number]
+                else:
+                    found.append(line_number)
             node = parents[node]
+    del edge_of
+    shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+    def share(values: tuple[int, ...]) -> tuple[int, ...]:
+        return shared.setdefault(values, values)
+
+    single: dict[str | None, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]] = {}
+
+    def one_game(
+        token: str | None,
+    ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+        found = single.get(token)
+        if found is None:
+            outcome = _result_classes(token, sides)
+            if outcome is None:
+                found = (share((0,) * sides), share((0,) * sides), share((0,) * sides), 1)
+            else:
+                found = tuple(  # type: ignore[assignment]
+                    share(tuple(int(kind == wanted) for kind in outcome)) for wanted in (0, 1, 2)
+                ) + (0,)
+            single[token] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
+
     results = [line.result for line in line_data]
     # Unknown bounds sort last for the first date and first for the last one.
     lows = [line.date_min or "~" for line in line_data]
@@ -923,6 +1026,13 @@ def _gather(
     classes: dict[str | None, tuple[int, ...] | None] = {}
     for edge, members in zip(edges, per_edge, strict=True):
         stats = edge.stats
+        if type(members) is int:
+            line = line_data[members]
+            stats.won, stats.drawn, stats.lost, stats.unfinished = one_game(line.result)
+            stats.first_date = line.date if line.date_min else None
+            stats.last_date = line.date if line.date_max else None
+            stats.examples = (line.id,)
+            continue
         tallies = [[0, 0, 0] for _ in range(sides)]
         unfinished = 0
         for token, games in Counter(map(results.__getitem__, members)).items():
@@ -934,16 +1044,16 @@ def _gather(
             else:
                 for side, kind in enumerate(outcome):  # type: ignore[arg-type]
                     tallies[side][kind] += games
-        stats.won = [tally[0] for tally in tallies]
-        stats.drawn = [tally[1] for tally in tallies]
-        stats.lost = [tally[2] for tally in tallies]
+        stats.won = share(tuple(tally[0] for tally in tallies))
+        stats.drawn = share(tuple(tally[1] for tally in tallies))
+        stats.lost = share(tuple(tally[2] for tally in tallies))
         stats.unfinished = unfinished
         first = min(members, key=lows.__getitem__)
         last = max(members, key=highs.__getitem__)
         stats.first_date = line_data[first].date if line_data[first].date_min else None
         stats.last_date = line_data[last].date if line_data[last].date_max else None
         latest = heapq.nlargest(examples, members, key=order.__getitem__)
-        stats.examples = [line_data[number].id for number in latest]
+        stats.examples = tuple(line_data[number].id for number in latest)
 
 
 def tree_from_archive(
@@ -952,7 +1062,7 @@ def tree_from_archive(
     *,
     root: str | None = None,
     depth: int = 8,
-    min_games: int = 1,
+    min_games: int | None = None,
     symmetry: bool = False,
     include_invalid: bool = False,
     **filters: Any,

@@ -248,7 +248,7 @@ def open_archive(target: str | Path | Database, *, create: bool = True) -> Datab
         if not isinstance(target, Database):
             db.close()
         raise
-    db.register_function(_casefold, name="partita_casefold", deterministic=True, replace=True)
+    db.conn.create_function("partita_casefold", 1, _casefold, deterministic=True)
     return db
 
 

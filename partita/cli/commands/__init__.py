@@ -1,6 +1,8 @@
 """One module per command group; importing this package registers them all."""
 
 from partita.cli.commands import (  # noqa: F401
+    analysis,
     archive,
     records,
+    reports,
 )

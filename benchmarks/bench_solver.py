@@ -1,0 +1,149 @@
+"""The exact solver on Pascal Pons' Connect Four test sets, against bitbully.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_solver.py [--sets end-easy,middle-easy] [--limit N]
+        [--backend auto|python|native] [--table-size N] [--no-bitbully] [--profile]
+
+For each set (files of ``../shared/data/connect4-pons``), every position (or the
+first ``--limit``) is solved by partita's solver and by bitbully (a C++ solver from
+PyPI, the ``bench`` extra; AGPL, so never imported by the package), one position
+after the other, alternating the two so that both see the same machine load. Each
+solver starts every position with an empty transposition table (cleared outside
+the timing) and no opening book: what is timed is the search of that position.
+
+Printed per set: positions solved with the published score, mean time per position,
+mean nodes per position, nodes per second, the same for bitbully, and the ratio of
+the mean times (partita / bitbully). ``--profile`` prints a cProfile of partita's
+solver over the first set instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import time
+from pathlib import Path
+
+from partita.analysis.solver import Solver
+from partita.notation.registry import get_game
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
+SETS = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium", "begin-hard")
+
+
+def load(name: str, limit: int | None) -> list[tuple[str, int]]:
+    pairs = []
+    for line in (DATA / name).read_text().splitlines():
+        columns, score = line.split()
+        pairs.append((columns, int(score)))
+    return pairs[:limit] if limit else pairs
+
+
+def states(columns_list: list[str]) -> list:
+    game = get_game("connect4")
+    rules = game.rules
+    result = []
+    for columns in columns_list:
+        state = rules.initial()
+        for move in game.moves_from_columns(columns):
+            state = rules.apply(state, move)
+        result.append(state)
+    return result
+
+
+def bitbully_solver():
+    """bitbully's agent without opening book, or ``None`` if it is not installed."""
+    try:
+        from bitbully import BitBully, Board
+    except ImportError:
+        return None
+    return BitBully(opening_book=None), Board
+
+
+def run_set(name: str, limit: int | None, solver: Solver, bitbully) -> dict:
+    positions = load(name, limit)
+    boards = states([columns for columns, _ in positions])
+    ours = {"time": 0.0, "nodes": 0, "correct": 0}
+    theirs = {"time": 0.0, "nodes": 0, "correct": 0}
+    for (columns, published), state in zip(positions, boards, strict=True):
+        solver.clear()
+        nodes = solver.nodes
+        started = time.perf_counter()
+        score = solver.score(state)
+        ours["time"] += time.perf_counter() - started
+        ours["nodes"] += solver.nodes - nodes
+        ours["correct"] += score == published
+        if bitbully is not None:
+            agent, board_class = bitbully
+            board = board_class("".join(str(int(column) - 1) for column in columns))
+            agent.reset_transposition_table()
+            agent.reset_node_counter()
+            started = time.perf_counter()
+            their_score = agent.mtdf(board)
+            theirs["time"] += time.perf_counter() - started
+            theirs["nodes"] += agent.get_node_counter()
+            theirs["correct"] += their_score == published
+    return {"set": name, "positions": len(positions), "ours": ours, "theirs": theirs}
+
+
+def report(row: dict, with_bitbully: bool) -> str:
+    count = row["positions"]
+    ours, theirs = row["ours"], row["theirs"]
+    mean = ours["time"] / count
+    text = (
+        f"{row['set']:<14} {ours['correct']:>5}/{count:<5} {mean * 1e3:>10.3f} ms"
+        f" {ours['nodes'] / count:>10.0f} {ours['nodes'] / max(ours['time'], 1e-9):>12,.0f}"
+    )
+    if with_bitbully:
+        their_mean = theirs["time"] / count
+        text += (
+            f" | {theirs['correct']:>5}/{count:<5} {their_mean * 1e3:>10.3f} ms"
+            f" {theirs['nodes'] / count:>10.0f}"
+            f" {theirs['nodes'] / max(theirs['time'], 1e-9):>12,.0f}"
+            f" | {mean / max(their_mean, 1e-12):>7.1f}x"
+        )
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", default="end-easy,middle-easy", help="comma-separated sets")
+    parser.add_argument("--limit", type=int, default=None, help="positions per set (default all)")
+    parser.add_argument("--backend", default="auto", choices=("auto", "python", "native"))
+    parser.add_argument("--table-size", type=int, default=1 << 20)
+    parser.add_argument("--no-bitbully", action="store_true", help="time partita only")
+    parser.add_argument("--profile", action="store_true", help="cProfile the first set")
+    options = parser.parse_args(argv)
+    names = [name.strip() for name in options.sets.split(",") if name.strip()]
+    for name in names:
+        if name not in SETS:
+            parser.error(f"unknown set {name!r} (sets: {', '.join(SETS)})")
+    solver = Solver(get_game("connect4"), table_size=options.table_size, backend=options.backend)
+    if options.profile:
+        profile = cProfile.Profile()
+        profile.enable()
+        run_set(names[0], options.limit, solver, None)
+        profile.disable()
+        pstats.Stats(profile).sort_stats("tottime").print_stats(15)
+        return 0
+    bitbully = None if options.no_bitbully else bitbully_solver()
+    if bitbully is None and not options.no_bitbully:
+        print("bitbully is not installed (pip install -e '.[bench]'): timing partita only")
+    print(f"partita solver, {solver.backend} core; bitbully {'mtdf, no book' if bitbully else '-'}")
+    header = f"{'set':<14} {'correct':>11} {'mean time':>13} {'nodes/pos':>10} {'nodes/s':>12}"
+    if bitbully is not None:
+        header += f" | {'bitbully':>11} {'mean time':>13} {'nodes/pos':>10} {'nodes/s':>12} | {'ratio':>8}"
+    print(header)
+    failed = False
+    for name in names:
+        row = run_set(name, options.limit, solver, bitbully)
+        print(report(row, bitbully is not None), flush=True)
+        failed |= row["ours"]["correct"] != row["positions"]
+    return int(failed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,816 @@
+/*
+ * Optional compiled search core of partita's gravity-game solver.
+ *
+ * The same two searches as the pure-Python cores (partita/analysis/_topentry.py
+ * for top-entry boards such as Connect Four, partita/analysis/_anyentry.py for
+ * boards with entries from several sides such as Forza 4x4), with the same board
+ * layouts, bounds, move ordering and score convention, so that both give the same
+ * scores (tests/test_solver.py checks it). The transposition table is a fixed
+ * array of `table_size` entries (full keys, so no false hits), replaced always.
+ *
+ * Built by setup.py as an optional extension: where it cannot be compiled the
+ * package works with the pure-Python cores.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint64_t u64;
+typedef unsigned __int128 u128;
+
+#define MAX_SIDE 16
+#define MAX_SYMMETRIES 8
+#define CHECK_EVERY 4096
+
+enum { STOP_NONE = 0, STOP_NODES = 1, STOP_TIME = 2, STOP_ERROR = 3 };
+
+typedef struct {
+    PyObject_HEAD
+    int width, height, top_only, cells;
+    /* budget */
+    long long nodes, node_limit, next_check;
+    double deadline; /* perf_counter value, < 0: none */
+    int stop;
+    PyObject *perf_counter;
+    /* table */
+    Py_ssize_t table_size;
+    u64 *keys_low;
+    u64 *keys_high;
+    uint8_t *values;
+    int min_score, lower_offset, lower_base;
+    /* top-entry boards */
+    int stride;
+    u64 bottom, board64;
+    u64 column_masks[MAX_SIDE]; /* in centre-first order */
+    /* boards with entries from several sides */
+    int row_stride, column_stride, symmetry_count;
+    u128 board;
+    u64 row_full, column_full;
+    u64 *row_landings;     /* row-local bits, by row occupancy */
+    u128 *column_landings; /* row-major bits of column 0, by column occupancy */
+    int cell_index[128];   /* compact index -> bit index, and back below */
+    u128 bit_t[128];       /* by bit index: the column-major bit */
+    int row_shift[128], column_shift[128], column_of[128], weight[128];
+    u128 row_cells[128], column_cells[128];
+    u128 x_weights[128][MAX_SYMMETRIES], o_weights[128][MAX_SYMMETRIES];
+} SearchObject;
+
+/* -- the budget -------------------------------------------------------------------- */
+
+static int checkpoint(SearchObject *self)
+{
+    if (self->node_limit >= 0 && self->nodes >= self->node_limit) {
+        self->stop = STOP_NODES;
+        return 1;
+    }
+    if (PyErr_CheckSignals() < 0) {
+        self->stop = STOP_ERROR;
+        return 1;
+    }
+    if (self->deadline >= 0) {
+        PyObject *now = PyObject_CallNoArgs(self->perf_counter);
+        if (now == NULL) {
+            self->stop = STOP_ERROR;
+            return 1;
+        }
+        double seconds = PyFloat_AsDouble(now);
+        Py_DECREF(now);
+        if (seconds > self->deadline) {
+            self->stop = STOP_TIME;
+            return 1;
+        }
+    }
+    self->next_check = self->nodes + CHECK_EVERY;
+    if (self->node_limit >= 0 && self->node_limit < self->next_check)
+        self->next_check = self->node_limit;
+    return 0;
+}
+
+#define COUNT_NODE(self)                                                   \
+    do {                                                                   \
+        (self)->nodes++;                                                   \
+        if ((self)->nodes >= (self)->next_check && checkpoint(self))       \
+            return 0;                                                      \
+    } while (0)
+
+/* -- the table ----------------------------------------------------------------------- */
+
+static inline Py_ssize_t table_slot(SearchObject *self, u64 low, u64 high)
+{
+    /* Fibonacci hashing, then a multiply-shift onto [0, table_size). */
+    u64 hash = (low ^ (high * 0xC2B2AE3D27D4EB4FULL)) * 0x9E3779B97F4A7C15ULL;
+    return (Py_ssize_t)(((u128)hash * (u64)self->table_size) >> 64);
+}
+
+static inline int table_get(SearchObject *self, u64 low, u64 high)
+{
+    Py_ssize_t slot = table_slot(self, low, high);
+    if (self->values[slot] && self->keys_low[slot] == low &&
+        (self->keys_high == NULL || self->keys_high[slot] == high))
+        return self->values[slot];
+    return 0;
+}
+
+static inline void table_put(SearchObject *self, u64 low, u64 high, int value)
+{
+    Py_ssize_t slot = table_slot(self, low, high);
+    self->keys_low[slot] = low;
+    if (self->keys_high != NULL)
+        self->keys_high[slot] = high;
+    self->values[slot] = (uint8_t)value;
+}
+
+/* -- top-entry boards (Connect Four) ----------------------------------------------- */
+
+static inline u64 top_winning(u64 p, int s)
+{
+    u64 r = (p << 1) & (p << 2) & (p << 3);
+    int d;
+    for (d = s - 1; d <= s + 1; d++) {
+        u64 q = (p << d) & (p << 2 * d);
+        r |= q & (p << 3 * d);
+        r |= q & (p >> d);
+        q = (p >> d) & (p >> 2 * d);
+        r |= q & (p << d);
+        r |= q & (p >> 3 * d);
+    }
+    return r;
+}
+
+static int top_negamax(SearchObject *self, u64 current, u64 mask, int moves, int alpha, int beta)
+{
+    const int cells = self->cells;
+    const u64 board = self->board64;
+    u64 empty, threats, possible, forced;
+    int high, low, value, i, count = 0;
+    u64 key = current + mask;
+    u64 order_moves[MAX_SIDE];
+    int order_scores[MAX_SIDE];
+
+    COUNT_NODE(self);
+    high = (cells - 1 - moves) / 2;
+    if (beta > high) {
+        beta = high;
+        if (alpha >= beta)
+            return beta;
+    }
+    value = table_get(self, key, 0);
+    if (value) {
+        if (value > self->lower_base) {
+            low = value - self->lower_offset;
+            if (alpha < low) {
+                alpha = low;
+                if (alpha >= beta)
+                    return alpha;
+            }
+        }
+        else {
+            high = value + self->min_score - 1;
+            if (beta > high) {
+                beta = high;
+                if (alpha >= beta)
+                    return beta;
+            }
+        }
+    }
+    empty = board ^ mask;
+    threats = top_winning(current ^ mask, self->stride) & empty;
+    possible = (mask + self->bottom) & board;
+    forced = possible & threats;
+    if (forced) {
+        if (forced & (forced - 1))
+            return -((cells - moves) / 2);
+        possible = forced;
+    }
+    possible &= ~(threats >> 1);
+    if (!possible)
+        return -((cells - moves) / 2);
+    if (moves >= cells - 2)
+        return 0;
+    low = -((cells - 2 - moves) / 2);
+    if (alpha < low) {
+        alpha = low;
+        if (alpha >= beta)
+            return alpha;
+    }
+    for (i = 0; i < self->width; i++) {
+        u64 move = possible & self->column_masks[i];
+        if (move) {
+            int score = __builtin_popcountll(top_winning(current | move, self->stride) & empty);
+            int j = count++;
+            while (j > 0 && order_scores[j - 1] < score) {
+                order_scores[j] = order_scores[j - 1];
+                order_moves[j] = order_moves[j - 1];
+                j--;
+            }
+            order_scores[j] = score;
+            order_moves[j] = move;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        int score = -top_negamax(self, current ^ mask, mask | order_moves[i], moves + 1, -beta, -alpha);
+        if (self->stop)
+            return 0;
+        if (score >= beta) {
+            table_put(self, key, 0, score + self->lower_offset);
+            return score;
+        }
+        if (score > alpha)
+            alpha = score;
+    }
+    table_put(self, key, 0, alpha - self->min_score + 1);
+    return alpha;
+}
+
+static int top_solve(SearchObject *self, u64 x, u64 o)
+{
+    const int w = self->width, h = self->height, s = self->stride, cells = self->cells;
+    u64 x_bits = 0, o_bits = 0, mask, current;
+    int compact, moves, low, high;
+    for (compact = 0; compact < cells; compact++) {
+        int r = compact / w, c = compact % w;
+        u64 bit = (u64)1 << (c * s + h - 1 - r);
+        if (x >> compact & 1)
+            x_bits |= bit;
+        else if (o >> compact & 1)
+            o_bits |= bit;
+    }
+    mask = x_bits | o_bits;
+    moves = __builtin_popcountll(mask);
+    current = moves % 2 == 0 ? x_bits : o_bits;
+    if (moves >= cells)
+        return 0;
+    if (top_winning(current, s) & (self->board64 ^ mask) & ((mask + self->bottom) & self->board64))
+        return (cells + 1 - moves) / 2;
+    low = -((cells - moves) / 2);
+    high = (cells + 1 - moves) / 2;
+    while (low < high) {
+        int middle = low + (high - low) / 2, result;
+        if (middle <= 0 && low / 2 < middle)
+            middle = low / 2;
+        else if (middle >= 0 && high / 2 > middle)
+            middle = high / 2;
+        result = top_negamax(self, current, mask, moves, middle, middle + 1);
+        if (self->stop)
+            return 0;
+        if (result <= middle)
+            high = result;
+        else
+            low = result;
+    }
+    return low;
+}
+
+/* -- boards with entries from several sides (Forza 4x4) ------------------------------ */
+
+static inline u128 any_winning(u128 p, int s)
+{
+    u128 r = 0;
+    int shifts[4] = {1, s, s - 1, s + 1}, k;
+    for (k = 0; k < 4; k++) {
+        int d = shifts[k];
+        u128 q = (p << d) & (p << 2 * d);
+        r |= q & (p << 3 * d);
+        r |= q & (p >> d);
+        q = (p >> d) & (p >> 2 * d);
+        r |= q & (p << d);
+        r |= q & (p >> 3 * d);
+    }
+    return r;
+}
+
+static inline int popcount128(u128 value)
+{
+    return __builtin_popcountll((u64)value) + __builtin_popcountll((u64)(value >> 64));
+}
+
+static inline int lowest_bit(u128 value)
+{
+    u64 low = (u64)value;
+    if (low)
+        return __builtin_ctzll(low);
+    return 64 + __builtin_ctzll((u64)(value >> 64));
+}
+
+typedef struct {
+    u128 current, opponent, mask, mask_t, row_lands, column_lands;
+    u128 keys[MAX_SYMMETRIES];
+    int stones;
+} AnyPosition;
+
+static int any_negamax(SearchObject *self, const AnyPosition *position, int alpha, int beta)
+{
+    const int cells = self->cells, s = self->row_stride;
+    u128 landing = position->row_lands | position->column_lands, empty, threats, rest, key;
+    int high, low, value, count = 0, i, k;
+    int order_index[128], order_scores[128];
+    u64 key_low, key_high;
+    const u128 (*weights)[MAX_SYMMETRIES];
+
+    COUNT_NODE(self);
+    if (!landing)
+        return 0;
+    empty = self->board ^ position->mask;
+    if (any_winning(position->current, s) & landing)
+        return (cells + 1 - position->stones) / 2;
+    high = (cells - 1 - position->stones) / 2;
+    if (beta > high) {
+        beta = high;
+        if (alpha >= beta)
+            return beta;
+    }
+    key = position->keys[0];
+    for (k = 1; k < self->symmetry_count; k++)
+        if (position->keys[k] < key)
+            key = position->keys[k];
+    key_low = (u64)key;
+    key_high = (u64)(key >> 64);
+    value = table_get(self, key_low, key_high);
+    if (value) {
+        if (value > self->lower_base) {
+            low = value - self->lower_offset;
+            if (alpha < low) {
+                alpha = low;
+                if (alpha >= beta)
+                    return alpha;
+            }
+        }
+        else {
+            high = value + self->min_score - 1;
+            if (beta > high) {
+                beta = high;
+                if (alpha >= beta)
+                    return beta;
+            }
+        }
+    }
+    threats = any_winning(position->opponent, s) & empty;
+    /* Order: the opponent's winning cells first, then by the lines the move leaves
+       one short, then central cells, then the higher bit index first (as Python
+       sorts (score, index) pairs in reverse). */
+    rest = landing;
+    while (rest) {
+        int index = lowest_bit(rest), score, j;
+        u128 bit = (u128)1 << index;
+        u128 own = any_winning(position->current | bit, s) & empty;
+        rest &= rest - 1;
+        score = popcount128(own) * 10 + self->weight[index] + ((threats & bit) ? 1000 : 0);
+        j = count++;
+        while (j > 0 && (order_scores[j - 1] < score ||
+                         (order_scores[j - 1] == score && order_index[j - 1] < index))) {
+            order_scores[j] = order_scores[j - 1];
+            order_index[j] = order_index[j - 1];
+            j--;
+        }
+        order_scores[j] = score;
+        order_index[j] = index;
+    }
+    weights = position->stones % 2 == 0 ? self->x_weights : self->o_weights;
+    for (i = 0; i < count; i++) {
+        int index = order_index[i], score;
+        u128 bit = (u128)1 << index;
+        AnyPosition child;
+        u64 occupied;
+        child.current = position->opponent;
+        child.opponent = position->current | bit;
+        child.mask = position->mask | bit;
+        child.mask_t = position->mask_t | self->bit_t[index];
+        occupied = (u64)(child.mask >> self->row_shift[index]) & self->row_full;
+        child.row_lands = (position->row_lands & ~self->row_cells[index]) |
+                          ((u128)self->row_landings[occupied] << self->row_shift[index]);
+        occupied = (u64)(child.mask_t >> self->column_shift[index]) & self->column_full;
+        child.column_lands = (position->column_lands & ~self->column_cells[index]) |
+                             (self->column_landings[occupied] << self->column_of[index]);
+        for (k = 0; k < self->symmetry_count; k++)
+            child.keys[k] = position->keys[k] + weights[index][k];
+        child.stones = position->stones + 1;
+        score = -any_negamax(self, &child, -beta, -alpha);
+        if (self->stop)
+            return 0;
+        if (score >= beta) {
+            table_put(self, key_low, key_high, score + self->lower_offset);
+            return score;
+        }
+        if (score > alpha)
+            alpha = score;
+    }
+    table_put(self, key_low, key_high, alpha - self->min_score + 1);
+    return alpha;
+}
+
+static int any_solve(SearchObject *self, u64 x, u64 o)
+{
+    const int w = self->width, h = self->height, rs = self->row_stride, cells = self->cells;
+    AnyPosition position;
+    u128 x_wide = 0, o_wide = 0;
+    int compact, r, c, k, low, high;
+    memset(&position, 0, sizeof position);
+    for (compact = 0; compact < cells; compact++) {
+        int index = self->cell_index[compact];
+        u128 bit = (u128)1 << index;
+        const u128 *weights;
+        if (x >> compact & 1) {
+            x_wide |= bit;
+            weights = self->x_weights[index];
+        }
+        else if (o >> compact & 1) {
+            o_wide |= bit;
+            weights = self->o_weights[index];
+        }
+        else
+            continue;
+        position.mask_t |= self->bit_t[index];
+        for (k = 0; k < self->symmetry_count; k++)
+            position.keys[k] += weights[k];
+    }
+    position.mask = x_wide | o_wide;
+    for (r = 0; r < h; r++) {
+        u64 occupied = (u64)(position.mask >> (r * rs)) & self->row_full;
+        position.row_lands |= (u128)self->row_landings[occupied] << (r * rs);
+    }
+    for (c = 0; c < w; c++) {
+        u64 occupied = (u64)(position.mask_t >> (c * self->column_stride)) & self->column_full;
+        position.column_lands |= self->column_landings[occupied] << c;
+    }
+    position.stones = __builtin_popcountll(x) + __builtin_popcountll(o);
+    position.current = position.stones % 2 == 0 ? x_wide : o_wide;
+    position.opponent = position.stones % 2 == 0 ? o_wide : x_wide;
+    if (!(position.row_lands | position.column_lands))
+        return 0;
+    if (any_winning(position.current, rs) & (position.row_lands | position.column_lands))
+        return (cells + 1 - position.stones) / 2;
+    low = -((cells - position.stones) / 2);
+    high = (cells + 1 - position.stones) / 2;
+    while (low < high) {
+        int middle = low + (high - low) / 2, result;
+        if (middle <= 0 && low / 2 < middle)
+            middle = low / 2;
+        else if (middle >= 0 && high / 2 > middle)
+            middle = high / 2;
+        result = any_negamax(self, &position, middle, middle + 1);
+        if (self->stop)
+            return 0;
+        if (result <= middle)
+            high = result;
+        else
+            low = result;
+    }
+    return low;
+}
+
+/* -- set-up --------------------------------------------------------------------------- */
+
+static u64 landings(u64 occupied, int length, int low, int high)
+{
+    u64 result = 0;
+    if (low && !(occupied & 1))
+        result |= occupied ? (occupied & (~occupied + 1)) >> 1 : (u64)1 << (length - 1);
+    if (high && !(occupied >> (length - 1) & 1)) {
+        int bits = 0;
+        while (occupied >> bits)
+            bits++;
+        result |= (u64)1 << bits;
+    }
+    return result;
+}
+
+static int setup_top(SearchObject *self)
+{
+    const int w = self->width, h = self->height;
+    int column, i, order[MAX_SIDE];
+    self->stride = h + 1;
+    self->bottom = 0;
+    for (column = 0; column < w; column++)
+        self->bottom |= (u64)1 << (column * self->stride);
+    self->board64 = self->bottom * ((((u64)1) << h) - 1);
+    /* centre first, the left one first among two at the same distance */
+    for (i = 0; i < w; i++)
+        order[i] = i;
+    for (i = 1; i < w; i++) {
+        int j = i, value = order[i];
+        while (j > 0 && (abs(2 * order[j - 1] - (w - 1)) > abs(2 * value - (w - 1)) ||
+                         (abs(2 * order[j - 1] - (w - 1)) == abs(2 * value - (w - 1)) &&
+                          order[j - 1] > value))) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = value;
+    }
+    for (i = 0; i < w; i++)
+        self->column_masks[i] = ((((u64)1) << h) - 1) << (order[i] * self->stride);
+    return 0;
+}
+
+static int setup_any(SearchObject *self, const char *sides, PyObject *symmetries)
+{
+    const int w = self->width, h = self->height;
+    int rs, cs, r, c, occupied, k, dc, dr;
+    u128 column_clear = 0, *spread;
+    static const int directions[4][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}};
+    rs = self->row_stride = w + 1;
+    cs = self->column_stride = h + 1;
+    self->board = 0;
+    for (r = 0; r < h; r++)
+        for (c = 0; c < w; c++)
+            self->board |= (u128)1 << (r * rs + c);
+    self->row_full = ((u64)1 << w) - 1;
+    self->column_full = ((u64)1 << h) - 1;
+    self->row_landings = PyMem_Calloc((size_t)1 << w, sizeof(u64));
+    self->column_landings = PyMem_Calloc((size_t)1 << h, sizeof(u128));
+    spread = PyMem_Calloc((size_t)1 << h, sizeof(u128));
+    if (!self->row_landings || !self->column_landings || !spread) {
+        PyMem_Free(spread);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (occupied = 0; occupied < (1 << w); occupied++)
+        self->row_landings[occupied] =
+            landings((u64)occupied, w, strchr(sides, 'l') != NULL, strchr(sides, 'r') != NULL);
+    for (occupied = 0; occupied < (1 << h); occupied++) {
+        for (r = 0; r < h; r++)
+            if (occupied >> r & 1)
+                spread[occupied] |= (u128)1 << (r * rs);
+    }
+    for (occupied = 0; occupied < (1 << h); occupied++) {
+        u64 local = landings((u64)occupied, h, strchr(sides, 't') != NULL, strchr(sides, 'b') != NULL);
+        self->column_landings[occupied] = spread[local];
+    }
+    column_clear = spread[self->column_full];
+    PyMem_Free(spread);
+    self->symmetry_count = (int)PyList_Size(symmetries);
+    if (self->symmetry_count == 0)
+        self->symmetry_count = 1;
+    for (r = 0; r < h; r++) {
+        for (c = 0; c < w; c++) {
+            int index = r * rs + c, compact = r * w + c, count = 0, start;
+            self->cell_index[compact] = index;
+            self->bit_t[index] = (u128)1 << (c * cs + r);
+            self->row_shift[index] = r * rs;
+            self->column_shift[index] = c * cs;
+            self->column_of[index] = c;
+            self->row_cells[index] = (u128)self->row_full << (r * rs);
+            self->column_cells[index] = column_clear << c;
+            for (k = 0; k < 4; k++) {
+                dc = directions[k][0];
+                dr = directions[k][1];
+                for (start = -3; start <= 0; start++) {
+                    int step, inside = 1;
+                    for (step = 0; step < 4; step++) {
+                        int x = c + dc * (start + step), y = r + dr * (start + step);
+                        if (x < 0 || x >= w || y < 0 || y >= h)
+                            inside = 0;
+                    }
+                    count += inside;
+                }
+            }
+            self->weight[index] = count;
+            for (k = 0; k < self->symmetry_count; k++) {
+                long image = compact;
+                if (PyList_Size(symmetries) > 0) {
+                    PyObject *permutation = PyList_GetItem(symmetries, k);
+                    PyObject *item = permutation ? PySequence_GetItem(permutation, compact) : NULL;
+                    if (item == NULL)
+                        return -1;
+                    image = PyLong_AsLong(item);
+                    Py_DECREF(item);
+                    if (image == -1 && PyErr_Occurred())
+                        return -1;
+                }
+                self->x_weights[index][k] = (u128)1 << image;
+                self->o_weights[index][k] = (u128)1 << (self->cells + image);
+            }
+        }
+    }
+    return 0;
+}
+
+static int supported(int width, int height, const char *sides)
+{
+    if (width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE)
+        return 0;
+    if (strcmp(sides, "t") == 0)
+        return width * (height + 1) <= 64 && 3 * (height + 2) < 64;
+    return width * height <= 64 && height * (width + 1) <= 128 && width * (height + 1) <= 128;
+}
+
+/* -- the Python type ------------------------------------------------------------------ */
+
+static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"width", "height", "sides", "symmetries", "table_size", NULL};
+    int width, height;
+    const char *sides;
+    PyObject *symmetries, *time_module;
+    Py_ssize_t table_size;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iisO!n", names, &width, &height, &sides,
+                                     &PyList_Type, &symmetries, &table_size))
+        return -1;
+    if (!supported(width, height, sides)) {
+        PyErr_Format(PyExc_ValueError, "the compiled core does not handle a %dx%d board", width,
+                     height);
+        return -1;
+    }
+    if (PyList_Size(symmetries) > MAX_SYMMETRIES) {
+        PyErr_SetString(PyExc_ValueError, "at most 8 symmetries");
+        return -1;
+    }
+    self->width = width;
+    self->height = height;
+    self->cells = width * height;
+    self->top_only = strcmp(sides, "t") == 0;
+    self->table_size = table_size < 1 ? 1 : table_size;
+    self->nodes = 0;
+    self->node_limit = -1;
+    self->next_check = 0;
+    self->deadline = -1;
+    self->stop = STOP_NONE;
+    self->min_score = -(self->cells / 2) + 3;
+    {
+        int max_score = (self->cells + 1) / 2 - 3;
+        self->lower_offset = max_score - 2 * self->min_score + 2;
+        self->lower_base = max_score - self->min_score + 1;
+        if (self->lower_offset + max_score > 255) {
+            PyErr_SetString(PyExc_ValueError, "board too large for the compiled core");
+            return -1;
+        }
+    }
+    time_module = PyImport_ImportModule("time");
+    if (time_module == NULL)
+        return -1;
+    self->perf_counter = PyObject_GetAttrString(time_module, "perf_counter");
+    Py_DECREF(time_module);
+    if (self->perf_counter == NULL)
+        return -1;
+    self->keys_low = PyMem_Calloc((size_t)self->table_size, sizeof(u64));
+    self->keys_high = self->top_only ? NULL : PyMem_Calloc((size_t)self->table_size, sizeof(u64));
+    self->values = PyMem_Calloc((size_t)self->table_size, 1);
+    if (!self->keys_low || !self->values || (!self->top_only && !self->keys_high)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (self->top_only)
+        return setup_top(self);
+    return setup_any(self, sides, symmetries);
+}
+
+static void Search_dealloc(SearchObject *self)
+{
+    PyMem_Free(self->keys_low);
+    PyMem_Free(self->keys_high);
+    PyMem_Free(self->values);
+    PyMem_Free(self->row_landings);
+    PyMem_Free(self->column_landings);
+    Py_XDECREF(self->perf_counter);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *raise_exhausted(SearchObject *self)
+{
+    PyObject *module, *kind, *error;
+    const char *reason = self->stop == STOP_TIME ? "time" : "nodes";
+    self->stop = STOP_NONE;
+    module = PyImport_ImportModule("partita.analysis._common");
+    if (module == NULL)
+        return NULL;
+    kind = PyObject_GetAttrString(module, "SearchExhausted");
+    Py_DECREF(module);
+    if (kind == NULL)
+        return NULL;
+    error = PyObject_CallFunction(kind, "Ls", self->nodes, reason);
+    if (error != NULL) {
+        PyErr_SetObject(kind, error);
+        Py_DECREF(error);
+    }
+    Py_DECREF(kind);
+    return NULL;
+}
+
+static PyObject *Search_score(SearchObject *self, PyObject *args)
+{
+    unsigned long long x, o;
+    int result;
+    if (!PyArg_ParseTuple(args, "KK", &x, &o))
+        return NULL;
+    self->stop = STOP_NONE;
+    result = self->top_only ? top_solve(self, x, o) : any_solve(self, x, o);
+    if (self->stop == STOP_ERROR) {
+        self->stop = STOP_NONE;
+        return NULL;
+    }
+    if (self->stop != STOP_NONE)
+        return raise_exhausted(self);
+    return PyLong_FromLong(result);
+}
+
+static PyObject *Search_clear(SearchObject *self, PyObject *unused)
+{
+    memset(self->values, 0, (size_t)self->table_size);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Search_set_budget(SearchObject *self, PyObject *args)
+{
+    PyObject *limit, *deadline;
+    if (!PyArg_ParseTuple(args, "OO", &limit, &deadline))
+        return NULL;
+    if (limit == Py_None)
+        self->node_limit = -1;
+    else {
+        self->node_limit = PyLong_AsLongLong(limit);
+        if (self->node_limit == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    if (deadline == Py_None)
+        self->deadline = -1;
+    else {
+        self->deadline = PyFloat_AsDouble(deadline);
+        if (self->deadline == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    self->next_check = self->nodes;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Search_entries(SearchObject *self, PyObject *unused)
+{
+    Py_ssize_t slot, count = 0;
+    for (slot = 0; slot < self->table_size; slot++)
+        count += self->values[slot] != 0;
+    return PyLong_FromSsize_t(count);
+}
+
+static PyObject *Search_get_nodes(SearchObject *self, void *closure)
+{
+    return PyLong_FromLongLong(self->nodes);
+}
+
+static PyObject *Search_get_table_size(SearchObject *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->table_size);
+}
+
+static PyMethodDef Search_methods[] = {
+    {"score", (PyCFunction)Search_score, METH_VARARGS,
+     "score(x, o): the exact score of a position given by compact bitboards."},
+    {"clear", (PyCFunction)Search_clear, METH_NOARGS, "Empty the transposition table."},
+    {"set_budget", (PyCFunction)Search_set_budget, METH_VARARGS,
+     "set_budget(node_limit, deadline): stop at this node total or perf_counter value."},
+    {"entries", (PyCFunction)Search_entries, METH_NOARGS,
+     "How many slots of the transposition table hold a position."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Search_getset[] = {
+    {"nodes", (getter)Search_get_nodes, NULL, "Nodes searched so far.", NULL},
+    {"table_size", (getter)Search_get_table_size, NULL, "Slots of the transposition table.",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject SearchType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "partita.analysis._native.Search",
+    .tp_doc = "Search(width, height, sides, symmetries, table_size): exact gravity search.",
+    .tp_basicsize = sizeof(SearchObject),
+    .tp_itemsize = 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Search_init,
+    .tp_dealloc = (destructor)Search_dealloc,
+    .tp_methods = Search_methods,
+    .tp_getset = Search_getset,
+};
+
+static PyObject *native_supports(PyObject *module, PyObject *args)
+{
+    int width, height;
+    const char *sides;
+    if (!PyArg_ParseTuple(args, "iis", &width, &height, &sides))
+        return NULL;
+    return PyBool_FromLong(supported(width, height, sides));
+}
+
+static PyMethodDef module_methods[] = {
+    {"supports", native_supports, METH_VARARGS,
+     "supports(width, height, sides): whether the compiled core handles this board."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT, "_native", "Compiled search core of the gravity-game solver.", -1,
+    module_methods};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    PyObject *module;
+    if (PyType_Ready(&SearchType) < 0)
+        return NULL;
+    module = PyModule_Create(&native_module);
+    if (module == NULL)
+        return NULL;
+    Py_INCREF(&SearchType);
+    if (PyModule_AddObject(module, "Search", (PyObject *)&SearchType) < 0) {
+        Py_DECREF(&SearchType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

@@ -1,0 +1,178 @@
+"""Analysis commands: solve, annotate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from partita.analysis.annotate import DEFAULT_POSITION_BUDGET, annotate_record
+from partita.analysis.solver import DEFAULT_TABLE_SIZE, Solver
+from partita.cli.app import app
+from partita.cli.options import ArchiveOption, JsonOption, archive_path
+from partita.errors import PartitaError
+from partita.notation.registry import get_game
+from partita.notation.writer import write_record
+
+#: Default node budget of `partita solve` (about 10-30 s of pure-Python search).
+DEFAULT_SOLVE_BUDGET = 5_000_000
+
+BudgetOption = Annotated[
+    int,
+    typer.Option(
+        "--budget", help="Most nodes to search (0: no limit); past it, stop and say so.", min=0
+    ),
+]
+SecondsOption = Annotated[
+    float | None,
+    typer.Option("--seconds", help="Most seconds to search; past it, stop and say so.", min=0),
+]
+TableSizeOption = Annotated[
+    int,
+    typer.Option(
+        "--table-size", help="Most positions the transposition table keeps (memory).", min=1
+    ),
+]
+
+
+@app.command()
+def solve(
+    position: Annotated[
+        str | None,
+        typer.Argument(help="The position, in the game's position notation (default: the start)."),
+    ] = None,
+    game_name: Annotated[
+        str | None,
+        typer.Option("--game", help="forza4x4 or connect4 (connect4 with --columns)."),
+    ] = None,
+    moves: Annotated[
+        str | None,
+        typer.Option("--moves", help='Moves played from POSITION (or the start): "t4 t4 t5".'),
+    ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option("--columns", help='Connect Four: the columns played from the start, "4453".'),
+    ] = None,
+    budget: BudgetOption = DEFAULT_SOLVE_BUDGET,
+    seconds: SecondsOption = None,
+    table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
+    as_json: JsonOption = False,
+) -> None:
+    """Solve a position exactly: its value, the best moves, every move's score.
+
+    Scores are from the side to move: 0 a draw; a win W*H/2 + 1 minus the stones the
+    winner has played at the end (22 - stones in Connect Four, 33 - stones in Forza
+    4x4); a loss the negative of the opponent's win.
+    """
+    if game_name is None:
+        if columns is None:
+            raise typer.BadParameter("name the game with --game", param_hint="--game")
+        game_name = "connect4"
+    game = get_game(game_name)
+    rules = game.rules
+    if columns is not None:
+        if position is not None:
+            raise typer.BadParameter("give either POSITION or --columns", param_hint="--columns")
+        moves_from_columns = getattr(game, "moves_from_columns", None)
+        if moves_from_columns is None:
+            raise PartitaError(f"{game.name} has no column strings")
+        state = rules.initial()
+        for move in moves_from_columns(columns, state):
+            state = rules.apply(state, move)
+    else:
+        state = game.parse_position(position) if position is not None else rules.initial()
+    if moves:
+        state = game.play_line(moves, state)
+    solver = Solver(game, table_size=table_size)
+    solution = solver.solve(state, max_nodes=budget or None, max_seconds=seconds)
+    if as_json:
+        data = {"position": game.format_position(state), "game": game.name}
+        data.update(solution.as_dict(lambda move: game.format_move(state, move)))
+        typer.echo(json.dumps(data, indent=2))
+        return
+    typer.echo(f"{game.format_position(state)}  ({game.name})")
+    outcome = rules.outcome(state)
+    if outcome is not None:
+        typer.echo(f"the game is over: {outcome.reason} (score {solution.score:+d})")
+        return
+    side = "xo"[rules.side_to_move(state)]
+    typer.echo(f"{side} to move: {_describe(solution, solution.score)} (score {solution.score:+d})")
+    best = " ".join(game.format_move(state, move) for move in solution.best)
+    typer.echo(f"best: {best}")
+    for item in solution.moves:
+        token = game.format_move(state, item.move)
+        typer.echo(f"  {token:<4} {item.score:+3d}  {_describe(solution, item.score)}")
+    typer.echo(f"{solution.nodes} nodes in {solution.seconds:.2f} s")
+
+
+def _describe(solution, score: int) -> str:
+    """``win in 3 moves``, ``draw``, ``loss in 5 moves``: moves of the side to move."""
+    if score == 0:
+        return "draw"
+    count = solution.own_moves(score)
+    word = "move" if count == 1 else "moves"
+    return f"{'win' if score > 0 else 'loss'} in {count} {word}"
+
+
+@app.command()
+def annotate(
+    source: Annotated[str, typer.Argument(help="A record file, or the id of a game in the archive.")],
+    index: Annotated[
+        int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
+    ] = 0,
+    from_ply: Annotated[
+        int, typer.Option("--from-ply", help="Judge the moves from this ply on (from 1).", min=1)
+    ] = 1,
+    budget: Annotated[
+        int,
+        typer.Option(
+            "--budget",
+            help="Most nodes to search per position (0: no limit); harder positions are skipped.",
+            min=0,
+        ),
+    ] = DEFAULT_POSITION_BUDGET,
+    seconds: Annotated[
+        float | None,
+        typer.Option("--seconds", help="Most seconds per position; harder ones are skipped.", min=0),
+    ] = None,
+    table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Write the annotated record here (default: stdout).", dir_okay=False),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print what was found as JSON instead of the record.")
+    ] = False,
+    db: ArchiveOption = None,
+) -> None:
+    """Mark the moves that threw away a win or a draw with ?? and a better move.
+
+    The annotated record is written in canonical form; a summary goes to stderr.
+    """
+    from partita.cli.commands.archive import load_source
+
+    record = load_source(source, index, archive_path(db))
+    game_name = record.game
+    if game_name is None:
+        raise PartitaError(f"{source}: the record has no Game tag")
+    annotation = annotate_record(
+        record,
+        from_ply=from_ply,
+        max_nodes=budget or None,
+        max_seconds=seconds,
+        table_size=table_size,
+    )
+    text = write_record(record)
+    if as_json:
+        typer.echo(json.dumps(annotation.as_dict(), indent=2))
+    elif output is not None:
+        output.write_text(text, encoding="utf-8")
+    else:
+        typer.echo(text, nl=False)
+    marked = len(annotation.blunders)
+    summary = f"{marked} move{'s' if marked != 1 else ''} marked ??, {annotation.solved} positions solved"
+    if annotation.unsolved:
+        summary += f", {len(annotation.unsolved)} beyond the budget"
+    typer.echo(summary, err=True)

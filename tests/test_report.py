@@ -1,0 +1,225 @@
+"""The report: its sections, its escaping, its Markdown form, its diagrams."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from partita.analysis import report as report_module
+from partita.analysis.diagrams import board_for, render_diagram
+from partita.analysis.report import (
+    ReportOptions,
+    Section,
+    Table,
+    build_report,
+    render_html,
+    render_markdown,
+    viewer_game,
+    write_report,
+)
+from partita.cli import app
+from partita.cli.app import _register_commands
+from partita.database import import_paths
+from partita.notation.gravity import CONNECT4, FORZA4X4
+from partita.notation.reader import parse_record
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = "<script>alert(1)</script>"
+MARKDOWN_HOSTILE = "Pipe | *Star* [link](x) `tick`"
+HOSTILE_RECORDS = f"""[Game "forza4x4"]
+[Event "Escaping </script> check"]
+[Date "2025.01.01"]
+[Player1 "{HOSTILE}"]
+[Player2 "{MARKDOWN_HOSTILE}"]
+[Result "1-0"]
+[Termination "resignation"]
+
+1. t4 {{ a comment with <b>tags</b> and </script> }} r5 (1... t5 {{ "quoted" & more }}) 2. r5 1-0
+"""
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    hostile = folder / "hostile.pgr"
+    hostile.write_text(HOSTILE_RECORDS, encoding="utf-8")
+    db = folder / "report.db"
+    import_paths(db, [ROOT / "examples", hostile])
+    return db
+
+
+@pytest.fixture(scope="module")
+def data(archive):
+    return build_report(archive)
+
+
+@pytest.fixture(scope="module")
+def html(data):
+    return render_html(data)
+
+
+def test_every_section_is_there(html, data):
+    for anchor in ("glance", "players", "game-forza4x4", "game-connect4", "viewer", "games"):
+        assert f'id="{anchor}"' in html
+    for heading in (
+        "The archive at a glance",
+        "Results per player",
+        "Opening tree",
+        "Game length",
+        "First moves",
+        "Most frequent positions",
+        "Decisive games: final positions",
+    ):
+        assert heading in html
+    parts = {part["game"]: part for part in data["games"]}
+    assert set(parts) == {"forza4x4", "connect4"}
+    for part in parts.values():
+        assert part["tree"] and part["first_moves"]["rows"] and part["lengths"]["chart"]
+        assert part["finals"], part["game"]
+        assert part["sections"] == []  # no extra section registered for these games
+    # Charts (years, lengths and first moves of each game) and board diagrams.
+    assert len(re.findall(r'<div class="chart"><svg', html)) == 5
+    assert html.count('class="diagram"') == sum(
+        len(part["finals"]) + len(part["positions"]["rows"]) for part in parts.values()
+    )
+    assert "Forceball" not in html
+
+
+def test_a_hostile_player_name_is_text(html):
+    assert HOSTILE not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<script") == 2  # the JSON data and the viewer, nothing else
+    data_block = re.search(
+        r'<script type="application/json" id="partita-data">(.*?)</script>', html, re.S
+    ).group(1)
+    assert "<" not in data_block and ">" not in data_block
+    viewer = json.loads(data_block)
+    game = next(g for g in viewer["games"].values() if ["Player1", HOSTILE] in g["tags"])
+    assert game["nodes"][1]["c"] == ["a comment with <b>tags</b> and </script>"]
+
+
+def test_the_page_needs_no_network_and_allows_only_its_own_script(html):
+    assert not re.search(r"""(?:src|href|action)\s*=\s*["'](?!#)""", html)
+    assert "@import" not in html and not re.search(r"url\((?!#)", html)
+    script = re.search(r"<script>(.*)</script>", html, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in html
+    assert "default-src 'none'" in html
+
+
+def test_markdown_escapes_every_value(data):
+    text = render_markdown(data)
+    assert "# partita report" in text and "## Forza 4x4" in text and "### Opening tree" in text
+    assert HOSTILE not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "Pipe \\| \\*Star\\* \\[link\\](x) \\`tick\\`" in text
+    # Every table row has as many cells as its header.
+    for table in re.findall(r"(?:^\|.*\|\n)+", text, re.M):
+        rows = table.strip("\n").split("\n")
+        widths = {len(re.split(r"(?<!\\)\|", row)) for row in rows}
+        assert len(widths) == 1, rows
+    assert "```\n" in text  # diagrams as text
+
+
+def test_write_report_chooses_the_format_from_the_name(archive, tmp_path):
+    options = ReportOptions(depth=2, viewer_games=3, title="Club <report>")
+    html_path = write_report(archive, tmp_path / "r.html", options=options, game="connect4")
+    md_path = write_report(archive, tmp_path / "r.md", options=options, game="connect4")
+    page = html_path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<title>Club &lt;report&gt;</title>" in page
+    assert 'id="game-forza4x4"' not in page and 'id="game-connect4"' in page
+    assert md_path.read_text(encoding="utf-8").startswith("# Club &lt;report&gt;")
+    assert page.count('class="open" data-game=') >= 3
+
+
+def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
+    def statistics(db, game, ids):
+        return Section(
+            "Attacks <won>",
+            paragraphs=[f"{len(ids)} games"],
+            tables=[Table(["kind", "count"], [["maneuver", 3]])],
+        )
+
+    monkeypatch.setitem(report_module._SECTIONS, "connect4", [statistics])
+    data = build_report(archive, options=ReportOptions(viewer_games=0))
+    parts = {part["game"]: part for part in data["games"]}
+    assert [section.title for section in parts["connect4"]["sections"]] == ["Attacks <won>"]
+    assert parts["forza4x4"]["sections"] == []
+    page = render_html(data)
+    assert "Attacks &lt;won&gt;" in page and "<td>maneuver</td>" in page
+    assert "### Attacks &lt;won&gt;" in render_markdown(data)
+
+
+def test_viewer_nodes_follow_the_move_tree():
+    record = parse_record(HOSTILE_RECORDS)
+    game = viewer_game(record, 7)
+    nodes = game["nodes"]
+    # root, t4, r5, the variation's t5, r5 (mainline order: children first-in-first)
+    moves = [node.get("m") for node in nodes]
+    assert sorted(filter(None, moves)) == ["r5", "r5", "t4", "t5"]
+    root, t4 = nodes[0], nodes[nodes[0]["k"][0]]
+    assert t4["m"] == "t4" and t4["n"] == "1."
+    r5, t5 = (nodes[index] for index in t4["k"])
+    assert (r5["m"], r5["n"], t5["m"], t5["n"]) == ("r5", "1...", "t5", "1...")
+    assert t5["c"] == ['"quoted" & more']
+    # Boards: the cells after each ply (row 8, column 4 is bit 7 * 8 + 3 = 59).
+    assert root["f"]["cells"] == "." * 64
+    assert t4["f"]["cells"][59] == "x" and t4["f"]["cells"].count("x") == 1
+    assert r5["f"]["cells"][32] == "o"  # row 5, column 1
+    assert t5["f"]["cells"][60] == "o"  # column 5 falls to row 8
+
+
+def test_the_spec_example_diagram_puts_pieces_where_the_rules_say():
+    state = FORZA4X4.play_line("t4 r5 r5 t2 l8")
+    svg = render_diagram(FORZA4X4, state, caption="a <caption>")
+    pieces = set(
+        re.findall(
+            r'<circle cx="([\d.]+)" cy="([\d.]+)" r="[\d.]+" fill="[^"]+" '
+            r'stroke="[^"]+" stroke-width="2" class="piece piece-(\w)"',
+            svg,
+        )
+    )
+    # Cells are 40 wide from x = 26 (columns) and y = 26 (rows): centre at 46 + 40 (n - 1).
+    assert pieces == {
+        ("166.0", "326.0", "x"),  # t4: row 8, column 4
+        ("46.0", "206.0", "o"),  # r5: row 5, column 1
+        ("86.0", "206.0", "x"),  # r5: row 5, column 2
+        ("86.0", "166.0", "o"),  # t2: row 4, column 2
+        ("126.0", "326.0", "x"),  # l8: row 8, column 3
+    }
+    assert "<title>a &lt;caption&gt;</title>" in svg
+    labels = re.findall(r">([tblr]\d)</text>", svg)
+    assert len(labels) == 32 and {"t1", "b8", "l1", "r8"} <= set(labels)
+
+
+def test_a_winning_line_is_marked():
+    state = CONNECT4.play_line("t4 t4 t5 t5 t6 t6 t7")
+    board = board_for(CONNECT4)
+    assert board.marks(state) == {38, 39, 40, 41}  # row 6, columns 4-7
+    assert render_diagram(CONNECT4, state).count('class="mark"') == 4
+
+
+@pytest.fixture(scope="module")
+def runner():
+    _register_commands()
+    return CliRunner()
+
+
+def test_report_command(archive, runner, tmp_path):
+    target = tmp_path / "out.md"
+    outcome = runner.invoke(
+        app, ["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    assert target.read_text(encoding="utf-8").startswith("# partita report")
+    target = tmp_path / "out.html"
+    outcome = runner.invoke(
+        app, ["report", "--db", str(archive), "-o", str(target), "--symmetry", "--depth", "2"]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    assert "symmetric positions merged" in target.read_text(encoding="utf-8")
