@@ -19,6 +19,8 @@ What it does, all seeded and deterministic:
    times python-chess's reader on them (``chess.pgn.read_game`` in a loop), and
    prints the ratio of our full import's plies/s to python-chess's;
 5. ``--profile``: cProfile of the full import, by part and by function;
+   ``--ablate``: the full import with one piece of the archive's work switched off
+   at a time (the canonical writer, the positions inserts, the key folding...);
    ``--layouts``: the row-layout and pragma measurements behind the archive's
    schema (docs/archive.md quotes them).
 
@@ -232,6 +234,56 @@ def profile_import(corpus: Path, work: Path) -> dict:
     return {"total": total, "parts": parts, "top": stream.getvalue()}
 
 
+# -- ablation ----------------------------------------------------------------------------------------
+
+
+def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, float]]:
+    """CPU time of the full import with one piece of the archive's work switched
+    off at a time (the archive is then wrong: this only weighs the pieces)."""
+    import partita.database.importer as importer
+    from partita.notation.replay import ReplayedRecord
+
+    def full() -> object:
+        return import_paths(fresh_db(work / "ablation.db"), [corpus])
+
+    results = [("full import", best_of(repeat, full)[1])]
+    switches = {
+        "canonical writer (raw text stored instead)": (
+            importer,
+            "stored_text",
+            lambda replayed: replayed.record.text + "\n",
+        ),
+        "positions inserts (executemany)": (
+            importer.ArchiveWriter,
+            "_insert_positions",
+            lambda self, conn, rows: None,
+        ),
+        "key folding (blake2b; a multiplication instead)": (
+            importer,
+            "key_folder",
+            lambda game: lambda key: key * 0x9E3779B97F4A7C15 & 0x7FFFFFFFFFFFFFFF,
+        ),
+        "final position notation": (
+            ReplayedRecord,
+            "final_position",
+            property(lambda self: None),
+        ),
+    }
+    for label, (owner, name, stand_in) in switches.items():
+        original = owner.__dict__[name]
+        setattr(owner, name, stand_in)
+        try:
+            results.append((f"without {label}", best_of(repeat, full)[1]))
+        finally:
+            setattr(owner, name, original)
+    gc.disable()
+    try:
+        results.append(("without the cyclic garbage collector", best_of(repeat, full)[1]))
+    finally:
+        gc.enable()
+    return results
+
+
 # -- layouts -------------------------------------------------------------------------------------------
 
 _KEY_FIRST = "PRIMARY KEY (key, game_id, ply)) WITHOUT ROWID"
@@ -440,6 +492,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, help="keep corpora and archives here")
     parser.add_argument("--profile", action="store_true", help="profile the full import")
     parser.add_argument("--layouts", action="store_true", help="measure row layouts, pragmas")
+    parser.add_argument("--ablate", action="store_true", help="weigh the archive's pieces")
     parser.add_argument("--layout-scale", type=int, default=1, help="copies of the rows")
     parser.add_argument("--no-chess", action="store_true", help="skip python-chess")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
@@ -526,6 +579,14 @@ def main(argv: list[str] | None = None) -> int:
             for name, seconds in profile["parts"].items():
                 print(f"  {name:<40}{seconds:>7.2f}s {100 * seconds / profile['total']:5.1f}%")
             print(profile["top"])
+
+        if args.ablate:
+            ablation = measure_ablation(corpus, work, args.repeat)
+            figures["ablation"] = ablation
+            base = ablation[0][1]
+            print("\nfull import with one piece switched off (cpu):")
+            for label, seconds in ablation:
+                print(f"  {seconds:6.2f}s ({seconds - base:+.2f}s)  {label}")
 
         if args.layouts:
             layouts = measure_layouts(work / "full.db", work, args.layout_scale)

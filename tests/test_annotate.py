@@ -45,7 +45,7 @@ def minimax(state: GravityState) -> int:
     """Exact score (Pons' convention) by plain minimax over the engine's moves."""
     rules = CONNECT4.rules
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def score(x: int, o: int, ply: int) -> int:
         current = GravityState(x, o, ply, 0)
         best = None
@@ -172,7 +172,9 @@ def test_solve_json_has_value_score_best_and_every_move(runner):
 
 
 def test_solve_reads_positions_and_moves(runner):
-    result = runner.invoke(app, ["solve", SETUP, "--game", "connect4", "--moves", "t4 t6", "--json"])
+    result = runner.invoke(
+        app, ["solve", SETUP, "--game", "connect4", "--moves", "t4 t6", "--json"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["value"] == "win"

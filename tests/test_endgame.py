@@ -91,7 +91,9 @@ def test_search_and_retrograde_agree_on_every_move(game, stones_played, seed):
     rules = game.rules
     cells = rules.width * rules.height
     solver = Solver(game)
-    for state, graph in late_positions(game, 12, stones_played=stones_played, seed=seed, limit=3000):
+    for state, graph in late_positions(
+        game, 12, stones_played=stones_played, seed=seed, limit=3000
+    ):
         solution = solver.solve(state)
         value, distance = graph.result()
         assert solution.score == score_from_plies(value, distance, cells, stones(state))
@@ -241,7 +243,9 @@ def test_nodes_carry_state_side_and_outcome_and_edges_their_moves():
     root = graph.graph["root"]
     assert root == CONNECT4.rules.key(state)
     assert graph.nodes[root]["side"] == 1 and graph.nodes[root]["outcome"] is None
-    moves = sorted(move.notation() for _, _, data in graph.out_edges(root, data=True) for move in data["moves"])
+    moves = sorted(
+        move.notation() for _, _, data in graph.out_edges(root, data=True) for move in data["moves"]
+    )
     assert moves == ["t6", "t7"]
     ends = [key for key, data in graph.nodes(data=True) if data["outcome"] is not None]
     assert ends and all(graph.out_degree(key) == 0 for key in ends)

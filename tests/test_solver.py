@@ -57,18 +57,24 @@ def sample(pairs: list, count: int) -> list:
 # -- the published Connect Four scores ------------------------------------------------------
 
 
+#: The pure-Python cores always; the compiled one where it was built.
+BACKENDS = ["python", "native"] if native_available() else ["python"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", ["end-easy", "middle-easy"])
-def test_every_easy_position_gets_its_published_score(name):
-    # The full sets take about 1.5 s in pure Python together.
-    solver = Solver(CONNECT4)
+def test_every_easy_position_gets_its_published_score(name, backend):
+    # The full sets take about 1.5 s in pure Python together, 0.2 s compiled.
+    solver = Solver(CONNECT4, backend=backend)
+    positions = pons(name)
+    assert len(positions) == 1000
     wrong = []
-    for columns, published in pons(name):
+    for columns, published in positions:
         solver.clear()
         score = solver.score(connect4_state(columns))
         if score != published:
             wrong.append((columns, published, score))
     assert wrong == []
-    assert len(pons(name)) == 1000
 
 
 @pytest.mark.slow
@@ -89,7 +95,7 @@ def test_begin_easy_sample_gets_its_published_score():
 
 def test_move_scores_agree_with_the_published_score_of_the_position():
     solver = Solver(CONNECT4)
-    for columns, published in sample(pons("middle-easy"), 40):
+    for columns, published in sample(pons("middle-easy"), 25):
         solution = solver.solve(connect4_state(columns))
         assert solution.score == published
         assert max(item.score for item in solution.moves) == published
@@ -115,7 +121,7 @@ def test_the_pure_python_cores_agree_with_each_other_on_connect_four():
 def test_the_compiled_core_agrees_with_pure_python():
     python = Solver(CONNECT4, backend="python")
     native = Solver(CONNECT4, backend="native")
-    for columns, published in sample(pons("middle-easy"), 100):
+    for columns, published in sample(pons("middle-easy"), 40):
         state = connect4_state(columns)
         assert native.solve(state).moves == python.solve(state).moves
         assert native.score(state) == published
@@ -209,7 +215,7 @@ def minimax_score(rules, state) -> int:
     """Independent exact score by plain minimax over the engine (tiny positions only)."""
     cells = rules.width * rules.height
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def score(x: int, o: int, ply: int) -> int:
         current = GravityState(x, o, ply, 0)
         best = None
@@ -227,8 +233,9 @@ def minimax_score(rules, state) -> int:
     return score(state.x, state.o, state.ply)
 
 
-def test_forza_scores_match_plain_minimax():
-    solver = Solver(FORZA)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_forza_scores_match_plain_minimax(backend):
+    solver = Solver(FORZA, backend=backend)
     checked = 0
     for state in late_forza_positions(30, stones=50, seed=1):
         assert solver.score(state) == minimax_score(FORZA.rules, state), FORZA.format_position(
@@ -248,9 +255,7 @@ def test_symmetric_forza_positions_have_the_same_scores():
             assert image.score == solution.score
             for item in image.moves:
                 original = next(
-                    move
-                    for move in by_move
-                    if rules.transform_move(move, symmetry) == item.move
+                    move for move in by_move if rules.transform_move(move, symmetry) == item.move
                 )
                 assert item.score == by_move[original]
 
@@ -275,7 +280,7 @@ def test_the_table_never_holds_more_positions_than_its_size():
     columns, published = pons("middle-easy")[0]
     for size in (1, 10, 100):
         solver = Solver(CONNECT4, table_size=size, backend="python")
-        sizes = []
+        sizes: list[int] = []
         core = solver.core
         original = core._checkpoint
 
@@ -288,9 +293,20 @@ def test_the_table_never_holds_more_positions_than_its_size():
         assert sizes and max(sizes) <= size
 
 
-def test_running_out_of_nodes_is_reported_not_guessed():
+@pytest.mark.skipif(not native_available(), reason="the compiled core is not built")
+def test_the_compiled_table_has_exactly_its_size():
+    columns, published = pons("middle-easy")[0]
+    for size in (1, 10, 1000):
+        solver = Solver(CONNECT4, table_size=size, backend="native")
+        assert solver.score(connect4_state(columns)) == published
+        assert solver.table_size == size
+        assert 0 < solver.core.entries() <= size
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_running_out_of_nodes_is_reported_not_guessed(backend):
     state = connect4_state("4453")  # an opening: far beyond a few hundred nodes
-    solver = Solver(CONNECT4)
+    solver = Solver(CONNECT4, backend=backend)
     with pytest.raises(BudgetExceeded, match="budget of 300 nodes ran out"):
         solver.solve(state, max_nodes=300)
     assert isinstance(BudgetExceeded("x"), PartitaError)
@@ -299,19 +315,23 @@ def test_running_out_of_nodes_is_reported_not_guessed():
     assert solver.score(connect4_state(columns), max_nodes=100_000) == published
 
 
-def test_running_out_of_time_is_reported():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_running_out_of_time_is_reported(backend):
     state = connect4_state("4453")
     with pytest.raises(BudgetExceeded, match="time budget of 0.01 s"):
-        Solver(CONNECT4).score(state, max_seconds=0.01)
+        Solver(CONNECT4, backend=backend).score(state, max_seconds=0.01)
 
 
-def test_the_budget_counts_nodes_of_one_call():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_budget_counts_nodes_of_one_call(backend):
     columns, published = pons("middle-easy")[1]
-    solver = Solver(CONNECT4)
+    solver = Solver(CONNECT4, backend=backend)
     solution = solver.solve(connect4_state(columns))
-    assert solution.nodes > 0
+    assert solution.nodes > 8
     with pytest.raises(BudgetExceeded):
-        Solver(CONNECT4).solve(connect4_state(columns), max_nodes=solution.nodes // 4)
+        Solver(CONNECT4, backend=backend).solve(
+            connect4_state(columns), max_nodes=solution.nodes // 4
+        )
     # The same solver has spent nodes already: the budget is per call.
     assert solver.score(connect4_state(columns), max_nodes=solution.nodes) == published
 

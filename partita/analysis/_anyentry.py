@@ -20,7 +20,7 @@ symmetries, so that symmetric positions are searched once.
 
 from __future__ import annotations
 
-from partita.analysis._common import SearchCore
+from partita.analysis._common import SearchCore, bisect_score, winning_cells
 
 
 class AnyEntrySearch(SearchCore):
@@ -59,10 +59,6 @@ class AnyEntrySearch(SearchCore):
         self._start()
 
     # -- geometry -----------------------------------------------------------------------
-    def bit(self, column: int, row: int) -> int:
-        """The bit of cell (``column``, ``row``), both from 0, row 0 at the top."""
-        return 1 << (row * self.row_stride + column)
-
     def _build_tables(self) -> None:
         w, h, sides = self.width, self.height, self.sides
         rs, cs = self.row_stride, self.column_stride
@@ -158,7 +154,7 @@ class AnyEntrySearch(SearchCore):
 
     def winning_cells(self, stones: int, mask: int) -> int:
         """Empty cells where ``stones`` would complete a line of four."""
-        return _winning_cells(stones, self.row_stride) & (self.board ^ mask)
+        return winning_cells(stones, self.row_stride) & (self.board ^ mask)
 
     # -- solving ---------------------------------------------------------------------------
     def score(self, x: int, o: int) -> int:
@@ -174,18 +170,7 @@ class AnyEntrySearch(SearchCore):
         high = (cells + 1 - stones) // 2
         negamax = self._negamax
         arguments = (current, opponent, mask, mask_t, row_lands, column_lands, keys, stones)
-        while low < high:
-            middle = low + (high - low) // 2
-            if middle <= 0 and low // 2 < middle:
-                middle = low // 2
-            elif middle >= 0 and high // 2 > middle:
-                middle = high // 2
-            result = negamax(*arguments, middle, middle + 1)
-            if result <= middle:
-                high = result
-            else:
-                low = result
-        return low
+        return bisect_score(lambda alpha, beta: negamax(*arguments, alpha, beta), low, high)
 
     def _build(self):
         cells = self.cells
@@ -365,7 +350,7 @@ class AnyEntrySearch(SearchCore):
                     child_mask_t,
                     child_row_lands,
                     child_column_lands,
-                    tuple([k + w for k, w in zip(keys, weights[index])]),
+                    tuple([k + w for k, w in zip(keys, weights[index], strict=True)]),
                     stones + 1,
                     -beta,
                     -alpha,
@@ -390,16 +375,3 @@ class AnyEntrySearch(SearchCore):
             next_check = nodes
 
         return negamax, count, recheck
-
-
-def _winning_cells(p: int, stride: int) -> int:
-    """Cells (occupied or not) that would complete a line of four of stones ``p``."""
-    r = 0
-    for shift in (1, stride, stride - 1, stride + 1):
-        q = (p << shift) & (p << 2 * shift)
-        r |= q & (p << 3 * shift)
-        r |= q & (p >> shift)
-        q = (p >> shift) & (p >> 2 * shift)
-        r |= q & (p << shift)
-        r |= q & (p >> 3 * shift)
-    return r

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from partita.errors import PartitaError
 
@@ -81,3 +82,36 @@ class SearchCore:
     def _checkpoint(self, nodes: int) -> int:
         """Raise if the budget is spent; else the node count of the next check."""
         return checkpoint(nodes, self.node_limit, self.deadline)
+
+
+def winning_cells(stones: int, stride: int) -> int:
+    """Cells (occupied or not) that would complete a line of four of ``stones`` on a
+    board whose lines are one bit apart one way and ``stride`` bits the other, with a
+    spare bit closing each line of bits (so that no shift wraps onto the next)."""
+    r = 0
+    for shift in (1, stride, stride - 1, stride + 1):
+        q = (stones << shift) & (stones << 2 * shift)
+        r |= q & (stones << 3 * shift)
+        r |= q & (stones >> shift)
+        q = (stones >> shift) & (stones >> 2 * shift)
+        r |= q & (stones << shift)
+        r |= q & (stones >> 3 * shift)
+    return r
+
+
+def bisect_score(window: Callable[[int, int], int], low: int, high: int) -> int:
+    """The exact score in ``[low, high]`` by null-window searches: ``window(alpha,
+    beta)`` is a fail-soft negamax. Each search asks "is the score above m?", with m
+    first halving the distance to 0 (Pons: draws and near results are common)."""
+    while low < high:
+        middle = low + (high - low) // 2
+        if middle <= 0 and low // 2 < middle:
+            middle = low // 2
+        elif middle >= 0 and high // 2 > middle:
+            middle = high // 2
+        result = window(middle, middle + 1)
+        if result <= middle:
+            high = result
+        else:
+            low = result
+    return low

@@ -14,7 +14,7 @@ The hot function is one closure with every constant bound as a default argument
 
 from __future__ import annotations
 
-from partita.analysis._common import SearchCore
+from partita.analysis._common import SearchCore, bisect_score, winning_cells
 
 
 class TopEntrySearch(SearchCore):
@@ -50,15 +50,10 @@ class TopEntrySearch(SearchCore):
     # -- positions ----------------------------------------------------------------------
     def winning_cells(self, stones: int, mask: int) -> int:
         """Empty cells where ``stones`` would complete a line of four."""
-        return _winning_cells(stones, self.stride) & (self.board ^ mask)
+        return winning_cells(stones, self.stride) & (self.board ^ mask)
 
     def can_win_next(self, current: int, mask: int) -> bool:
         return bool(self.winning_cells(current, mask) & ((mask + self.bottom) & self.board))
-
-    def playable(self, mask: int) -> list[int]:
-        """The bit of the cell each playable column would fill, by column."""
-        tops = (mask + self.bottom) & self.board
-        return [tops & column_mask for column_mask in self.column_masks]
 
     def position(self, x: int, o: int) -> tuple[int, int, int]:
         """``(current, mask, stones)`` of a position given by compact row-major
@@ -91,18 +86,9 @@ class TopEntrySearch(SearchCore):
         low = -((cells - moves) // 2)
         high = (cells + 1 - moves) // 2
         negamax = self._negamax
-        while low < high:
-            middle = low + (high - low) // 2
-            if middle <= 0 and low // 2 < middle:
-                middle = low // 2
-            elif middle >= 0 and high // 2 > middle:
-                middle = high // 2
-            result = negamax(current, mask, moves, middle, middle + 1, -1)
-            if result <= middle:
-                high = result
-            else:
-                low = result
-        return low
+        return bisect_score(
+            lambda alpha, beta: negamax(current, mask, moves, alpha, beta, -1), low, high
+        )
 
     def _build(self):
         """The negamax closure, with every constant bound locally."""
@@ -135,7 +121,7 @@ class TopEntrySearch(SearchCore):
             e3=3 * (stride + 1),
             board=self.board,
             bottom=self.bottom,
-            columns=[self.column_masks[column] for column in self.order],
+            columns=tuple(self.column_masks[column] for column in self.order),
             table=self.table,
             table_get=self.table.get,
             cells=cells,
@@ -273,16 +259,3 @@ class TopEntrySearch(SearchCore):
 
 def _first(pair):
     return pair[0]
-
-
-def _winning_cells(p: int, stride: int) -> int:
-    """Cells (occupied or not) that would complete a line of four of stones ``p``."""
-    r = (p << 1) & (p << 2) & (p << 3)
-    for shift in (stride, stride - 1, stride + 1):
-        q = (p << shift) & (p << 2 * shift)
-        r |= q & (p << 3 * shift)
-        r |= q & (p >> shift)
-        q = (p >> shift) & (p >> 2 * shift)
-        r |= q & (p << shift)
-        r |= q & (p >> 3 * shift)
-    return r

@@ -64,8 +64,7 @@ def build_graph(
     key_of = rules.canonical_key if fold_symmetry else rules.key
     if rules.sides(state) != 2:
         raise PartitaError(
-            f"endgame graphs are for two sides, and this {rules.name} game has "
-            f"{rules.sides(state)}"
+            f"endgame graphs are for two sides, and this {rules.name} game has {rules.sides(state)}"
         )
     graph = nx.DiGraph(root=key_of(state), game=rules.name)
     root = graph.graph["root"]
