@@ -148,7 +148,7 @@ def stored_text(replayed: ReplayedRecord) -> str:
         from partita.notation.writer import write_record
 
         try:
-            return write_record(record, replayed.game)
+            return write_record(record, replayed.game, replayed=replayed)
         except PartitaError:
             pass
     text = record.text.replace("\r\n", "\n").replace("\r", "\n").strip()

@@ -346,6 +346,11 @@ class GravityRules(Rules):
     def side_to_move(self, state: GravityState) -> int:
         return state.ply & 1
 
+    def move_number(self, state: GravityState) -> tuple[int, bool]:
+        """Rounds of two plies; x opens each (a setup with o to move has ply 1)."""
+        ply = state.ply
+        return (ply >> 1) + 1, not ply & 1
+
     def ply(self, state: GravityState) -> int:
         return state.ply
 

@@ -12,9 +12,10 @@ the position resolves it against the rules, and three distinct errors come out:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from partita.errors import PartitaError
 from partita.games.base import Rules
 
 
@@ -30,7 +31,8 @@ class GameNotation(ABC):
 
     def configure(self, tags: Mapping[str, str]) -> GameNotation:
         """This game configured by a record's tags (``TagError`` on a bad value)."""
-        return type(self)(self.rules.configure(tags))
+        rules = self.rules.configure(tags)
+        return self if rules is self.rules else type(self)(rules)
 
     # -- moves ---------------------------------------------------------------------
     @abstractmethod
@@ -50,6 +52,29 @@ class GameNotation(ABC):
     @abstractmethod
     def format_move(self, state: Any, move: Any) -> str:
         """The canonical token of ``move`` played in ``state``."""
+
+    def replay_canonical(self, state: Any, tokens: Sequence[str]) -> list[Any]:
+        """Fast path for importers: the state after each token of the longest prefix
+        of ``tokens`` that is legal, canonically spelled (``format_move`` gives the
+        token back) and needs no inserted pass; replay checks the rest move by move.
+
+        Games override this with a quicker loop; they must accept exactly what this
+        generic version accepts (a differential test checks it).
+        """
+        rules = self.rules
+        states: list[Any] = []
+        for token in tokens:
+            if rules.outcome(state) is not None or rules.forced_pass(state) is not None:
+                break
+            try:
+                move = self.parse_move(state, token)
+            except PartitaError:
+                break
+            if self.format_move(state, move) != token:
+                break
+            state = rules.apply(state, move)
+            states.append(state)
+        return states
 
     # -- positions -------------------------------------------------------------------
     @abstractmethod

@@ -9,7 +9,7 @@ leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import pyparsing as pp
 
@@ -66,6 +66,8 @@ class GravityNotation(GameNotation):
         # Fast path: canonical tokens map straight to their entries; everything
         # else goes through the grammar (which accepts the same canonical tokens).
         self._canonical = {entry.notation(): entry for entry in rules.entries}
+        #: Rows of the position notation by their (x bits, o bits), filled as met.
+        self._row_text: dict[tuple[int, int], str] = {}
 
     @property
     def title(self) -> str:
@@ -111,6 +113,18 @@ class GravityNotation(GameNotation):
 
     def format_move(self, state: GravityState, move: Entry) -> str:
         return move.notation()
+
+    def replay_canonical(self, state: GravityState, tokens: Sequence[str]) -> list[GravityState]:
+        """The generic fast path (see :class:`GameNotation`) through the engine's
+        checked entry replay: canonical tokens map straight to entries."""
+        canonical = self._canonical
+        entries = []
+        for token in tokens:
+            entry = canonical.get(token)
+            if entry is None:
+                break
+            entries.append(entry)
+        return self.rules.replay_entries(state, entries)[0]
 
     # -- positions -------------------------------------------------------------------------
     def parse_position(self, text: str, sides: int | None = None) -> GravityState:
@@ -161,25 +175,35 @@ class GravityNotation(GameNotation):
             raise SetupError(f"impossible position '{text}': {error}") from None
 
     def format_position(self, state: GravityState) -> str:
-        rules = self.rules
+        width = self.rules.width
+        mask = (1 << width) - 1
+        row_text = self._row_text
+        x, o = state.x, state.o
         rows = []
-        for row in range(1, rules.height + 1):
-            text = []
-            empty = 0
-            for column in range(1, rules.width + 1):
-                bit = rules.bit(column, row)
-                piece = "x" if state.x >> bit & 1 else "o" if state.o >> bit & 1 else ""
-                if piece:
-                    if empty:
-                        text.append(str(empty))
-                        empty = 0
-                    text.append(piece)
-                else:
-                    empty += 1
-            if empty:
-                text.append(str(empty))
-            rows.append("".join(text))
+        for shift in range(0, width * self.rules.height, width):
+            pair = (x >> shift & mask, o >> shift & mask)
+            text = row_text.get(pair)
+            if text is None:
+                text = row_text[pair] = self._format_row(*pair)
+            rows.append(text)
         return "/".join(rows) + " " + "xo"[state.ply & 1]
+
+    def _format_row(self, x_row: int, o_row: int) -> str:
+        """One row of the position notation from its bits (column 1 is bit 0)."""
+        text = []
+        empty = 0
+        for column in range(self.rules.width):
+            piece = "x" if x_row >> column & 1 else "o" if o_row >> column & 1 else ""
+            if piece:
+                if empty:
+                    text.append(str(empty))
+                    empty = 0
+                text.append(piece)
+            else:
+                empty += 1
+        if empty:
+            text.append(str(empty))
+        return "".join(text)
 
     # -- Connect Four column strings -------------------------------------------------------
     def moves_from_columns(self, text: str, state: GravityState | None = None) -> list[Entry]:

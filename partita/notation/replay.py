@@ -48,6 +48,10 @@ class ReplayedRecord:
     strict: bool = False
     #: True when the mainline stopped at a move that could not be played.
     stopped: bool = False
+    #: The state after each ply of ``moves`` (for writers and analysis).
+    states: list = field(default_factory=list)
+    #: True when the record has variations (the writer's fast path needs none).
+    has_variations: bool = False
 
     @property
     def valid(self) -> bool:
@@ -443,15 +447,30 @@ def _replay_mainline(
     record: Record, game: GameNotation, start: Any, collect: _Collector, replayed: ReplayedRecord
 ) -> list[tuple[Node, Any, int]]:
     """Replay the mainline; return where variations branch off it: for each
-    mainline node with alternatives, (that node's parent, the state there, plies)."""
-    line = _LineReplayer(game, collect)
+    mainline node with alternatives, (that node's parent, the state there, plies).
+
+    The longest clean prefix (legal, canonical, no inserted pass) goes through the
+    game's fast ``replay_canonical``; only its written move numbers are checked
+    here. From the first move it does not accept on, each move is checked and
+    reported one by one.
+    """
     rules = game.rules
-    state = start
-    moves: list[str] = []
-    keys: list = []
+    nodes = list(record.root.mainline())
+    states = game.replay_canonical(start, [node.move for node in nodes])
+    fast = len(states)
+    moves = [node.move for node in nodes[:fast]]
     branches: list[tuple[Node, Any, int]] = []
     parent = record.root
-    for node in record.root.mainline():
+    before = start
+    for ply, node in enumerate(nodes[:fast]):
+        if node.written_number is not None:
+            _check_number(node, rules, before, ply + 1, collect)
+        if len(parent.children) > 1:
+            branches.append((parent, before, ply))
+        parent, before = node, states[ply]
+    line = _LineReplayer(game, collect)
+    state = before
+    for node in nodes[fast:]:
         if len(parent.children) > 1:
             branches.append((parent, state, len(moves)))
         played = line.step(state, node, len(moves))
@@ -460,14 +479,16 @@ def _replay_mainline(
             # finished game whose result can still be checked.
             replayed.stopped = rules.outcome(state) is None
             break
-        for before, move, after in played.plies:
-            moves.append(game.format_move(before, move))
-            keys.append(rules.key(after))
+        for ply_before, move, after in played.plies:
+            moves.append(game.format_move(ply_before, move))
+            states.append(after)
         state = played.state
         parent = node
-    replayed.moves, replayed.keys = moves, keys
+    replayed.moves, replayed.states = moves, states
+    replayed.keys = [rules.key(after) for after in states]
     replayed.final_state = state
     replayed.outcome = rules.outcome(state)
+    replayed.has_variations = bool(branches)
     return branches
 
 

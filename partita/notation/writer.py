@@ -24,6 +24,7 @@ from partita.errors import NotationError, PartitaError
 from partita.notation.base import GameNotation
 from partita.notation.model import SEVEN_TAG_ORDER, Node, Record
 from partita.notation.registry import get_game
+from partita.notation.replay import ReplayedRecord
 
 __all__ = ["LINE_WIDTH", "PASS_TOKEN", "tag_order", "write_record", "write_records"]
 
@@ -44,19 +45,26 @@ def tag_order(tags: dict[str, str]) -> list[str]:
     return leading + [name for name in tags if name not in _LEADING_TAGS]
 
 
-def write_record(record: Record, game: GameNotation | None = None) -> str:
+def write_record(
+    record: Record, game: GameNotation | None = None, *, replayed: ReplayedRecord | None = None
+) -> str:
     """The canonical text of ``record``, ending with a line break.
 
     ``game`` numbers and spells the moves; by default the game the record's ``Game``
-    tag names, or none if that game is unknown.
+    tag names, or none if that game is unknown. ``replayed``, the record's replay
+    (as importers have it), spares replaying it again when its mainline is all
+    there is: same text, less work.
     """
+    if replayed is not None and replayed.game is not None:
+        game = replayed.game
     if game is None and record.game is not None:
         try:
             game = get_game(record.game)
         except PartitaError:
             game = None
     lines = [_tag_line(name, record.tags[name]) for name in tag_order(record.tags)]
-    movetext = _wrap(_movetext_units(record, game))
+    units = _replayed_units(record, replayed) if replayed is not None else None
+    movetext = _wrap(units if units is not None else _movetext_units(record, game))
     if lines:
         lines.append("")
     lines.extend(movetext)
@@ -246,6 +254,45 @@ def _movetext_units(record: Record, game: GameNotation | None) -> Iterator[str]:
         parent, move_node = move_node, move_node.continuation
         state_before, counter_before = state_after, counter_after
     yield record.result if record.result is not None else record.tags.get("Result", "*")
+
+
+def _replayed_units(record: Record, replayed: ReplayedRecord) -> list[str] | None:
+    """The movetext units from a replay whose mainline holds every move of the
+    record, one ply per node (no variation, no inserted pass, nothing left
+    unplayed); ``None`` when the general path is needed."""
+    game = replayed.game
+    if game is None or replayed.has_variations or replayed.initial_state is None:
+        return None
+    nodes = list(record.root.mainline())
+    if len(nodes) != len(replayed.moves):
+        return None
+    move_number = game.rules.move_number
+    units: list[str] = []
+    for comment in record.root.comments:
+        units.extend(_comment_units(comment))
+    need_number = True
+    before = replayed.initial_state
+    for node, spelled, after in zip(nodes, replayed.moves, replayed.states, strict=True):
+        for comment in node.starting_comments:
+            units.extend(_comment_units(comment))
+            need_number = True
+        number, opens = move_number(before)
+        token = spelled + node.suffix
+        if opens:
+            units.append(f"{number}. {token}")
+        elif need_number:
+            units.append(f"{number}... {token}")
+        else:
+            units.append(token)
+        need_number = False
+        for nag in node.nags:
+            units.append(f"${nag}")
+        for comment in node.comments:
+            units.extend(_comment_units(comment))
+            need_number = True
+        before = after
+    units.append(record.result if record.result is not None else record.tags.get("Result", "*"))
+    return units
 
 
 def _numbered(token: str, number: int, place: int, need_number: bool) -> str:

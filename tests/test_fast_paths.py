@@ -1,0 +1,80 @@
+"""Fast paths accept and produce exactly what the general paths do (differential)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from partita.notation.base import GameNotation
+from partita.notation.files import expand_paths
+from partita.notation.reader import parse_record, read_records
+from partita.notation.registry import all_games
+from partita.notation.replay import replay
+from partita.notation.writer import write_record
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+GAMES = all_games()
+
+
+def _tokens(game, rng: random.Random, length: int) -> list[str]:
+    """A random line: mostly legal canonical moves, sometimes a bad or odd token."""
+    rules = game.rules
+    state = rules.initial()
+    tokens = []
+    for _ in range(length):
+        legal = list(rules.legal_moves(state))
+        roll = rng.random()
+        if not legal or roll < 0.05:
+            tokens.append(rng.choice(["T4", "t04", "q1", "--", "t99", "b1", "l8"]))
+            if not legal:
+                break
+            continue
+        move = rng.choice(legal)
+        tokens.append(game.format_move(state, move))
+        state = rules.apply(state, move)
+    return tokens
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 70))
+def test_replay_canonical_matches_the_generic_version(game, seed, length):
+    tokens = _tokens(game, random.Random(seed), length)
+    start = game.rules.initial()
+    fast = game.replay_canonical(start, tokens)
+    generic = GameNotation.replay_canonical(game, start, tokens)
+    assert [game.rules.key(s) for s in fast] == [game.rules.key(s) for s in generic]
+    assert [game.rules.ply(s) for s in fast] == [game.rules.ply(s) for s in generic]
+
+
+def _example_records():
+    for path in expand_paths([EXAMPLES]):
+        yield from read_records(path)
+
+
+def test_writer_from_a_replay_writes_what_the_general_writer_writes():
+    checked = 0
+    for record in _example_records():
+        replayed = replay(record)
+        assert write_record(record, replayed=replayed) == write_record(record), record.source
+        checked += 1
+    assert checked > 90
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 70))
+def test_writer_fast_path_on_random_lines(game, seed, length):
+    rng = random.Random(seed)
+    tokens = _tokens(game, rng, length)
+    movetext = " ".join(
+        f"{token} {{note}}" if rng.random() < 0.1 else token for token in tokens
+    )
+    text = f'[Game "{game.name}"]\n[Result "*"]\n\n{movetext} *\n'
+    record = parse_record(text)
+    replayed = replay(record)
+    assert write_record(record, replayed=replayed) == write_record(record)
