@@ -103,7 +103,7 @@ def report(row: dict, with_bitbully: bool) -> str:
             f" | {theirs['correct']:>5}/{count:<5} {their_mean * 1e3:>10.3f} ms"
             f" {theirs['nodes'] / count:>10.0f}"
             f" {theirs['nodes'] / max(theirs['time'], 1e-9):>12,.0f}"
-            f" | {mean / max(their_mean, 1e-12):>7.1f}x"
+            f" | {mean / max(their_mean, 1e-12):>7.2f}x"
         )
     return text
 

@@ -71,9 +71,7 @@ def test_writer_from_a_replay_writes_what_the_general_writer_writes():
 def test_writer_fast_path_on_random_lines(game, seed, length):
     rng = random.Random(seed)
     tokens = _tokens(game, rng, length)
-    movetext = " ".join(
-        f"{token} {{note}}" if rng.random() < 0.1 else token for token in tokens
-    )
+    movetext = " ".join(f"{token} {{note}}" if rng.random() < 0.1 else token for token in tokens)
     text = f'[Game "{game.name}"]\n[Result "*"]\n\n{movetext} *\n'
     record = parse_record(text)
     replayed = replay(record)

@@ -27,7 +27,9 @@ ArchiveOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 StrictOption = Annotated[
     bool,
-    typer.Option("--strict", help="Fail records on warnings too (wrong move numbers, spellings...)."),
+    typer.Option(
+        "--strict", help="Fail records on warnings too (wrong move numbers, spellings...)."
+    ),
 ]
 
 # Filters shared by query, export, tree and report.

@@ -127,6 +127,7 @@ def _where(
         for name, key in pairs:
             params.extend((key, name))
     if game is not None:
+        get_game(game)  # an unknown game is an error, not an empty answer
         clauses.append("g.game = ?")
         params.append(game)
     if player is not None:

@@ -185,13 +185,22 @@ TAG_PAIR = (_LBRACKET - _TAG_NAME - _TAG_VALUE - _RBRACKET).set_name("tag pair")
 TAG_PAIR.parse_with_tabs()
 
 
+#: The longest piece of a bad line quoted in a message.
+QUOTE_LIMIT = 60
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as quoted in a message: cut to ``limit`` characters with '...'."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def check_tag_pair(text: str) -> tuple[int, str] | None:
     """Why ``text`` (from ``[`` to the end of its line) is no tag pair: the offset of
     the first wrong character and the reason; ``None`` if it starts with a good one."""
     try:
         TAG_PAIR.parse_string(text)
     except pp.ParseBaseException as error:
-        shown = text.strip()
+        shown = shorten(text.strip())
         found = text[error.loc : error.loc + 12].split(" ")[0] if error.loc < len(text) else ""
         if found.startswith('"') and error.msg == f"Expected {_TAG_VALUE.name}":
             reason = 'the value has no closing quote (inside it only \\" and \\\\ are escapes)'

@@ -43,6 +43,7 @@ from partita.notation.pgr import (
     UNCLOSED_COMMENT_PATTERN,
     WORD_PATTERN,
     check_tag_pair,
+    shorten,
 )
 
 __all__ = [
@@ -147,7 +148,7 @@ def lexical_problem(kind: str, token: str) -> tuple[int, str] | None:
         found = check_tag_pair(token)
         if found is not None:
             return found
-        return 0, f"malformed tag pair '{token.strip()}'"
+        return 0, f"malformed tag pair '{shorten(token.strip())}'"
     if kind == UNCLOSED_COMMENT:
         shown = token if len(token) <= 20 else token[:20] + "..."
         shown = _SPACES.sub(" ", shown)

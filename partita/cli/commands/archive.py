@@ -142,7 +142,7 @@ def query(
             cells.append(str(row.get("ply", "")))
         table.add_row(*cells)
     console.print(table)
-    console.print(f"{len(rows)} games", markup=False)
+    console.print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}", markup=False)
 
 
 @app.command()

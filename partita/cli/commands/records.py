@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -68,7 +68,7 @@ def _print_problems(replayed: ReplayedRecord) -> None:
         console.print(line, soft_wrap=True)
 
 
-class ShowFormat(str, Enum):
+class ShowFormat(StrEnum):
     text = "text"
     position = "position"
     pgr = "pgr"
@@ -77,13 +77,17 @@ class ShowFormat(str, Enum):
 
 @app.command()
 def show(
-    source: Annotated[str, typer.Argument(help="A record file, or the id of a game in the archive.")],
+    source: Annotated[
+        str, typer.Argument(help="A record file, or the id of a game in the archive.")
+    ],
     index: Annotated[
         int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
     ] = 0,
     ply: Annotated[
         int | None,
-        typer.Option("--ply", help="Show the position after this many plies (0: the start).", min=0),
+        typer.Option(
+            "--ply", help="Show the position after this many plies (0: the start).", min=0
+        ),
     ] = None,
     output_format: Annotated[
         ShowFormat, typer.Option("--format", help="text, position, pgr or json.")

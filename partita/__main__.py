@@ -1,0 +1,5 @@
+"""`python -m partita` runs the command line."""
+
+from partita.cli import main
+
+main()

@@ -1,0 +1,219 @@
+"""The `partita` command as a user runs it: exit codes, JSON, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+RULEBOOK = EXAMPLES / "forza4x4" / "rulebook-example.pgr"
+SPEC_POSITION = "8/8/8/1o6/ox6/8/8/2xx4 o"
+
+
+def partita(*args: str, cwd: Path | None = None, env: dict | None = None):
+    """Run `python -m partita ARGS` and return (exit code, stdout, stderr)."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
+    environment.update(env or {})
+    done = subprocess.run(
+        [sys.executable, "-m", "partita", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=environment,
+        timeout=300,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout, done.stderr
+
+
+def count_records(folder: Path) -> int:
+    return sum(
+        path.read_text(encoding="utf-8", errors="replace").count("[Game ")
+        for path in folder.rglob("*.pgr")
+    )
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("archive") / "games.db"
+    code, out, _ = partita("import", str(EXAMPLES), "--db", str(db), "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["imported"] == summary["records"] >= 90
+    return db
+
+
+def test_validate_json_of_the_rulebook_example():
+    code, out, _ = partita("validate", "--json", str(RULEBOOK))
+    assert code == 0
+    [entry] = json.loads(out)
+    assert entry["valid"] is True
+    assert entry["game"] == "forza4x4"
+    assert entry["plies"] == 5
+    assert entry["final_position"] == SPEC_POSITION
+    assert entry["problems"] == []
+    assert entry["index"] == 0 and entry["file"].endswith("rulebook-example.pgr")
+
+
+def test_validate_reports_an_illegal_move_with_its_place():
+    path = EXAMPLES / "invalid" / "occupied-entry.pgr"
+    code, out, _ = partita("validate", "--json", str(path))
+    assert code == 1
+    [entry] = json.loads(out)
+    assert entry["valid"] is False
+    [problem] = entry["problems"]
+    assert {"line", "column", "ply", "move", "message"} <= set(problem)
+    assert problem["line"] >= 1 and problem["column"] >= 1 and problem["ply"] >= 1
+    assert problem["move"] in problem["message"]
+    code, text, _ = partita("validate", str(path))
+    assert code == 1
+    assert f":{problem['line']}:{problem['column']}: error: " in text
+    assert f"ply {problem['ply']}" in text
+
+
+def test_validate_strict_fails_warnings_that_lenient_accepts():
+    path = EXAMPLES / "invalid" / "spelling.pgr"
+    assert partita("validate", str(path))[0] == 0
+    assert partita("validate", "--strict", str(path))[0] == 1
+
+
+def test_validate_usage_errors_exit_2():
+    assert partita("validate", "no-such-file.pgr")[0] == 2
+    assert partita("validate")[0] == 2
+    assert partita("validate", "--no-such-option", str(RULEBOOK))[0] == 2
+
+
+def test_validate_every_example_folder():
+    code, out, _ = partita(
+        "validate", "--json", str(EXAMPLES / "forza4x4"), str(EXAMPLES / "connect4")
+    )
+    assert code == 0
+    entries = json.loads(out)
+    assert len(entries) == count_records(EXAMPLES / "forza4x4") + count_records(
+        EXAMPLES / "connect4"
+    )
+    assert all(entry["valid"] for entry in entries)
+    code, out, _ = partita("validate", "--json", str(EXAMPLES / "invalid"))
+    assert code == 1
+    assert not all(entry["valid"] for entry in json.loads(out))
+
+
+def test_import_twice_adds_nothing(archive):
+    code, out, _ = partita("import", str(EXAMPLES), "--db", str(archive), "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["imported"] == 0
+    assert summary["duplicates"] == summary["records"]
+
+
+def test_import_strict_refuses_invalid_records(tmp_path):
+    db = tmp_path / "strict.db"
+    code, out, _ = partita(
+        "import", str(EXAMPLES / "invalid"), "--db", str(db), "--strict", "--json"
+    )
+    assert code == 1
+    summary = json.loads(out)
+    assert summary["refused"] > 0
+    assert summary["imported"] == summary["records"] - summary["refused"]
+
+
+def test_query_filters(archive):
+    code, out, _ = partita("query", "--db", str(archive), "--opening", "t4 r5 r5", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert any(row["event"] and "rulebook" in row["event"].lower() for row in rows)
+    code, out, _ = partita(
+        "query", "--db", str(archive), "--game", "forza4x4", "--position", SPEC_POSITION, "--json"
+    )
+    rows = json.loads(out)
+    assert rows and all(row["ply"] == 5 for row in rows if row["plies"] == 5)
+    code, out, _ = partita("query", "--db", str(archive), "--game", "connect4", "--json")
+    assert {row["game"] for row in json.loads(out)} == {"connect4"}
+    code, out, _ = partita("query", "--db", str(archive), "--result", "1/2-1/2", "--json")
+    assert all(row["result"] == "1/2-1/2" for row in json.loads(out))
+
+
+def test_query_errors_are_one_line(archive, tmp_path):
+    code, _, err = partita("query", "--db", str(tmp_path / "none.db"))
+    assert code == 1 and "no archive" in err
+    code, _, err = partita("query", "--db", str(archive), "--game", "chess")
+    assert code == 1 and "unknown game 'chess'" in err
+    code, _, err = partita(
+        "query", "--db", str(archive), "--game", "forza4x4", "--position", "8/8 x"
+    )
+    assert code == 1 and err.startswith("partita: error:")
+
+
+def test_show_a_file_and_an_archive_game(archive):
+    code, out, _ = partita("show", str(RULEBOOK), "--format", "position")
+    assert (code, out.strip()) == (0, SPEC_POSITION)
+    code, out, _ = partita("show", str(RULEBOOK), "--ply", "1", "--format", "position")
+    assert out.strip() == "8/8/8/8/8/8/8/3x4 o"
+    code, out, _ = partita("show", str(RULEBOOK))
+    assert code == 0 and "1. t4 r5 2. r5 t2 3. l8" in out
+    code, out, _ = partita("query", "--db", str(archive), "--opening", "t4 r5 r5 t2 l8", "--json")
+    game_id = str(json.loads(out)[0]["id"])
+    code, out, _ = partita("show", game_id, "--db", str(archive), "--format", "json", "--ply", "3")
+    data = json.loads(out)
+    assert data["ply"] == 3 and data["moves"][:3] == ["t4", "r5", "r5"]
+    code, _, err = partita("show", "99999", "--db", str(archive))
+    assert code == 1 and "99999" in err
+    code, _, err = partita("show", str(RULEBOOK), "--ply", "99")
+    assert code == 1 and "only 5" in err
+
+
+def test_export_then_import_gives_the_same_archive(archive, tmp_path):
+    exported = tmp_path / "all.pgr"
+    assert partita("export", "--db", str(archive), "-o", str(exported))[0] == 0
+    second = tmp_path / "second.db"
+    code, out, _ = partita("import", str(exported), "--db", str(second), "--json")
+    summary = json.loads(out)
+    stored = len(json.loads(partita("query", "--db", str(archive), "--json")[1]))
+    assert summary["imported"] == summary["records"] == stored
+
+    def games(db):
+        # The one record whose problem is a byte that is not UTF-8 comes back as
+        # U+FFFD: export writes UTF-8, so that problem cannot survive the trip.
+        rows = [
+            row
+            for row in json.loads(partita("query", "--db", str(db), "--json")[1])
+            if row["event"] != "Invalid example: invalid UTF-8"
+        ]
+        return sorted(
+            repr((row["game"], row["result"], row["plies"], row["status"], row["final_position"]))
+            for row in rows
+        )
+
+    assert games(second) == games(archive)
+
+
+def test_default_archive_is_partita_db_or_the_environment(tmp_path):
+    code, _, _ = partita("import", str(RULEBOOK), cwd=tmp_path)
+    assert code == 0 and (tmp_path / "partita.db").is_file()
+    other = tmp_path / "other.db"
+    code, _, _ = partita("import", str(RULEBOOK), cwd=tmp_path, env={"PARTITA_DB": str(other)})
+    assert code == 0 and other.is_file()
+
+
+def test_games_lists_the_supported_games():
+    code, out, _ = partita("games", "--json")
+    assert code == 0
+    games = {entry["game"]: entry for entry in json.loads(out)}
+    assert {"forza4x4", "connect4"} <= set(games)
+    assert games["forza4x4"]["start"] == "8/8/8/8/8/8/8/8 x"
+    assert games["connect4"]["symmetries"] == 2
+
+
+def test_garbage_input_never_gives_a_traceback(tmp_path):
+    garbage = tmp_path / "garbage.pgr"
+    garbage.write_bytes(bytes(range(256)) * 8 + b'[Game "forza4x4"]\n{ (( $ ]]')
+    code, out, _ = partita("validate", "--json", str(garbage))
+    assert code == 1 and json.loads(out)
+    assert partita("show", str(garbage))[0] == 1
+    assert partita("import", str(garbage), "--db", str(tmp_path / "g.db"))[0] == 0
