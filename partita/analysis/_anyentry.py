@@ -20,7 +20,7 @@ symmetries, so that symmetric positions are searched once.
 
 from __future__ import annotations
 
-from partita.analysis._common import SearchCore, bisect_score, winning_cells
+from partita.analysis._common import BitMap, SearchCore, bisect_score, winning_cells
 
 
 class AnyEntrySearch(SearchCore):
@@ -56,6 +56,10 @@ class AnyEntrySearch(SearchCore):
         identity = list(range(self.cells))
         self.symmetries = symmetries or [identity]
         self._build_tables()
+        w, h = width, height
+        self._rows = BitMap([r * self.row_stride + c for r in range(h) for c in range(w)])
+        self._columns = BitMap([c * self.column_stride + r for r in range(h) for c in range(w)])
+        self._images = [BitMap(permutation) for permutation in self.symmetries]
         self._start()
 
     # -- geometry -----------------------------------------------------------------------
@@ -126,21 +130,12 @@ class AnyEntrySearch(SearchCore):
         (``r * width + c``): current, opponent, mask, mask_t, row landings, column
         landings, keys, stones played."""
         w, rs = self.width, self.row_stride
-        x_wide = o_wide = 0
-        for compact in range(self.cells):
-            r, c = divmod(compact, w)
-            if x >> compact & 1:
-                x_wide |= 1 << (r * rs + c)
-            elif o >> compact & 1:
-                o_wide |= 1 << (r * rs + c)
+        x_wide = self._rows(x)
+        o_wide = self._rows(o)
         mask = x_wide | o_wide
-        mask_t = 0
-        keys = [0] * len(self.symmetries)
-        for index, info in self.cell_info.items():
-            if mask >> index & 1:
-                mask_t |= info[1]
-                weights = self.x_weights[index] if x_wide >> index & 1 else self.o_weights[index]
-                keys = [key + weight for key, weight in zip(keys, weights, strict=True)]
+        mask_t = self._columns(x | o)
+        n = self.cells
+        keys = [image(x) | image(o) << n for image in self._images]
         row_lands = column_lands = 0
         for r in range(self.height):
             occupied = (mask >> (r * rs)) & self.row_full

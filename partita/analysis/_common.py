@@ -1,4 +1,4 @@
-"""Pieces shared by the search cores and the graphs: budgets and their exception."""
+"""Pieces shared by the search cores and the graphs: budgets, the table, bit tricks."""
 
 from __future__ import annotations
 
@@ -115,3 +115,33 @@ def bisect_score(window: Callable[[int, int], int], low: int, high: int) -> int:
         else:
             low = result
     return low
+
+
+class BitMap:
+    """A fixed map of bits (bit ``i`` to bit ``targets[i]``), applied a byte at a
+    time through precomputed tables: how a position in the engine's layout is turned
+    into a core's layout, or into its image under a symmetry."""
+
+    __slots__ = ("tables",)
+
+    def __init__(self, targets: list[int]) -> None:
+        self.tables = []
+        for start in range(0, len(targets), 8):
+            chunk = targets[start : start + 8]
+            table = [0] * 256
+            for value in range(256):
+                image = 0
+                for offset, target in enumerate(chunk):
+                    if value >> offset & 1:
+                        image |= 1 << target
+                table[value] = image
+            self.tables.append(table)
+
+    def __call__(self, bits: int) -> int:
+        image = 0
+        for table in self.tables:
+            if not bits:
+                break
+            image |= table[bits & 255]
+            bits >>= 8
+        return image

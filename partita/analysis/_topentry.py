@@ -14,7 +14,7 @@ The hot function is one closure with every constant bound as a default argument
 
 from __future__ import annotations
 
-from partita.analysis._common import SearchCore, bisect_score, winning_cells
+from partita.analysis._common import BitMap, SearchCore, bisect_score, winning_cells
 
 
 class TopEntrySearch(SearchCore):
@@ -45,6 +45,9 @@ class TopEntrySearch(SearchCore):
         self.column_masks = [((1 << height) - 1) << (column * stride) for column in range(width)]
         centre = (width - 1) / 2
         self.order = sorted(range(width), key=lambda column: (abs(column - centre), column))
+        self._from_engine = BitMap(
+            [(c * stride + height - 1 - r) for r in range(height) for c in range(width)]
+        )
         self._start()
 
     # -- positions ----------------------------------------------------------------------
@@ -58,15 +61,8 @@ class TopEntrySearch(SearchCore):
     def position(self, x: int, o: int) -> tuple[int, int, int]:
         """``(current, mask, stones)`` of a position given by compact row-major
         bitboards (cell ``r * width + c``, row 0 at the top), as the engine has them."""
-        width, height, stride = self.width, self.height, self.stride
-        x_bits = o_bits = 0
-        for compact in range((x | o).bit_length()):
-            r, c = divmod(compact, width)
-            bit = 1 << (c * stride + height - 1 - r)
-            if x >> compact & 1:
-                x_bits |= bit
-            elif o >> compact & 1:
-                o_bits |= bit
+        x_bits = self._from_engine(x)
+        o_bits = self._from_engine(o)
         mask = x_bits | o_bits
         stones = mask.bit_count()
         return (x_bits if stones % 2 == 0 else o_bits), mask, stones

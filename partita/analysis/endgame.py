@@ -36,7 +36,7 @@ __all__ = [
     "solve_graph",
 ]
 
-#: Default bound of a graph, in positions (a position costs about 1 KB).
+#: Default bound of a graph, in positions (a position costs about 1.5 KB).
 DEFAULT_MAX_POSITIONS = 100_000
 
 WIN, DRAW, LOSS = "win", "draw", "loss"

@@ -16,7 +16,8 @@ states into theirs, scores every legal move and enforces the budgets.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -282,35 +283,25 @@ class Solver:
         score = self.cells // 2 + 1 - winner_stones
         return score if winner == self.rules.side_to_move(state) else -score
 
-    def _budget(self, max_nodes: int | None, max_seconds: float | None) -> _Budget:
-        return _Budget(self.core, max_nodes, max_seconds)
-
-
-class _Budget:
-    """Sets a core's limits for one call and turns running out into ``BudgetExceeded``."""
-
-    def __init__(self, core: Any, max_nodes: int | None, max_seconds: float | None) -> None:
-        self.core = core
-        self.max_nodes = max_nodes
-        self.max_seconds = max_seconds
-
-    def __enter__(self) -> None:
-        limit = None if self.max_nodes is None else self.core.nodes + self.max_nodes
-        deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
-        self.core.set_budget(limit, deadline)
-
-    def __exit__(self, kind, error, traceback) -> bool:
-        self.core.set_budget(None, None)
-        if isinstance(error, SearchExhausted):
+    @contextmanager
+    def _budget(self, max_nodes: int | None, max_seconds: float | None) -> Iterator[None]:
+        """Set the core's limits for one call; running out becomes ``BudgetExceeded``."""
+        core = self.core
+        limit = None if max_nodes is None else core.nodes + max_nodes
+        deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+        core.set_budget(limit, deadline)
+        try:
+            yield
+        except SearchExhausted as error:
             if error.reason == "time":
                 raise BudgetExceeded(
-                    f"the time budget of {self.max_seconds:g} s ran out before the "
-                    "position was solved"
+                    f"the time budget of {max_seconds:g} s ran out before the position was solved"
                 ) from None
             raise BudgetExceeded(
-                f"the budget of {self.max_nodes} nodes ran out before the position was solved"
+                f"the budget of {max_nodes} nodes ran out before the position was solved"
             ) from None
-        return False
+        finally:
+            core.set_budget(None, None)
 
 
 def _symmetries(rules: GravityRules) -> list[list[int]]:

@@ -13,6 +13,12 @@ content hash decides) and stores the rest.
 Lenient mode stores an invalid record with status ``invalid``, its problems and
 its legal mainline prefix; strict mode refuses it (counted and returned in the
 summary, not stored).
+
+A large import runs in parallel: this process splits the files into raw records
+(cheap), sends chunks of them to worker processes, which read, replay and turn
+each record into its rows (:func:`_prepare_chunk`, the same function a serial
+import calls in-process), and writes the batches from the results, in input
+order: the archive is the same, ids included, whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -20,11 +26,17 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
+import multiprocessing
+import os
 import re
-from collections.abc import Callable, Hashable, Iterable
+import signal
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from operator import itemgetter
 from pathlib import Path
+from typing import NamedTuple
 
 from sqlite_utils import Database
 
@@ -32,11 +44,15 @@ from partita.database.keys import key_folder
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
 from partita.errors import PartitaError
 from partita.notation.files import expand_paths
+from partita.notation.model import SourceRef
 from partita.notation.problems import Problem
+from partita.notation.reader import RawRecord, build_record, split_records
+from partita.notation.registry import all_games
 from partita.notation.replay import ReplayedRecord, count_sides, replay
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "PARALLEL_MIN_BYTES",
     "ArchiveWriter",
     "ImportProgress",
     "ImportSummary",
@@ -50,6 +66,19 @@ __all__ = [
 #: Records per transaction. Larger batches gain little past a few hundred (see
 #: docs/archive.md) and a kill loses at most one batch of work.
 DEFAULT_BATCH_SIZE = 1000
+
+#: With ``workers=None``, inputs smaller than this import serially: starting
+#: worker processes (a fresh interpreter each, about 0.3 s) costs more than they
+#: save on about a second of work (see docs/archive.md).
+PARALLEL_MIN_BYTES = 1_000_000
+
+#: The most worker processes ``workers=None`` starts (one process writes SQLite,
+#: so past a few workers the writer is the limit).
+MAX_AUTO_WORKERS = 4
+
+#: Record text per chunk sent to a worker: a few hundred records, tens of
+#: milliseconds of work, so the cost of a task (pickling, queues) is lost in it.
+CHUNK_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +184,11 @@ def stored_text(replayed: ReplayedRecord) -> str:
     return text + "\n"
 
 
-@dataclass(slots=True)
-class _Pending:
-    """One record turned into rows, waiting for its batch (game id not yet known)."""
+class _Pending(NamedTuple):
+    """One record turned into rows, waiting for its batch (game id not yet known).
+
+    A tuple, because worker processes send thousands of them back (a tuple pickles
+    several times faster than a dataclass)."""
 
     hash: str
     game: tuple
@@ -177,6 +208,71 @@ def _problem_row(problem: Problem) -> tuple:
         problem.move_number,
         problem.token,
         problem.message,
+    )
+
+
+#: Key folders by game name (each process keeps its own).
+_FOLDERS: dict[str, Callable[[Hashable], int]] = {}
+
+
+def _prepare(replayed: ReplayedRecord, strict: bool) -> _Pending | Refusal:
+    """What the archive stores of one replayed record: its rows without a game id
+    (those are assigned when its batch is written), or, in strict mode, the refusal
+    of an invalid record. Runs outside any transaction, in a worker process for a
+    parallel import."""
+    record = replayed.record
+    source = record.source
+    valid = replayed.valid
+    if strict and not valid:
+        return Refusal(str(source.file), source.index, source.line, list(replayed.problems))
+    tags = record.tags
+    text = stored_text(replayed)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    game = replayed.game
+    sides = count_sides(tags, game.rules.min_sides if game is not None else 2)[0]
+    date = tags.get("Date")
+    date_min, date_max = date_bounds(date)
+    row = (
+        tags.get("Game"),
+        tags.get("Event"),
+        tags.get("Site"),
+        date,
+        tags.get("Round"),
+        tags.get("Player1"),
+        tags.get("Player2"),
+        tags.get("Player3"),
+        tags.get("Player4"),
+        tags.get("Result", record.result),
+        tags.get("Termination"),
+        sides,
+        len(replayed.moves),
+        "valid" if valid else "invalid",
+        replayed.final_position,
+        date_min,
+        date_max,
+        json.dumps(tags, ensure_ascii=False),
+        text,
+        " ".join(replayed.moves),
+        digest,
+        str(source.file),
+        source.index,
+        source.line,
+        source.byte_offset,
+    )
+    if game is not None and replayed.keys:
+        fold = _FOLDERS.get(game.name)
+        if fold is None:
+            fold = _FOLDERS[game.name] = key_folder(game.name)
+        keys = [fold(key) for key in replayed.keys]
+    else:
+        keys = []
+    return _Pending(
+        digest,
+        row,
+        keys,
+        replayed.moves,
+        [_problem_row(problem) for problem in replayed.problems],
+        valid,
     )
 
 
@@ -214,7 +310,6 @@ class ArchiveWriter:
         self.batch_size = batch_size
         self.summary = ImportSummary()
         self._pending: list[_Pending] = []
-        self._folders: dict[str, Callable[[Hashable], int]] = {}
 
     @property
     def pending(self) -> int:
@@ -222,67 +317,18 @@ class ArchiveWriter:
 
     def add(self, replayed: ReplayedRecord) -> None:
         """Queue one replayed record (refused at once in strict mode if invalid)."""
-        self.summary.records += 1
-        record = replayed.record
-        source = record.source
-        valid = replayed.valid
-        if self.strict and not valid:
-            self.summary.refused += 1
-            self.summary.refusals.append(
-                Refusal(str(source.file), source.index, source.line, list(replayed.problems))
-            )
-            return
-        tags = record.tags
-        text = stored_text(replayed)
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        game = replayed.game
-        sides = count_sides(tags, game.rules.min_sides if game is not None else 2)[0]
-        date = tags.get("Date")
-        date_min, date_max = date_bounds(date)
-        row = (
-            tags.get("Game"),
-            tags.get("Event"),
-            tags.get("Site"),
-            date,
-            tags.get("Round"),
-            tags.get("Player1"),
-            tags.get("Player2"),
-            tags.get("Player3"),
-            tags.get("Player4"),
-            tags.get("Result", record.result),
-            tags.get("Termination"),
-            sides,
-            len(replayed.moves),
-            "valid" if valid else "invalid",
-            replayed.final_position,
-            date_min,
-            date_max,
-            json.dumps(tags, ensure_ascii=False),
-            text,
-            " ".join(replayed.moves),
-            digest,
-            str(source.file),
-            source.index,
-            source.line,
-            source.byte_offset,
-        )
-        if game is not None and replayed.keys:
-            fold = self._folders.get(game.name)
-            if fold is None:
-                fold = self._folders[game.name] = key_folder(game.name)
-            keys = [fold(key) for key in replayed.keys]
+        self.add_prepared(_prepare(replayed, self.strict))
+
+    def add_prepared(self, prepared: _Pending | Refusal) -> None:
+        """Queue one record already turned into rows (or refused) by ``_prepare``
+        with this writer's strictness, in this process or a worker."""
+        summary = self.summary
+        summary.records += 1
+        if type(prepared) is Refusal:
+            summary.refused += 1
+            summary.refusals.append(prepared)
         else:
-            keys = []
-        self._pending.append(
-            _Pending(
-                digest,
-                row,
-                keys,
-                replayed.moves,
-                [_problem_row(problem) for problem in replayed.problems],
-                valid,
-            )
-        )
+            self._pending.append(prepared)
 
     def flush(self) -> None:
         """Write the pending records in one transaction (nothing if none)."""
@@ -388,25 +434,37 @@ def import_paths(
     strict: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[ImportProgress], object] | None = None,
+    workers: int | None = None,
 ) -> ImportSummary:
     """Import record files and folders (their ``*.pgr`` files, recursively) into
     the archive at ``target``; return what happened.
 
-    Streams: memory holds one batch, whatever the input's size. ``progress`` is
-    called after every committed batch and at the end of each file. An exception
-    (from the callback too) stops the import after the last committed batch; a
-    rerun completes it without duplicates.
-    """
-    from partita.notation.reader import read_records
+    Streams: memory holds one batch and a few chunks of records, whatever the
+    input's size. ``progress`` is called after every committed batch and at the end
+    of each file. An exception (from the callback too) stops the import after the
+    last committed batch; a rerun completes it without duplicates.
 
+    ``workers``: processes that read and replay while this one writes. ``None``
+    chooses: one (everything in this process) for inputs under
+    :data:`PARALLEL_MIN_BYTES` or on one CPU, else one per CPU up to
+    :data:`MAX_AUTO_WORKERS`. ``1`` imports in this process. The archive is the
+    same either way, ids included.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch size must be at least 1, not {batch_size}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
     files = expand_paths(paths)
     sizes = [file.stat().st_size for file in files]
     total = sum(sizes)
-    with archive(target) as db:
+    if workers is None:
+        workers = _auto_workers(total)
+    with archive(target) as db, _Preparer(workers) as preparer:
         writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
         summary = writer.summary
         summary.files = len(files)
         done_before = 0
+        finished = 0  # files whose records are all written
 
         def report(done: int, file: Path) -> None:
             if progress is not None:
@@ -421,14 +479,160 @@ def import_paths(
                     )
                 )
 
-        for file, size in zip(files, sizes, strict=True):
-            for record in read_records(file):
-                writer.add(replay(record, strict=strict))
+        def finish_files(until: int) -> None:
+            nonlocal done_before, finished
+            while finished < until:
+                writer.flush()
+                done_before += sizes[finished]
+                summary.bytes = done_before
+                report(done_before, files[finished])
+                finished += 1
+
+        for chunk, prepared in preparer.run(_chunks(files, strict)):
+            finish_files(chunk.file_number)
+            for offset, item in zip(chunk.offsets, prepared, strict=True):
+                writer.add_prepared(item)
                 if writer.pending >= batch_size:
                     writer.flush()
-                    report(done_before + record.source.byte_offset, file)
-            writer.flush()
-            done_before += size
-            summary.bytes = done_before
-            report(done_before, file)
+                    report(done_before + offset, files[finished])
+        finish_files(len(files))
         return summary
+
+
+# -- the parallel pipeline ---------------------------------------------------------------
+
+
+def _auto_workers(total_bytes: int) -> int:
+    if total_bytes < PARALLEL_MIN_BYTES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_AUTO_WORKERS))
+
+
+#: A chunk as sent to a worker: the file name, strictness, and for each record its
+#: text, index, first line, byte offset, movetext start and line problems.
+_ChunkData = tuple[str, bool, list[tuple[str, int, int, int, int, list]]]
+
+
+class _Chunk(NamedTuple):
+    """A chunk of raw records: what this process keeps (which file, each record's
+    byte offset, for progress) and what it sends to be prepared."""
+
+    file_number: int
+    offsets: list[int]
+    data: _ChunkData
+
+
+def _chunks(files: list[Path], strict: bool) -> Iterator[_Chunk]:
+    """The records of ``files`` cut (not tokenized), in chunks of about
+    :data:`CHUNK_BYTES` of text, a chunk never spanning two files."""
+    for number, file in enumerate(files):
+        name = os.fspath(file)
+        records: list[tuple[str, int, int, int, int, list]] = []
+        offsets: list[int] = []
+        size = 0
+        for raw in split_records(file, name=name):
+            source = raw.source
+            records.append(
+                (
+                    raw.text,
+                    source.index,
+                    source.line,
+                    source.byte_offset,
+                    raw.movetext_start,
+                    raw.problems,
+                )
+            )
+            offsets.append(source.byte_offset)
+            size += len(raw.text)
+            if size >= CHUNK_BYTES:
+                yield _Chunk(number, offsets, (name, strict, records))
+                records, offsets, size = [], [], 0
+        if records:
+            yield _Chunk(number, offsets, (name, strict, records))
+
+
+def _prepare_chunk(data: _ChunkData) -> list[_Pending | Refusal]:
+    """Read, replay and turn into rows a chunk of raw records: the work of an import
+    outside the archive, done by a worker process (or by this one, serially)."""
+    name, strict, records = data
+    prepared = []
+    for text, index, line, offset, movetext_start, problems in records:
+        raw = RawRecord(text, SourceRef(name, index, line, offset), movetext_start, problems)
+        prepared.append(_prepare(replay(build_record(raw), strict=strict), strict))
+    return prepared
+
+
+def _known_games() -> list[tuple[str, str]]:
+    """The games this process can replay (name, class), to check a worker knows the same."""
+    return [
+        (game.name, f"{type(game).__module__}.{type(game).__qualname__}") for game in all_games()
+    ]
+
+
+def _start_worker() -> None:
+    # Ctrl-C goes to the whole process group: the main process stops the import
+    # (after its last whole batch) and shuts the workers down; they must not die first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Preparer:
+    """Turns chunks into prepared records, in order: in this process (one worker) or
+    in a pool of worker processes, with a bounded number of chunks in flight.
+
+    Workers are started with ``spawn`` (a fresh interpreter: safe whatever threads
+    this process runs, the same on every platform). If a worker does not know the
+    same games as this process (a game registered at run time), the import runs
+    here instead, so that it stores the same thing.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> _Preparer:
+        if self.workers > 1:
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+            )
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._pool is not None:
+            # Chunks not started are dropped; the running ones end within a chunk.
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def run(self, chunks: Iterator[_Chunk]) -> Iterator[tuple[_Chunk, list]]:
+        pool = self._pool
+        if pool is not None and pool.submit(_known_games).result() != _known_games():
+            pool.shutdown(wait=True)
+            self._pool = pool = None
+        if pool is None:
+            for chunk in chunks:
+                yield chunk, _prepare_chunk(chunk.data)
+            return
+        limit = 2 * self.workers  # every worker busy, and one more chunk each queued
+        in_flight: deque[tuple[_Chunk, Future]] = deque()
+        for chunk in chunks:
+            in_flight.append((chunk, pool.submit(_prepare_chunk, chunk.data)))
+            if len(in_flight) >= limit:
+                yield _result(*in_flight.popleft())
+        while in_flight:
+            yield _result(*in_flight.popleft())
+
+
+def _result(chunk: _Chunk, future: Future) -> tuple[_Chunk, list]:
+    try:
+        return chunk, future.result()
+    except Exception as error:
+        name, _, records = chunk.data
+        error.add_note(
+            f"while a worker process prepared records {records[0][1]} to {records[-1][1]} of {name}"
+        )
+        raise

@@ -60,6 +60,16 @@ def import_(
     ],
     db: ArchiveOption = None,
     strict: StrictOption = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes that read and replay the records while this one writes "
+            "(1: everything in one process). Default: one per CPU, at most 4, for "
+            "inputs of 1 MB or more; 1 for smaller ones.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import record files or folders into the archive.
@@ -85,7 +95,9 @@ def import_(
         def report(done: database.ImportProgress) -> None:
             progress.update(task, completed=done.bytes_done, records=done.records)
 
-        summary = database.import_paths(target, files, strict=strict, progress=report)
+        summary = database.import_paths(
+            target, files, strict=strict, progress=report, workers=workers
+        )
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
     else:
