@@ -9,15 +9,20 @@ What it does, all seeded and deterministic:
 1. writes a corpus of ``--games`` Forza 4x4 records (random play with a little
    sense, mixed results; :mod:`corpus`) into a temporary folder;
 2. times the stages on it (best of ``--repeat`` runs, wall and CPU time), each as
-   what it adds to a streamed pipeline: parse (the streaming reader), + replay (the
-   rules), + store (the canonical writer, then rows, key folding and SQLite, into a
-   fresh archive), the sum being the full import (``import_paths``);
+   what it adds to a streamed pipeline in one process: parse (the streaming
+   reader), + replay (the rules), + store (the canonical writer, then rows, key
+   folding and SQLite, into a fresh archive), the sum being the full import
+   (``import_paths(..., workers=1)``); then the full import as it runs by default
+   (``workers=None``: worker processes read and replay while the main process
+   writes), and ``--workers 2,3`` adds runs with those counts;
 3. measures peak memory of the full import at a quarter of the corpus and at the
-   whole of it (each in a fresh process: tracemalloc peak and peak RSS), to show
+   whole of it (each in a fresh process: tracemalloc peak and peak RSS; for the
+   parallel import, of the main process and of the largest worker), to show
    memory is flat in the input's size;
 4. writes random legal chess games of about the same total ply count as PGN and
    times python-chess's reader on them (``chess.pgn.read_game`` in a loop), and
-   prints the ratio of our full import's plies/s to python-chess's;
+   prints the ratio of our full imports' plies/s (serial and parallel) to
+   python-chess's;
 5. ``--profile``: cProfile of the full import, by part and by function;
    ``--ablate``: the full import with one piece of the archive's work switched off
    at a time (the canonical writer, the positions inserts, the key folding...);
@@ -25,6 +30,7 @@ What it does, all seeded and deterministic:
    schema (docs/archive.md quotes them).
 
 A ply is one stored move of a game's mainline (python-chess: one mainline move).
+CPU time counts the worker processes too (``os.times``, children included).
 """
 
 from __future__ import annotations
@@ -50,24 +56,32 @@ sys.path.insert(0, str(HERE))
 from corpus import write_chess_corpus, write_forza_corpus  # noqa: E402
 
 from partita.database import import_paths  # noqa: E402
+from partita.database.importer import _auto_workers  # noqa: E402
 from partita.notation.files import expand_paths  # noqa: E402
 from partita.notation.reader import read_records  # noqa: E402
 from partita.notation.replay import replay  # noqa: E402
 from partita.notation.writer import write_record  # noqa: E402
 
 
+def cpu_time() -> float:
+    """CPU seconds of this process and of its finished children (an import's
+    worker processes are joined before it returns)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def best_of(repeat: int, run: Callable[[], object]) -> tuple[float, float, object]:
-    """The shortest wall time and the shortest CPU time (``process_time``) of
+    """The shortest wall time and the shortest CPU time (:func:`cpu_time`) of
     ``repeat`` runs (the others are noise; CPU time is what a busy machine does not
     inflate), and the last run's value."""
     wall = cpu = float("inf")
     value = None
     for _ in range(repeat):
         gc.collect()
-        start, start_cpu = time.perf_counter(), time.process_time()
+        start, start_cpu = time.perf_counter(), cpu_time()
         value = run()
         wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, time.process_time() - start_cpu)
+        cpu = min(cpu, cpu_time() - start_cpu)
     return wall, cpu, value
 
 
@@ -84,12 +98,14 @@ def rate(count: float, seconds: float) -> str:
 # -- stages ------------------------------------------------------------------------------------
 
 
-def measure_stages(corpus: Path, work: Path, repeat: int) -> dict:
+def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) -> dict:
     """Each stage as the increment it adds to a streamed pipeline over the files:
     parse (read every record), + replay, + the canonical writer, and the full import
-    (which adds the writer and the archive). Streaming is how an import runs; stages
-    timed on lists held in memory come out slower (a heap of 10,000 record trees
-    costs the allocator and the collector), and would not add up to the full import."""
+    in one process (which adds the writer and the archive). Streaming is how an
+    import runs; stages timed on lists held in memory come out slower (a heap of
+    10,000 record trees costs the allocator and the collector), and would not add up
+    to the full import. Then the full import with worker processes: as chosen by
+    default (``workers=None``), and with each count in ``workers``."""
     files = expand_paths([corpus])
 
     def pipeline(replaying: bool, writing: bool) -> Callable[[], int]:
@@ -100,8 +116,8 @@ def measure_stages(corpus: Path, work: Path, repeat: int) -> dict:
                     if replaying:
                         replayed = replay(record)
                         plies += replayed.plies
-                        if writing:
-                            write_record(record, replayed.game)
+                        if writing:  # as the importer does: from the replay
+                            write_record(record, replayed.game, replayed=replayed)
             return plies
 
         return run
@@ -111,11 +127,20 @@ def measure_stages(corpus: Path, work: Path, repeat: int) -> dict:
     *seconds["parse+replay"], plies = best_of(repeat, pipeline(True, False))
     *seconds["parse+replay+writer"], _ = best_of(repeat, pipeline(True, True))
 
-    def full() -> object:
-        return import_paths(fresh_db(work / "full.db"), [corpus])
+    def full(workers: int | None = 1) -> Callable[[], object]:
+        def run() -> object:
+            return import_paths(fresh_db(work / "full.db"), [corpus], workers=workers)
 
-    *seconds["full"], summary = best_of(repeat, full)
+        return run
+
+    *seconds["full"], summary = best_of(repeat, full())
     assert summary.plies == plies
+    reference = _dump(work / "full.db")
+    *seconds["parallel"], summary = best_of(repeat, full(None))
+    assert summary.plies == plies and _dump(work / "full.db") == reference
+    for count in workers:
+        *seconds[f"workers={count}"], summary = best_of(repeat, full(count))
+        assert summary.plies == plies
     figures = {stage: {"wall": wall, "cpu": cpu} for stage, (wall, cpu) in seconds.items()}
     for name, total, before in (
         ("replay", "parse+replay", "parse"),
@@ -126,39 +151,57 @@ def measure_stages(corpus: Path, work: Path, repeat: int) -> dict:
         figures[name] = {
             clock: figures[total][clock] - figures[before][clock] for clock in ("wall", "cpu")
         }
+    size = sum(file.stat().st_size for file in files)
     return {
         "records": summary.records,
         "plies": plies,
-        "bytes": sum(file.stat().st_size for file in files),
+        "bytes": size,
+        "auto_workers": _auto_workers(size),
         "seconds": figures,
     }
+
+
+def _dump(archive_path: Path) -> list:
+    """The games of an archive (ids, hashes, positions per game), to check that the
+    parallel import stores what the serial one does."""
+    connection = sqlite3.connect(archive_path)
+    try:
+        return connection.execute(
+            "SELECT g.id, g.hash, count(p.key), sum(p.key) FROM games g "
+            "LEFT JOIN positions p ON p.game_id = g.id GROUP BY g.id ORDER BY g.id"
+        ).fetchall()
+    finally:
+        connection.close()
 
 
 # -- memory ------------------------------------------------------------------------------------
 
 MEMORY_PROBE = """
-import json, sys
+import json, resource, sys
 from partita.database import import_paths
 traced = sys.argv[3] == "traced"
+workers = None if sys.argv[4] == "auto" else int(sys.argv[4])
 if traced:
     import tracemalloc
     tracemalloc.start()
-summary = import_paths(sys.argv[1], [sys.argv[2]])
+summary = import_paths(sys.argv[1], [sys.argv[2]], workers=workers)
 figures = {"records": summary.records, "plies": summary.plies}
 if traced:
     figures["traced_peak"] = tracemalloc.get_traced_memory()[1]
 else:  # VmHWM: this process's peak resident set (ru_maxrss would count the parent's)
     status = open("/proc/self/status").read().split("VmHWM:")[1].split()
     figures["peak_rss"] = int(status[0]) * 1024
+    # The largest worker's peak (the workers are joined, so they are counted).
+    figures["worker_peak_rss"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 print(json.dumps(figures))
 """
 
 
-def measure_memory(corpus: Path, work: Path) -> dict:
+def measure_memory(corpus: Path, work: Path, workers: str = "1") -> dict:
     """Peak memory of a full import in a fresh process: traced Python allocations
     (tracemalloc) in one run, the peak resident set in another (without tracemalloc,
-    whose own bookkeeping would count)."""
-    figures: dict = {}
+    whose own bookkeeping would count). ``workers``: "1", "auto" or a count."""
+    figures: dict = {"workers": workers}
     for mode in ("traced", "rss"):
         result = subprocess.run(
             [
@@ -168,6 +211,7 @@ def measure_memory(corpus: Path, work: Path) -> dict:
                 str(fresh_db(work / "memory.db")),
                 str(corpus),
                 mode,
+                workers,
             ],
             capture_output=True,
             text=True,
@@ -213,7 +257,7 @@ PARTS = (
 def profile_import(corpus: Path, work: Path) -> dict:
     profiler = cProfile.Profile()
     profiler.enable()
-    import_paths(fresh_db(work / "profile.db"), [corpus])
+    import_paths(fresh_db(work / "profile.db"), [corpus], workers=1)  # one process
     profiler.disable()
     stats = pstats.Stats(profiler)
     total = stats.total_tt
@@ -238,13 +282,14 @@ def profile_import(corpus: Path, work: Path) -> dict:
 
 
 def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, float]]:
-    """CPU time of the full import with one piece of the archive's work switched
-    off at a time (the archive is then wrong: this only weighs the pieces)."""
+    """CPU time of the full import (in one process: the switches are patches) with
+    one piece of the archive's work switched off at a time (the archive is then
+    wrong: this only weighs the pieces)."""
     import partita.database.importer as importer
     from partita.notation.replay import ReplayedRecord
 
     def full() -> object:
-        return import_paths(fresh_db(work / "ablation.db"), [corpus])
+        return import_paths(fresh_db(work / "ablation.db"), [corpus], workers=1)
 
     results = [("full import", best_of(repeat, full)[1])]
     switches = {
@@ -470,12 +515,14 @@ def measure_insert_all(base: list[list[tuple]], games: int, work: Path, scale: i
 
 
 def measure_batch_sizes(corpus: Path, work: Path, repeat: int) -> list[tuple[int, float, int]]:
-    """Full import time by batch size."""
+    """Full import time by batch size (in one process)."""
     results = []
     for size in (50, 200, 1000, 5000):
         _, cpu, summary = best_of(
             repeat,
-            lambda size=size: import_paths(fresh_db(work / "batch.db"), [corpus], batch_size=size),
+            lambda size=size: import_paths(
+                fresh_db(work / "batch.db"), [corpus], batch_size=size, workers=1
+            ),
         )
         results.append((size, cpu, summary.plies))
     return results
@@ -497,6 +544,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-chess", action="store_true", help="skip python-chess")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--workers",
+        default="",
+        help="also time the full import with these worker counts (comma-separated)",
+    )
     args = parser.parse_args(argv)
 
     temporary = None
@@ -514,7 +566,8 @@ def main(argv: list[str] | None = None) -> int:
             write_forza_corpus(corpus, args.games, seed=args.seed)
             print(f"corpus: {args.games:,} Forza 4x4 records written in "
                   f"{time.perf_counter() - start:.1f}s to {corpus}")  # fmt: skip
-        stages = measure_stages(corpus, work, args.repeat)
+        counts = [int(count) for count in args.workers.split(",") if count.strip()]
+        stages = measure_stages(corpus, work, args.repeat, counts)
         figures["stages"] = stages
         records, plies = stages["records"], stages["plies"]
         print(f"\nForza 4x4: {records:,} records, {plies:,} plies, "
@@ -528,13 +581,15 @@ def main(argv: list[str] | None = None) -> int:
             "store": "+ store (writer, rows, SQLite)",
             "store_canonical_writer": "  of which the canonical writer",
             "store_archive": "  of which the archive",
-            "full": "full import (import_paths)",
+            "full": "full import, workers=1",
+            "parallel": f"full import, workers=auto ({stages['auto_workers']})",
+            **{f"workers={count}": f"full import, workers={count}" for count in counts},
         }
         for key, label in labels.items():
             wall, cpu = stages["seconds"][key]["wall"], stages["seconds"][key]["cpu"]
             print(f"{label:<34}{wall:>8.2f}{cpu:>8.2f}{rate(records, wall)} "
                   f"{rate(plies, wall)}     {rate(plies, cpu)}")  # fmt: skip
-        full = stages["seconds"]["full"]
+        print("(the cpu of an import with workers counts every process)")
 
         if not args.no_chess:
             chess_path = work / f"chess-{plies}-{args.seed}.pgn"
@@ -549,28 +604,35 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\npython-chess read_game: {chess['records']:,} games, {chess['plies']:,} "
                   f"plies in {wall:.2f}s wall, {cpu:.2f}s cpu: {rate(chess['plies'], wall).strip()}"
                   f" plies/s ({rate(chess['plies'], cpu).strip()} cpu)")  # fmt: skip
-            ratio = {
-                clock: (plies / full[clock]) / (chess["plies"] / chess["seconds"][clock])
-                for clock in ("wall", "cpu")
-            }
-            figures["ratio"] = ratio
-            print(f"ratio, our full import / python-chess read: {ratio['wall']:.2f}x wall, "
-                  f"{ratio['cpu']:.2f}x cpu (target 5x)")  # fmt: skip
+            figures["ratio"] = {}
+            for key in ("full", "parallel", *(f"workers={count}" for count in counts)):
+                ratio = {
+                    clock: (plies / stages["seconds"][key][clock])
+                    / (chess["plies"] / chess["seconds"][clock])
+                    for clock in ("wall", "cpu")
+                }
+                figures["ratio"][key] = ratio
+                print(f"ratio, {labels[key]} / python-chess read: {ratio['wall']:.2f}x wall, "
+                      f"{ratio['cpu']:.2f}x cpu (target 5x)")  # fmt: skip
 
         if not args.no_memory:
             # One file each: memory must stay flat however many records a file holds.
             memory = []
-            for count in (args.games // 4, args.games):
-                single = work / f"forza-{count}-{args.seed}-one-file"
-                if not single.exists():
-                    write_forza_corpus(single, count, seed=args.seed, files=1)
-                memory.append(measure_memory(single, work))
+            for workers in ("1", "2"):
+                for count in (args.games // 4, args.games):
+                    single = work / f"forza-{count}-{args.seed}-one-file"
+                    if not single.exists():
+                        write_forza_corpus(single, count, seed=args.seed, files=1)
+                    memory.append(measure_memory(single, work, workers))
             figures["memory"] = memory
             print("\npeak memory of the full import (fresh process each):")
             for item in memory:
-                print(f"  {item['records']:>7,} records: tracemalloc peak "
-                      f"{item['traced_peak'] / 1e6:6.1f} MB, peak RSS "
-                      f"{item['peak_rss'] / 1e6:6.1f} MB")  # fmt: skip
+                workers = ""
+                if item["workers"] != "1":
+                    workers = f", largest worker {item['worker_peak_rss'] / 1e6:6.1f} MB"
+                print(f"  workers={item['workers']:<4} {item['records']:>7,} records: "
+                      f"tracemalloc peak {item['traced_peak'] / 1e6:6.1f} MB, peak RSS "
+                      f"{item['peak_rss'] / 1e6:6.1f} MB{workers}")  # fmt: skip
 
         if args.profile:
             profile = profile_import(corpus, work)

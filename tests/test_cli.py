@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -123,6 +124,18 @@ def test_import_strict_refuses_invalid_records(tmp_path):
     assert summary["imported"] == summary["records"] - summary["refused"]
 
 
+def test_import_with_workers_stores_what_one_process_stores(archive, tmp_path):
+    db = tmp_path / "workers.db"
+    code, out, _ = partita("import", str(EXAMPLES), "--db", str(db), "--workers", "2", "--json")
+    assert code == 0
+    assert json.loads(out)["imported"] >= 90
+    query = "SELECT id, hash, source_file, source_index FROM games ORDER BY id"
+    with sqlite3.connect(db) as parallel, sqlite3.connect(archive) as serial:
+        assert parallel.execute(query).fetchall() == serial.execute(query).fetchall()
+    code, _, err = partita("import", str(EXAMPLES), "--db", str(db), "--workers", "0")
+    assert code == 2 and "--workers" in err
+
+
 def test_query_filters(archive):
     code, out, _ = partita("query", "--db", str(archive), "--opening", "t4 r5 r5", "--json")
     assert code == 0
@@ -133,6 +146,12 @@ def test_query_filters(archive):
     )
     rows = json.loads(out)
     assert rows and all(row["ply"] == 5 for row in rows if row["plies"] == 5)
+    code, out, _ = partita("query", "--db", str(archive), "--position", "7/7/7/7/7/7 x", "--json")
+    at_start = json.loads(out)
+    assert at_start and {row["game"] for row in at_start} == {"connect4"}
+    assert all(row["ply"] == 0 for row in at_start)
+    setups = json.loads(partita("query", "--db", str(archive), "--event", "pons", "--json")[1])
+    assert setups and not {row["id"] for row in setups} & {row["id"] for row in at_start}
     code, out, _ = partita("query", "--db", str(archive), "--game", "connect4", "--json")
     assert {row["game"] for row in json.loads(out)} == {"connect4"}
     code, out, _ = partita("query", "--db", str(archive), "--result", "1/2-1/2", "--json")

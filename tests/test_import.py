@@ -9,12 +9,14 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 from sqlite_utils import Database
 
-from partita.database import ArchiveWriter, import_paths
+from partita.database import ArchiveWriter, import_paths, importer
 from partita.errors import PartitaError
 from partita.games.gravity import GravityState
 from partita.notation.registry import get_game
@@ -186,7 +188,9 @@ def test_strict_import_refuses_invalid_records_and_reports_them(tmp_path):
     json.dumps(summary.as_dict())  # the CLI's --json prints it
 
 
-def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monkeypatch, workers):
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 300)  # a few records a chunk
     plies = write_games(tmp_path / "a.pgr", 10, seed=6)
     real = ArchiveWriter._insert_positions
     calls = []
@@ -203,7 +207,7 @@ def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monk
 
     monkeypatch.setattr(ArchiveWriter, "_insert_positions", fail_on_second_batch)
     with pytest.raises(OSError, match="disk unplugged"):
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=4)
+        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=4, workers=workers)
     assert counts(tmp_path / "db.sqlite") == {
         "games": 4,
         "positions": sum(plies[:4]),
@@ -217,7 +221,11 @@ def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monk
     check_whole_games(tmp_path / "db.sqlite")
 
 
-def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(
+    tmp_path, monkeypatch, workers
+):
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 300)
     write_games(tmp_path / "a.pgr", 9, seed=7)
     seen = []
 
@@ -227,7 +235,13 @@ def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(tmp_p
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=3, progress=progress)
+        import_paths(
+            tmp_path / "db.sqlite",
+            [tmp_path / "a.pgr"],
+            batch_size=3,
+            progress=progress,
+            workers=workers,
+        )
     size = (tmp_path / "a.pgr").stat().st_size
     assert [records for records, _, _ in seen] == [3, 6]
     assert all(total == size and 0 < done < size for _, done, total in seen)
@@ -238,31 +252,58 @@ def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(tmp_p
 
 
 KILLED_IMPORT = """
-import sys
-from partita.database import import_paths
+import multiprocessing, sys
+from partita.database import import_paths, importer
+
+importer.CHUNK_BYTES = 2000  # the workers take part from the start
 
 def progress(done):
-    print(done.imported, flush=True)
+    workers = [process.pid for process in multiprocessing.active_children()]
+    print(done.imported, *workers, flush=True)
 
-import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress)
+import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress, workers=int(sys.argv[3]))
 print("finished", flush=True)
 """
 
 
-def test_a_killed_import_holds_whole_games_and_a_rerun_completes_it(tmp_path):
+def running(pid: int) -> bool:
+    """Whether a process runs (a zombie does not: it waits for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc here
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_killed_import_holds_whole_games_and_a_rerun_completes_it(tmp_path, workers):
     plies = write_games(tmp_path / "in" / "a.pgr", 400, seed=8)
     database = tmp_path / "db.sqlite"
     child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_IMPORT, str(database), str(tmp_path / "in")],
+        [sys.executable, "-c", KILLED_IMPORT, str(database), str(tmp_path / "in"), str(workers)],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
     )
     assert child.stdout is not None
     for _ in range(3):  # let three batches commit, then kill it while it works on
-        child.stdout.readline()
+        line = child.stdout.readline()
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
+    # The worker processes notice and exit (a killed process cannot stop them).
+    worker_pids = [int(pid) for pid in line.split()[1:]]
+    assert len(worker_pids) == (workers if workers > 1 else 0)
+    deadline = time.monotonic() + 10
+    while any(running(pid) for pid in worker_pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(running(pid) for pid in worker_pids)
     stored = counts(database)["games"]
     assert 15 <= stored < 400
     check_whole_games(database)
@@ -283,3 +324,147 @@ def test_batch_size_must_be_positive(tmp_path):
     write_games(tmp_path / "a.pgr", 1, seed=9)
     with pytest.raises(ValueError, match="batch size"):
         import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=0)
+
+
+def test_workers_must_be_positive(tmp_path):
+    write_games(tmp_path / "a.pgr", 1, seed=9)
+    with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
+        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=0)
+    assert not (tmp_path / "db.sqlite").exists()
+
+
+# -- the parallel import ----------------------------------------------------------------
+
+
+def dump(db_path: Path) -> dict[str, list[tuple]]:
+    """Every row of the archive, ids and all, in a fixed order."""
+    db = Database(db_path)
+    try:
+        return {
+            "games": db.execute("SELECT * FROM games ORDER BY id").fetchall(),
+            "positions": db.execute(
+                "SELECT * FROM positions ORDER BY key, game_id, ply"
+            ).fetchall(),
+            "problems": db.execute("SELECT * FROM problems ORDER BY id").fetchall(),
+        }
+    finally:
+        db.close()
+
+
+def write_corpus(folder: Path) -> None:
+    """Several files: valid games, invalid and warned ones, duplicates (in a file and
+    across files), an empty file, a byte that is not UTF-8."""
+    write_games(folder / "a.pgr", 40, seed=10)
+    write_games(folder / "b" / "b.pgr", 25, seed=11, first=40)
+    write_mixed(folder / "b" / "mixed.pgr")
+    (folder / "c.pgr").write_bytes((folder / "a.pgr").read_bytes()[:2000] + b"\n")
+    (folder / "d.pgr").write_bytes(b"")
+    bad = record_text(random_game(random.Random(12), 8), event="caff\xe8 latin-1")
+    (folder / "e.pgr").write_bytes(bad.encode("latin-1"))
+    write_games(folder / "f.pgr", 30, seed=10)  # the games of a.pgr again
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_parallel_and_serial_imports_give_the_same_archive(tmp_path, monkeypatch, strict):
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 1500)  # several chunks a file
+    write_corpus(tmp_path / "in")
+    results = {}
+    for workers in (1, 2):
+        events = []
+        summary = import_paths(
+            tmp_path / f"db{workers}.sqlite",
+            [tmp_path / "in"],
+            strict=strict,
+            batch_size=7,
+            progress=events.append,
+            workers=workers,
+        )
+        results[workers] = (summary.as_dict(), events, dump(tmp_path / f"db{workers}.sqlite"))
+    serial, parallel = results[1], results[2]
+    summary = serial[0]
+    files = sorted((tmp_path / "in").rglob("*.pgr"))
+    records = sum(path.read_bytes().count(b"[Game ") for path in files) + 1  # 'no game'
+    assert summary["files"] == len(files) == 7 and summary["records"] == records
+    # f.pgr repeats 30 games of a.pgr, c.pgr its first ones (the last one cut short).
+    cut = (tmp_path / "in" / "c.pgr").read_bytes().count(b"[Game ")
+    assert summary["duplicates"] == 30 + cut - 1
+    # Invalid: three in mixed.pgr, the cut record, the latin-1 one (strict: and the
+    # misspelt one).
+    assert (summary["invalid"], summary["refused"]) == ((0, 6) if strict else (5, 0))
+    assert len(serial[2]["games"]) == summary["imported"] > 0
+    assert serial[0] == parallel[0]  # the summaries, refusals and their problems
+    assert serial[1] == parallel[1]  # the progress calls, in order
+    assert serial[2] == parallel[2]  # every row, ids included
+    check_whole_games(tmp_path / "db2.sqlite")
+
+
+#: The real chunk preparation, for the stand-ins below (a worker process imports
+#: this module to find them, and then uses the real one).
+REAL_PREPARE_CHUNK = importer._prepare_chunk
+
+
+def fail_on_the_bomb(data):
+    """A stand-in for the workers' task that breaks on the record whose Event is 'bomb'."""
+    if any('[Event "bomb"]' in record[0] for record in data[2]):
+        raise RuntimeError("the replay broke")
+    return REAL_PREPARE_CHUNK(data)
+
+
+def die_on_the_bomb(data):
+    """A stand-in for the workers' task whose process dies on the 'bomb' record."""
+    if any('[Event "bomb"]' in record[0] for record in data[2]):
+        os._exit(3)
+    return REAL_PREPARE_CHUNK(data)
+
+
+def write_with_bomb(path: Path, at: int) -> None:
+    rng = random.Random(13)
+    texts = [record_text(random_game(rng, 10), event=f"game {n}") for n in range(30)]
+    texts[at] = record_text(random_game(rng, 10), event="bomb")
+    path.write_text("\n".join(texts), encoding="utf-8")
+
+
+def test_an_error_in_a_worker_surfaces_with_its_place(tmp_path, monkeypatch):
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 1)  # one record a chunk
+    monkeypatch.setattr(importer, "_prepare_chunk", fail_on_the_bomb)
+    write_with_bomb(tmp_path / "a.pgr", at=12)
+    with pytest.raises(RuntimeError, match="the replay broke") as raised:
+        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=2)
+    assert any("records 12 to 12 of" in note and "a.pgr" in note for note in raised.value.__notes__)
+    # Records 0 to 11 came back before it: two whole batches are stored, no more.
+    assert counts(tmp_path / "db.sqlite")["games"] == 10
+    check_whole_games(tmp_path / "db.sqlite")
+
+
+def test_a_worker_that_dies_stops_the_import_after_whole_batches(tmp_path, monkeypatch):
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(importer, "_prepare_chunk", die_on_the_bomb)
+    write_with_bomb(tmp_path / "a.pgr", at=12)
+    with pytest.raises(BrokenProcessPool):
+        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=2)
+    stored = counts(tmp_path / "db.sqlite")["games"]
+    assert stored in (0, 5, 10)
+    check_whole_games(tmp_path / "db.sqlite")
+
+
+class NoPool:
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("a small import started worker processes")
+
+
+def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(importer, "ProcessPoolExecutor", NoPool)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    write_games(tmp_path / "a.pgr", 20, seed=14)
+    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"])
+    assert summary.imported == 20
+
+
+def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    assert importer._auto_workers(999_999) == 1
+    assert importer._auto_workers(1_000_000) == 4
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert importer._auto_workers(50_000_000) == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    assert importer._auto_workers(50_000_000) == 1

@@ -30,9 +30,11 @@ import multiprocessing
 import os
 import re
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -574,9 +576,19 @@ def _known_games() -> list[tuple[str, str]]:
 
 
 def _start_worker() -> None:
-    # Ctrl-C goes to the whole process group: the main process stops the import
-    # (after its last whole batch) and shuts the workers down; they must not die first.
+    """Set up a worker process: Ctrl-C goes to the whole process group, and the main
+    process stops the import (after its last whole batch) and shuts the workers
+    down, so they ignore it; and a worker exits when the main process dies (killed,
+    it cannot shut them down), instead of waiting for work forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()  # returns when the parent's end of the start-up pipe closes
+    os._exit(1)
 
 
 class _Preparer:
@@ -610,7 +622,7 @@ class _Preparer:
 
     def run(self, chunks: Iterator[_Chunk]) -> Iterator[tuple[_Chunk, list]]:
         pool = self._pool
-        if pool is not None and pool.submit(_known_games).result() != _known_games():
+        if pool is not None and _worker_games(pool) != _known_games():
             pool.shutdown(wait=True)
             self._pool = pool = None
         if pool is None:
@@ -625,6 +637,20 @@ class _Preparer:
                 yield _result(*in_flight.popleft())
         while in_flight:
             yield _result(*in_flight.popleft())
+
+
+def _worker_games(pool: ProcessPoolExecutor) -> list[tuple[str, str]]:
+    """The games a worker knows; the first task, so it also checks workers start."""
+    try:
+        return pool.submit(_known_games).result()
+    except BrokenProcessPool as error:
+        error.add_note(
+            "the import's worker processes could not start (their error is above); a "
+            "script that imports with several workers must call import_paths under "
+            "'if __name__ == \"__main__\":', as any program that starts processes, "
+            "or pass workers=1"
+        )
+        raise
 
 
 def _result(chunk: _Chunk, future: Future) -> tuple[_Chunk, list]:

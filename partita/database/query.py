@@ -68,12 +68,19 @@ def _date_bound(text: str, *, upper: bool) -> str:
     return f"{year}.{month_value:02d}.{day_value:02d}"
 
 
-def _position_keys(position: str, game: str | None) -> list[tuple[str, int]]:
-    """(game, folded key) of every game whose notation reads ``position``."""
+def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool]]:
+    """(game, folded key, is the game's initial position) of every game whose
+    notation reads ``position``."""
+
+    def entry(notation, state) -> tuple[str, int, bool]:
+        key = notation.rules.key(state)
+        sides = notation.rules.sides(state)
+        initial = key == notation.rules.key(notation.initial(sides))
+        return notation.name, fold_key(notation.name, key), initial
+
     if game is not None:
         notation = get_game(game)
-        state = notation.parse_position(position)
-        return [(notation.name, fold_key(notation.name, notation.rules.key(state)))]
+        return [entry(notation, notation.parse_position(position))]
     found = []
     errors = []
     for notation in all_games():
@@ -82,7 +89,7 @@ def _position_keys(position: str, game: str | None) -> list[tuple[str, int]]:
         except (NotationError, SetupError) as error:
             errors.append(f"{notation.name}: {error}")
             continue
-        found.append((notation.name, fold_key(notation.name, notation.rules.key(state))))
+        found.append(entry(notation, state))
     if not found:
         raise NotationError(
             f"position '{position}' is no position of any supported game ({'; '.join(errors)})"
@@ -117,15 +124,25 @@ def _where(
     if position is not None:
         pairs = _position_keys(position, game)
         # The first ply after which the position stood, per game: one range of the
-        # positions primary key per (game, key) pair.
+        # positions primary key per (game, key) pair. The positions table has no
+        # row for ply 0, so a game's initial position matches every game of it
+        # that did not start from a setup, at ply 0.
         alternatives = " OR ".join("(p.key = ? AND g.game = ?)" for _ in pairs)
-        joins = (
-            "games g JOIN (SELECT p.game_id, min(p.ply) AS ply FROM positions p "
-            f"JOIN games g ON g.id = p.game_id WHERE {alternatives} GROUP BY p.game_id) "
-            "hit ON hit.game_id = g.id"
+        starts = "".join(
+            " UNION ALL SELECT s.id, 0 FROM games s WHERE s.game = ? "
+            "AND coalesce(json_extract(s.tags, '$.SetUp'), '0') != '1'"
+            for _name, _key, initial in pairs
+            if initial
         )
-        for name, key in pairs:
+        joins = (
+            "games g JOIN (SELECT game_id, min(ply) AS ply FROM ("
+            "SELECT p.game_id, p.ply FROM positions p "
+            f"JOIN games g ON g.id = p.game_id WHERE {alternatives}{starts}) "
+            "GROUP BY game_id) hit ON hit.game_id = g.id"
+        )
+        for name, key, _initial in pairs:
             params.extend((key, name))
+        params.extend(name for name, _key, initial in pairs if initial)
     if game is not None:
         get_game(game)  # an unknown game is an error, not an empty answer
         clauses.append("g.game = ?")

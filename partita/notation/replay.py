@@ -302,36 +302,30 @@ def _starting_state(record: Record, game: GameNotation, collect: _Collector) -> 
 
 
 def _check_number(node: Node, rules: Any, state: Any, ply: int, collect: _Collector) -> None:
+    """A move number written before ``node`` must be the rules' number, with
+    ``N.`` before the move that opens a round and ``N...`` before any other."""
     number, opens = rules.move_number(state)
     written, dots = node.written_number
     if written != number:
         expected = f"{number}." if opens else f"{number}..."
-        collect.add(
-            "move-number",
-            f"move number {written} does not fit here: this is move {expected}",
-            offset=node.offset,
-            ply=ply,
-            move_number=number,
-            token=node.move,
-        )
+        message = f"move number {written} does not fit here: this is move {expected}"
     elif opens and dots:
-        collect.add(
-            "move-number",
-            f"'{written}...' continues a move, but {node.move} opens move {number}: write '{number}.'",
-            offset=node.offset,
-            ply=ply,
-            move_number=number,
-            token=node.move,
+        message = (
+            f"'{written}...' continues a move, but {node.move} opens move {number}: "
+            f"write '{number}.'"
         )
     elif not opens and not dots:
-        collect.add(
-            "move-number",
-            f"'{written}.' stands before the first move of a round; here write '{number}...'",
-            offset=node.offset,
-            ply=ply,
-            move_number=number,
-            token=node.move,
-        )
+        message = f"'{written}.' stands before the first move of a round; here write '{number}...'"
+    else:
+        return
+    collect.add(
+        "move-number",
+        message,
+        offset=node.offset,
+        ply=ply,
+        move_number=number,
+        token=node.move,
+    )
 
 
 #: The token of a pass in every game.
