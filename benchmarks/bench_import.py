@@ -27,7 +27,8 @@ What it does, all seeded and deterministic:
    ``--ablate``: the full import with one piece of the archive's work switched off
    at a time (the canonical writer, the positions inserts, the key folding...);
    ``--layouts``: the row-layout and pragma measurements behind the archive's
-   schema (docs/archive.md quotes them).
+   schema (docs/archive.md quotes them); ``--crossover``: one process against
+   several on small corpora, the measurement behind ``PARALLEL_MIN_BYTES``.
 
 A ply is one stored move of a game's mainline (python-chess: one mainline move).
 CPU time counts the worker processes too (``os.times``, children included).
@@ -55,8 +56,9 @@ sys.path.insert(0, str(HERE))
 
 from corpus import write_chess_corpus, write_forza_corpus  # noqa: E402
 
-from partita.database import import_paths  # noqa: E402
-from partita.database.importer import _auto_workers  # noqa: E402
+# The archive's modules load on first use (partita.database is lazy): a worker process
+# of a parallel import re-imports this script, and should not pay for SQLite.
+from partita import database  # noqa: E402
 from partita.notation.files import expand_paths  # noqa: E402
 from partita.notation.reader import read_records  # noqa: E402
 from partita.notation.replay import replay  # noqa: E402
@@ -106,6 +108,8 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
     10,000 record trees costs the allocator and the collector), and would not add up
     to the full import. Then the full import with worker processes: as chosen by
     default (``workers=None``), and with each count in ``workers``."""
+    from partita.database import importer  # here: the module level stays light
+
     files = expand_paths([corpus])
 
     def pipeline(replaying: bool, writing: bool) -> Callable[[], int]:
@@ -129,7 +133,7 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
 
     def full(workers: int | None = 1) -> Callable[[], object]:
         def run() -> object:
-            return import_paths(fresh_db(work / "full.db"), [corpus], workers=workers)
+            return database.import_paths(fresh_db(work / "full.db"), [corpus], workers=workers)
 
         return run
 
@@ -156,7 +160,7 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
         "records": summary.records,
         "plies": plies,
         "bytes": size,
-        "auto_workers": _auto_workers(size),
+        "auto_workers": importer._auto_workers(size),
         "seconds": figures,
     }
 
@@ -167,7 +171,7 @@ def _dump(archive_path: Path) -> list:
     connection = sqlite3.connect(archive_path)
     try:
         return connection.execute(
-            "SELECT g.id, g.hash, count(p.key), sum(p.key) FROM games g "
+            "SELECT g.id, g.hash, count(p.key), total(p.key % 1000003) FROM games g "
             "LEFT JOIN positions p ON p.game_id = g.id GROUP BY g.id ORDER BY g.id"
         ).fetchall()
     finally:
@@ -257,7 +261,7 @@ PARTS = (
 def profile_import(corpus: Path, work: Path) -> dict:
     profiler = cProfile.Profile()
     profiler.enable()
-    import_paths(fresh_db(work / "profile.db"), [corpus], workers=1)  # one process
+    database.import_paths(fresh_db(work / "profile.db"), [corpus], workers=1)  # one process
     profiler.disable()
     stats = pstats.Stats(profiler)
     total = stats.total_tt
@@ -286,15 +290,17 @@ def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, f
     one piece of the archive's work switched off at a time (the archive is then
     wrong: this only weighs the pieces)."""
     import partita.database.importer as importer
+    import partita.database.prepare as prepare
     from partita.notation.replay import ReplayedRecord
 
     def full() -> object:
-        return import_paths(fresh_db(work / "ablation.db"), [corpus], workers=1)
+        prepare._FOLDERS.clear()  # the key folders are cached across imports
+        return database.import_paths(fresh_db(work / "ablation.db"), [corpus], workers=1)
 
     results = [("full import", best_of(repeat, full)[1])]
     switches = {
         "canonical writer (raw text stored instead)": (
-            importer,
+            prepare,
             "stored_text",
             lambda replayed: replayed.record.text + "\n",
         ),
@@ -304,7 +310,7 @@ def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, f
             lambda self, conn, rows: None,
         ),
         "key folding (blake2b; a multiplication instead)": (
-            importer,
+            prepare,
             "key_folder",
             lambda game: lambda key: key * 0x9E3779B97F4A7C15 & 0x7FFFFFFFFFFFFFFF,
         ),
@@ -514,13 +520,37 @@ def measure_insert_all(base: list[list[tuple]], games: int, work: Path, scale: i
     }
 
 
+def measure_crossover(work: Path, seed: int, repeat: int) -> list[dict]:
+    """The full import of small corpora in one process and in as many as
+    ``workers=None`` uses on a large input: where starting workers starts to pay."""
+    from partita.database import importer  # here: the module level stays light
+
+    workers = importer._auto_workers(importer.PARALLEL_MIN_BYTES)
+    results = []
+    for games in (500, 1000, 1500, 2000, 3000, 5000):
+        corpus = work / f"forza-{games}-{seed}-small"
+        if not corpus.exists():
+            write_forza_corpus(corpus, games, seed=seed)
+        size = sum(file.stat().st_size for file in expand_paths([corpus]))
+        seconds = {}
+        for count in (1, workers):
+            seconds[count] = best_of(
+                repeat,
+                lambda count=count, corpus=corpus: database.import_paths(
+                    fresh_db(work / "crossover.db"), [corpus], workers=count
+                ),
+            )[0]
+        results.append({"games": games, "bytes": size, "workers": workers, "wall": seconds})
+    return results
+
+
 def measure_batch_sizes(corpus: Path, work: Path, repeat: int) -> list[tuple[int, float, int]]:
     """Full import time by batch size (in one process)."""
     results = []
     for size in (50, 200, 1000, 5000):
         _, cpu, summary = best_of(
             repeat,
-            lambda size=size: import_paths(
+            lambda size=size: database.import_paths(
                 fresh_db(work / "batch.db"), [corpus], batch_size=size, workers=1
             ),
         )
@@ -540,6 +570,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="profile the full import")
     parser.add_argument("--layouts", action="store_true", help="measure row layouts, pragmas")
     parser.add_argument("--ablate", action="store_true", help="weigh the archive's pieces")
+    parser.add_argument(
+        "--crossover", action="store_true", help="one process against several, small inputs"
+    )
     parser.add_argument("--layout-scale", type=int, default=1, help="copies of the rows")
     parser.add_argument("--no-chess", action="store_true", help="skip python-chess")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
@@ -649,6 +682,16 @@ def main(argv: list[str] | None = None) -> int:
             print("\nfull import with one piece switched off (cpu):")
             for label, seconds in ablation:
                 print(f"  {seconds:6.2f}s ({seconds - base:+.2f}s)  {label}")
+
+        if args.crossover:
+            crossover = measure_crossover(work, args.seed, max(args.repeat, 5))
+            figures["crossover"] = crossover
+            print("\nsmall inputs, one process against several (wall, best of 5 or more):")
+            for item in crossover:
+                one, several = item["wall"][1], item["wall"][item["workers"]]
+                print(f"  {item['games']:>6,} games {item['bytes'] / 1e6:5.2f} MB: workers=1 "
+                      f"{one:.3f}s, workers={item['workers']} {several:.3f}s "
+                      f"({one / several:.2f}x)")  # fmt: skip
 
         if args.layouts:
             layouts = measure_layouts(work / "full.db", work, args.layout_scale)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -16,9 +17,11 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from partita.database import ArchiveWriter, import_paths, importer
+from partita.database import ArchiveWriter, import_paths, importer, prepare
 from partita.errors import PartitaError
 from partita.games.gravity import GravityState
+from partita.notation import registry
+from partita.notation.gravity import GravityNotation
 from partita.notation.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,29 +286,36 @@ def running(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_a_killed_import_holds_whole_games_and_a_rerun_completes_it(tmp_path, workers):
+@pytest.mark.parametrize("stop", ["kill", "ctrl-c"])
+def test_a_stopped_import_holds_whole_games_and_a_rerun_completes_it(tmp_path, workers, stop):
     plies = write_games(tmp_path / "in" / "a.pgr", 400, seed=8)
     database = tmp_path / "db.sqlite"
     child = subprocess.Popen(
         [sys.executable, "-c", KILLED_IMPORT, str(database), str(tmp_path / "in"), str(workers)],
         stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # the KeyboardInterrupt's traceback
         text=True,
         cwd=ROOT,
+        start_new_session=True,  # its own process group, as a terminal's job
     )
     assert child.stdout is not None
-    for _ in range(3):  # let three batches commit, then kill it while it works on
+    for _ in range(3):  # let three batches commit, then stop it while it works on
         line = child.stdout.readline()
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
-    # The worker processes notice and exit (a killed process cannot stop them).
+    if stop == "kill":
+        os.kill(child.pid, signal.SIGKILL)
+    else:  # Ctrl-C: SIGINT to the whole process group, workers included
+        os.killpg(child.pid, signal.SIGINT)
+    assert "finished" not in child.stdout.read()
+    child.wait(timeout=20)
+    # The worker processes exit: stopped by the import, or noticing it was killed.
     worker_pids = [int(pid) for pid in line.split()[1:]]
-    assert len(worker_pids) == (workers if workers > 1 else 0)
+    assert len(worker_pids) == workers - 1  # this process is one of the workers
     deadline = time.monotonic() + 10
     while any(running(pid) for pid in worker_pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(running(pid) for pid in worker_pids)
     stored = counts(database)["games"]
-    assert 15 <= stored < 400
+    assert 15 <= stored < 400 and stored % 5 == 0
     check_whole_games(database)
     rerun = import_paths(database, [tmp_path / "in"], batch_size=50)
     assert rerun.imported + rerun.duplicates == 400
@@ -369,7 +379,7 @@ def test_parallel_and_serial_imports_give_the_same_archive(tmp_path, monkeypatch
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1500)  # several chunks a file
     write_corpus(tmp_path / "in")
     results = {}
-    for workers in (1, 2):
+    for workers in (1, 2, 3):
         events = []
         summary = import_paths(
             tmp_path / f"db{workers}.sqlite",
@@ -380,7 +390,7 @@ def test_parallel_and_serial_imports_give_the_same_archive(tmp_path, monkeypatch
             workers=workers,
         )
         results[workers] = (summary.as_dict(), events, dump(tmp_path / f"db{workers}.sqlite"))
-    serial, parallel = results[1], results[2]
+    serial = results[1]
     summary = serial[0]
     files = sorted((tmp_path / "in").rglob("*.pgr"))
     records = sum(path.read_bytes().count(b"[Game ") for path in files) + 1  # 'no game'
@@ -392,15 +402,41 @@ def test_parallel_and_serial_imports_give_the_same_archive(tmp_path, monkeypatch
     # misspelt one).
     assert (summary["invalid"], summary["refused"]) == ((0, 6) if strict else (5, 0))
     assert len(serial[2]["games"]) == summary["imported"] > 0
-    assert serial[0] == parallel[0]  # the summaries, refusals and their problems
-    assert serial[1] == parallel[1]  # the progress calls, in order
-    assert serial[2] == parallel[2]  # every row, ids included
-    check_whole_games(tmp_path / "db2.sqlite")
+    for workers in (2, 3):
+        parallel = results[workers]
+        assert serial[0] == parallel[0]  # the summaries, refusals and their problems
+        assert serial[1] == parallel[1]  # the progress calls, in order
+        assert serial[2] == parallel[2]  # every row, ids included
+        check_whole_games(tmp_path / f"db{workers}.sqlite")
+
+
+class RenamedForza(GravityNotation):
+    """Forza 4x4 under another name: a game only the process that registers it knows."""
+
+    @property
+    def name(self) -> str:
+        return "forza-here"
+
+
+def test_a_game_registered_at_run_time_imports_the_same_with_workers(tmp_path, monkeypatch):
+    monkeypatch.setitem(registry._GAMES, "forza-here", RenamedForza(FORZA.rules))
+    rng = random.Random(15)
+    texts = [record_text(random_game(rng, 10), event=f"game {n}") for n in range(6)]
+    text = "\n".join(texts).replace('[Game "forza4x4"]', '[Game "forza-here"]')
+    (tmp_path / "a.pgr").write_text(text, encoding="utf-8")
+    summaries = [
+        import_paths(tmp_path / f"db{workers}.sqlite", [tmp_path / "a.pgr"], workers=workers)
+        for workers in (1, 2)
+    ]
+    # The workers do not know the game: this process imports everything itself.
+    assert summaries[0].as_dict() == summaries[1].as_dict()
+    assert (summaries[1].imported, summaries[1].invalid) == (6, 0)
+    assert dump(tmp_path / "db1.sqlite") == dump(tmp_path / "db2.sqlite")
 
 
 #: The real chunk preparation, for the stand-ins below (a worker process imports
 #: this module to find them, and then uses the real one).
-REAL_PREPARE_CHUNK = importer._prepare_chunk
+REAL_PREPARE_CHUNK = prepare.prepare_chunk
 
 
 def fail_on_the_bomb(data):
@@ -411,8 +447,10 @@ def fail_on_the_bomb(data):
 
 
 def die_on_the_bomb(data):
-    """A stand-in for the workers' task whose process dies on the 'bomb' record."""
-    if any('[Event "bomb"]' in record[0] for record in data[2]):
+    """A stand-in for the workers' task whose process dies on the 'bomb' record (in
+    a worker only: never the test's own process)."""
+    in_worker = multiprocessing.parent_process() is not None
+    if in_worker and any('[Event "bomb"]' in record[0] for record in data[2]):
         os._exit(3)
     return REAL_PREPARE_CHUNK(data)
 
@@ -424,24 +462,31 @@ def write_with_bomb(path: Path, at: int) -> None:
     path.write_text("\n".join(texts), encoding="utf-8")
 
 
-def test_an_error_in_a_worker_surfaces_with_its_place(tmp_path, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)  # one record a chunk
-    monkeypatch.setattr(importer, "_prepare_chunk", fail_on_the_bomb)
+    monkeypatch.setattr(importer, "_QUEUED_HERE", 0)  # every chunk goes to the worker
+    monkeypatch.setattr(importer, "prepare_chunk", fail_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
     with pytest.raises(RuntimeError, match="the replay broke") as raised:
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=2)
-    assert any("records 12 to 12 of" in note and "a.pgr" in note for note in raised.value.__notes__)
-    # Records 0 to 11 came back before it: two whole batches are stored, no more.
+        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=workers)
+    where = "in a worker process" if workers > 1 else "in this process"
+    assert [note for note in raised.value.__notes__ if "record 12 (from 0) of" in note] == [
+        f"while reading and replaying record 12 (from 0) of {tmp_path / 'a.pgr'}, {where}"
+    ]
+    # Records 0 to 11 came before it: two whole batches are stored, no more.
     assert counts(tmp_path / "db.sqlite")["games"] == 10
     check_whole_games(tmp_path / "db.sqlite")
 
 
 def test_a_worker_that_dies_stops_the_import_after_whole_batches(tmp_path, monkeypatch):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)
-    monkeypatch.setattr(importer, "_prepare_chunk", die_on_the_bomb)
+    monkeypatch.setattr(importer, "_QUEUED_HERE", 0)
+    monkeypatch.setattr(importer, "prepare_chunk", die_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
-    with pytest.raises(BrokenProcessPool):
+    with pytest.raises(BrokenProcessPool) as raised:
         import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=2)
+    assert "a worker process of the import stopped" in raised.value.__notes__[0]
     stored = counts(tmp_path / "db.sqlite")["games"]
     assert stored in (0, 5, 10)
     check_whole_games(tmp_path / "db.sqlite")
@@ -456,14 +501,14 @@ def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkey
     monkeypatch.setattr(importer, "ProcessPoolExecutor", NoPool)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     write_games(tmp_path / "a.pgr", 20, seed=14)
-    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"])
+    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=None)
     assert summary.imported == 20
 
 
 def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
-    assert importer._auto_workers(999_999) == 1
-    assert importer._auto_workers(1_000_000) == 4
+    assert importer._auto_workers(importer.PARALLEL_MIN_BYTES - 1) == 1
+    assert importer._auto_workers(importer.PARALLEL_MIN_BYTES) == 4
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert importer._auto_workers(50_000_000) == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)

@@ -3,21 +3,49 @@
 Library first: every function takes the archive as a path (or an open sqlite-utils
 ``Database``) and returns data; the CLI is a thin layer over them. The schema, the
 key folding and the batch design are described in ``docs/archive.md``.
+
+The names below are imported on first use: a worker process of a parallel import
+needs :mod:`partita.database.prepare` alone, and starts faster without SQLite.
 """
 
-from partita.database.export import export_games
-from partita.database.importer import (
-    DEFAULT_BATCH_SIZE,
-    ArchiveWriter,
-    ImportProgress,
-    ImportSummary,
-    Refusal,
-    import_paths,
-    import_records,
-)
-from partita.database.keys import fold_key
-from partita.database.query import game_problems, get_record, query_games
-from partita.database.schema import SCHEMA_VERSION, archive, open_archive
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from partita.database.export import export_games
+    from partita.database.importer import (
+        DEFAULT_BATCH_SIZE,
+        ArchiveWriter,
+        ImportProgress,
+        ImportSummary,
+        Refusal,
+        import_paths,
+        import_records,
+    )
+    from partita.database.keys import fold_key
+    from partita.database.query import game_problems, get_record, query_games
+    from partita.database.schema import SCHEMA_VERSION, archive, open_archive
+
+#: Each public name and the module that defines it.
+_MODULES = {
+    "DEFAULT_BATCH_SIZE": "importer",
+    "SCHEMA_VERSION": "schema",
+    "ArchiveWriter": "importer",
+    "ImportProgress": "importer",
+    "ImportSummary": "importer",
+    "Refusal": "importer",
+    "archive": "schema",
+    "export_games": "export",
+    "fold_key": "keys",
+    "game_problems": "query",
+    "get_record": "query",
+    "import_paths": "importer",
+    "import_records": "importer",
+    "open_archive": "schema",
+    "query_games": "query",
+}
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -36,3 +64,16 @@ __all__ = [
     "open_archive",
     "query_games",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})

@@ -15,42 +15,43 @@ its legal mainline prefix; strict mode refuses it (counted and returned in the
 summary, not stored).
 
 A large import runs in parallel: this process splits the files into raw records
-(cheap), sends chunks of them to worker processes, which read, replay and turn
-each record into its rows (:func:`_prepare_chunk`, the same function a serial
-import calls in-process), and writes the batches from the results, in input
-order: the archive is the same, ids included, whatever the number of workers.
+(cheap) and sends chunks of them to worker processes, which read, replay and turn
+each record into its rows (:func:`~partita.database.prepare.prepare_chunk`, the
+function a serial import calls in this process); it prepares chunks itself when
+it would otherwise wait, and writes the batches from the results in input order.
+The archive is the same, ids included, whatever the number of workers.
 """
 
 from __future__ import annotations
 
-import calendar
-import hashlib
-import json
-import multiprocessing
 import os
-import re
-import signal
-import threading
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
 from sqlite_utils import Database
 
-from partita.database.keys import key_folder
+from partita.database.prepare import (
+    ChunkData,
+    Refusal,
+    StoredRecord,
+    date_bounds,
+    known_games,
+    prepare_chunk,
+    prepare_record,
+    start_worker,
+    stored_text,
+)
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
-from partita.errors import PartitaError
 from partita.notation.files import expand_paths
-from partita.notation.model import SourceRef
-from partita.notation.problems import Problem
-from partita.notation.reader import RawRecord, build_record, split_records
-from partita.notation.registry import all_games
-from partita.notation.replay import ReplayedRecord, count_sides, replay
+from partita.notation.reader import split_records
+from partita.notation.replay import ReplayedRecord
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -69,18 +70,24 @@ __all__ = [
 #: docs/archive.md) and a kill loses at most one batch of work.
 DEFAULT_BATCH_SIZE = 1000
 
-#: With ``workers=None``, inputs smaller than this import serially: starting
-#: worker processes (a fresh interpreter each, about 0.3 s) costs more than they
-#: save on about a second of work (see docs/archive.md).
+#: With ``workers=None``, inputs smaller than this import in one process: a
+#: worker process takes about 0.15 s to start, which on less than about 0.6 MB
+#: costs more than it saves (docs/archive.md); this leaves a margin for slower
+#: process starts elsewhere.
 PARALLEL_MIN_BYTES = 1_000_000
 
-#: The most worker processes ``workers=None`` starts (one process writes SQLite,
-#: so past a few workers the writer is the limit).
+#: The most processes ``workers=None`` uses (one process writes SQLite, and past a
+#: few workers the writer is the limit).
 MAX_AUTO_WORKERS = 4
 
 #: Record text per chunk sent to a worker: a few hundred records, tens of
 #: milliseconds of work, so the cost of a task (pickling, queues) is lost in it.
 CHUNK_BYTES = 64 * 1024
+#: Chunks queued for each worker process, and chunks this process may hold that
+#: it prepared itself: enough that no process waits for another, few enough that
+#: memory stays a few megabytes.
+_QUEUED_PER_WORKER = 8
+_QUEUED_HERE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,24 +101,6 @@ class ImportProgress:
     imported: int
     duplicates: int
     file: str
-
-
-@dataclass(slots=True)
-class Refusal:
-    """A record refused in strict mode: where it is and why."""
-
-    file: str
-    index: int
-    line: int
-    problems: list[Problem]
-
-    def as_dict(self) -> dict:
-        return {
-            "file": self.file,
-            "index": self.index,
-            "line": self.line,
-            "problems": [problem.as_dict() for problem in self.problems],
-        }
 
 
 @dataclass(slots=True)
@@ -137,147 +126,6 @@ class ImportSummary:
         return data
 
 
-# -- what is stored of a record --------------------------------------------------------
-
-_DATE = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)")
-
-
-def date_bounds(date: str | None) -> tuple[str | None, str | None]:
-    """The earliest and latest day a PGR date can mean, as ``YYYY.MM.DD``:
-    ``2024.03.??`` is 2024.03.01 to 2024.03.31, ``2024.??.??`` the whole year.
-    ``(None, None)`` for an absent or malformed date, or an unknown year."""
-    match = _DATE.fullmatch(date or "")
-    if match is None or match.group(1) == "????":
-        return None, None
-    year, month, day = match.groups()
-    if month == "??":
-        first_month, last_month = 1, 12
-    else:
-        first_month = last_month = int(month)
-    if day == "??":
-        first_day = 1
-        last_day = calendar.monthrange(int(year), last_month)[1] if 1 <= last_month <= 12 else 31
-    else:
-        first_day = last_day = int(day)
-    return (
-        f"{year}.{first_month:02d}.{first_day:02d}",
-        f"{year}.{last_month:02d}.{last_day:02d}",
-    )
-
-
-def stored_text(replayed: ReplayedRecord) -> str:
-    """The text the archive keeps of a record, and hashes to detect duplicates.
-
-    A record without problems is kept in canonical form (the writer's output). A
-    record with problems is kept as written (line ends made LF, outer blank space
-    trimmed): canonical writing would correct a spelling or a move number, or drop
-    what a syntax error left unread, and the problems would not survive an export
-    and a re-import.
-    """
-    record = replayed.record
-    if not replayed.problems:
-        from partita.notation.writer import write_record
-
-        try:
-            return write_record(record, replayed.game, replayed=replayed)
-        except PartitaError:
-            pass
-    text = record.text.replace("\r\n", "\n").replace("\r", "\n").strip()
-    return text + "\n"
-
-
-class _Pending(NamedTuple):
-    """One record turned into rows, waiting for its batch (game id not yet known).
-
-    A tuple, because worker processes send thousands of them back (a tuple pickles
-    several times faster than a dataclass)."""
-
-    hash: str
-    game: tuple
-    keys: list[int]
-    moves: list[str]
-    problems: list[tuple]
-    valid: bool
-
-
-def _problem_row(problem: Problem) -> tuple:
-    return (
-        problem.kind,
-        problem.severity,
-        problem.line,
-        problem.column,
-        problem.ply,
-        problem.move_number,
-        problem.token,
-        problem.message,
-    )
-
-
-#: Key folders by game name (each process keeps its own).
-_FOLDERS: dict[str, Callable[[Hashable], int]] = {}
-
-
-def _prepare(replayed: ReplayedRecord, strict: bool) -> _Pending | Refusal:
-    """What the archive stores of one replayed record: its rows without a game id
-    (those are assigned when its batch is written), or, in strict mode, the refusal
-    of an invalid record. Runs outside any transaction, in a worker process for a
-    parallel import."""
-    record = replayed.record
-    source = record.source
-    valid = replayed.valid
-    if strict and not valid:
-        return Refusal(str(source.file), source.index, source.line, list(replayed.problems))
-    tags = record.tags
-    text = stored_text(replayed)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    game = replayed.game
-    sides = count_sides(tags, game.rules.min_sides if game is not None else 2)[0]
-    date = tags.get("Date")
-    date_min, date_max = date_bounds(date)
-    row = (
-        tags.get("Game"),
-        tags.get("Event"),
-        tags.get("Site"),
-        date,
-        tags.get("Round"),
-        tags.get("Player1"),
-        tags.get("Player2"),
-        tags.get("Player3"),
-        tags.get("Player4"),
-        tags.get("Result", record.result),
-        tags.get("Termination"),
-        sides,
-        len(replayed.moves),
-        "valid" if valid else "invalid",
-        replayed.final_position,
-        date_min,
-        date_max,
-        json.dumps(tags, ensure_ascii=False),
-        text,
-        " ".join(replayed.moves),
-        digest,
-        str(source.file),
-        source.index,
-        source.line,
-        source.byte_offset,
-    )
-    if game is not None and replayed.keys:
-        fold = _FOLDERS.get(game.name)
-        if fold is None:
-            fold = _FOLDERS[game.name] = key_folder(game.name)
-        keys = [fold(key) for key in replayed.keys]
-    else:
-        keys = []
-    return _Pending(
-        digest,
-        row,
-        keys,
-        replayed.moves,
-        [_problem_row(problem) for problem in replayed.problems],
-        valid,
-    )
-
-
 _GAMES_INSERT = (
     f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
 )
@@ -298,6 +146,7 @@ class ArchiveWriter:
     """Stores replayed records in batches, each batch in one transaction.
 
     ``add`` turns a record into rows (refusing it in strict mode if invalid);
+    ``add_prepared`` takes a record some process has already turned into rows;
     ``flush`` writes the pending batch. ``summary`` counts what was committed:
     a batch that fails leaves no row and no count behind.
     """
@@ -311,7 +160,7 @@ class ArchiveWriter:
         self.strict = strict
         self.batch_size = batch_size
         self.summary = ImportSummary()
-        self._pending: list[_Pending] = []
+        self._pending: list[StoredRecord] = []
 
     @property
     def pending(self) -> int:
@@ -319,11 +168,12 @@ class ArchiveWriter:
 
     def add(self, replayed: ReplayedRecord) -> None:
         """Queue one replayed record (refused at once in strict mode if invalid)."""
-        self.add_prepared(_prepare(replayed, self.strict))
+        self.add_prepared(prepare_record(replayed, self.strict))
 
-    def add_prepared(self, prepared: _Pending | Refusal) -> None:
-        """Queue one record already turned into rows (or refused) by ``_prepare``
-        with this writer's strictness, in this process or a worker."""
+    def add_prepared(self, prepared: StoredRecord | Refusal) -> None:
+        """Queue one record already turned into rows (or refused) by
+        :func:`~partita.database.prepare.prepare_record`, with this writer's
+        strictness, in this process or in a worker."""
         summary = self.summary
         summary.records += 1
         if type(prepared) is Refusal:
@@ -354,7 +204,7 @@ class ArchiveWriter:
         summary.problems += problems
         summary.duplicates += duplicates
 
-    def _write(self, conn, batch: list[_Pending]) -> tuple[int, int, int, int, int]:
+    def _write(self, conn, batch: list[StoredRecord]) -> tuple[int, int, int, int, int]:
         hashes = [item.hash for item in batch]
         existing: set[str] = set()
         for start in range(0, len(hashes), _LOOKUP_CHUNK):
@@ -436,7 +286,7 @@ def import_paths(
     strict: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[ImportProgress], object] | None = None,
-    workers: int | None = None,
+    workers: int | None = 1,
 ) -> ImportSummary:
     """Import record files and folders (their ``*.pgr`` files, recursively) into
     the archive at ``target``; return what happened.
@@ -446,11 +296,15 @@ def import_paths(
     of each file. An exception (from the callback too) stops the import after the
     last committed batch; a rerun completes it without duplicates.
 
-    ``workers``: processes that read and replay while this one writes. ``None``
-    chooses: one (everything in this process) for inputs under
-    :data:`PARALLEL_MIN_BYTES` or on one CPU, else one per CPU up to
-    :data:`MAX_AUTO_WORKERS`. ``1`` imports in this process. The archive is the
-    same either way, ids included.
+    ``workers``: processes that read and replay the records, this one included
+    (which also writes): ``1`` (the default) imports in this process alone; ``N``
+    starts ``N - 1`` worker processes. ``None`` chooses (the `partita import`
+    command's default): one for inputs under :data:`PARALLEL_MIN_BYTES` or on one
+    CPU, else one per CPU, at most :data:`MAX_AUTO_WORKERS`. The archive is the
+    same either way, ids included. Worker processes are started with ``spawn``,
+    which imports the main module again: a script that asks for more than one must
+    call this under ``if __name__ == "__main__":``, which is why one process is the
+    library's default.
     """
     if batch_size < 1:
         raise ValueError(f"batch size must be at least 1, not {batch_size}")
@@ -514,18 +368,13 @@ def _auto_workers(total_bytes: int) -> int:
     return max(1, min(cpus, MAX_AUTO_WORKERS))
 
 
-#: A chunk as sent to a worker: the file name, strictness, and for each record its
-#: text, index, first line, byte offset, movetext start and line problems.
-_ChunkData = tuple[str, bool, list[tuple[str, int, int, int, int, list]]]
-
-
 class _Chunk(NamedTuple):
     """A chunk of raw records: what this process keeps (which file, each record's
     byte offset, for progress) and what it sends to be prepared."""
 
     file_number: int
     offsets: list[int]
-    data: _ChunkData
+    data: ChunkData
 
 
 def _chunks(files: list[Path], strict: bool) -> Iterator[_Chunk]:
@@ -557,48 +406,20 @@ def _chunks(files: list[Path], strict: bool) -> Iterator[_Chunk]:
             yield _Chunk(number, offsets, (name, strict, records))
 
 
-def _prepare_chunk(data: _ChunkData) -> list[_Pending | Refusal]:
-    """Read, replay and turn into rows a chunk of raw records: the work of an import
-    outside the archive, done by a worker process (or by this one, serially)."""
-    name, strict, records = data
-    prepared = []
-    for text, index, line, offset, movetext_start, problems in records:
-        raw = RawRecord(text, SourceRef(name, index, line, offset), movetext_start, problems)
-        prepared.append(_prepare(replay(build_record(raw), strict=strict), strict))
-    return prepared
-
-
-def _known_games() -> list[tuple[str, str]]:
-    """The games this process can replay (name, class), to check a worker knows the same."""
-    return [
-        (game.name, f"{type(game).__module__}.{type(game).__qualname__}") for game in all_games()
-    ]
-
-
-def _start_worker() -> None:
-    """Set up a worker process: Ctrl-C goes to the whole process group, and the main
-    process stops the import (after its last whole batch) and shuts the workers
-    down, so they ignore it; and a worker exits when the main process dies (killed,
-    it cannot shut them down), instead of waiting for work forever."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
-
-
-def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
-    parent.join()  # returns when the parent's end of the start-up pipe closes
-    os._exit(1)
-
-
 class _Preparer:
-    """Turns chunks into prepared records, in order: in this process (one worker) or
-    in a pool of worker processes, with a bounded number of chunks in flight.
+    """Turns chunks into prepared records, in input order: all in this process (one
+    worker), or in ``workers - 1`` worker processes and this one.
+
+    This process writes the batches. Each worker process has a few chunks queued, so
+    it never waits for this one; and while the oldest chunk is still in a worker,
+    this process prepares the next chunk itself rather than idle (so it works while
+    the workers start, and whenever writing leaves it time). Chunks in flight are
+    bounded, so memory stays flat.
 
     Workers are started with ``spawn`` (a fresh interpreter: safe whatever threads
     this process runs, the same on every platform). If a worker does not know the
-    same games as this process (a game registered at run time), the import runs
-    here instead, so that it stores the same thing.
+    same games as this process (one registered at run time), this process prepares
+    everything itself, so that the archive is the same.
     """
 
     def __init__(self, workers: int) -> None:
@@ -608,9 +429,9 @@ class _Preparer:
     def __enter__(self) -> _Preparer:
         if self.workers > 1:
             self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
+                self.workers - 1,
+                mp_context=get_context("spawn"),
+                initializer=start_worker,
             )
         return self
 
@@ -620,29 +441,53 @@ class _Preparer:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
-    def run(self, chunks: Iterator[_Chunk]) -> Iterator[tuple[_Chunk, list]]:
+    def run(self, chunks: Iterable[_Chunk]) -> Iterator[tuple[_Chunk, list]]:
+        chunks = iter(chunks)  # next() on it gives None once it is exhausted
         pool = self._pool
-        if pool is not None and _worker_games(pool) != _known_games():
-            pool.shutdown(wait=True)
-            self._pool = pool = None
         if pool is None:
             for chunk in chunks:
-                yield chunk, _prepare_chunk(chunk.data)
+                yield chunk, _prepare_here(chunk)
             return
-        limit = 2 * self.workers  # every worker busy, and one more chunk each queued
-        in_flight: deque[tuple[_Chunk, Future]] = deque()
-        for chunk in chunks:
-            in_flight.append((chunk, pool.submit(_prepare_chunk, chunk.data)))
-            if len(in_flight) >= limit:
-                yield _result(*in_flight.popleft())
-        while in_flight:
-            yield _result(*in_flight.popleft())
+        probe: Future | None = pool.submit(known_games)
+        queued = _QUEUED_PER_WORKER * (self.workers - 1)
+        # Chunks in input order, each with its Future (in a worker) or its records.
+        in_flight: deque[tuple[_Chunk, Future | list]] = deque()
+        in_workers = 0
+        while True:
+            while in_workers < queued and (chunk := next(chunks, None)) is not None:
+                in_flight.append((chunk, pool.submit(prepare_chunk, chunk.data)))
+                in_workers += 1
+            if not in_flight:
+                return
+            chunk, head = in_flight[0]
+            if type(head) is list:
+                in_flight.popleft()
+                yield chunk, head
+                continue
+            if not head.done() and len(in_flight) < queued + _QUEUED_HERE:
+                helped = next(chunks, None)
+                if helped is not None:
+                    in_flight.append((helped, _prepare_here(helped)))
+                    continue
+            if probe is not None:
+                if _worker_games(probe) != known_games():
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    self._pool = None
+                    for chunk, entry in in_flight:
+                        yield chunk, entry if type(entry) is list else _prepare_here(chunk)
+                    for chunk in chunks:
+                        yield chunk, _prepare_here(chunk)
+                    return
+                probe = None
+            in_flight.popleft()
+            in_workers -= 1
+            yield _result(chunk, head)
 
 
-def _worker_games(pool: ProcessPoolExecutor) -> list[tuple[str, str]]:
-    """The games a worker knows; the first task, so it also checks workers start."""
+def _worker_games(probe: Future) -> list[tuple[str, str]]:
+    """The games a worker knows (the first task, so it also checks workers start)."""
     try:
-        return pool.submit(_known_games).result()
+        return probe.result()
     except BrokenProcessPool as error:
         error.add_note(
             "the import's worker processes could not start (their error is above); a "
@@ -653,12 +498,32 @@ def _worker_games(pool: ProcessPoolExecutor) -> list[tuple[str, str]]:
         raise
 
 
+def _prepare_here(chunk: _Chunk) -> list[StoredRecord | Refusal]:
+    try:
+        return prepare_chunk(chunk.data)
+    except Exception as error:
+        _add_place(error, chunk, "in this process")
+        raise
+
+
 def _result(chunk: _Chunk, future: Future) -> tuple[_Chunk, list]:
     try:
         return chunk, future.result()
-    except Exception as error:
-        name, _, records = chunk.data
+    except BrokenProcessPool as error:
         error.add_note(
-            f"while a worker process prepared records {records[0][1]} to {records[-1][1]} of {name}"
+            "a worker process of the import stopped (killed, or out of memory?); the "
+            "archive holds whole batches, and running the import again completes it"
         )
         raise
+    except Exception as error:
+        _add_place(error, chunk, "in a worker process")
+        raise
+
+
+def _add_place(error: Exception, chunk: _Chunk, where: str) -> None:
+    """Say which records an unexpected error (a bug: bad input makes problems, not
+    errors) came from."""
+    name, _, records = chunk.data
+    first, last = records[0][1], records[-1][1]
+    which = f"record {first}" if first == last else f"records {first} to {last}"
+    error.add_note(f"while reading and replaying {which} (from 0) of {name}, {where}")

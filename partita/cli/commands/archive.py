@@ -65,9 +65,9 @@ def import_(
         typer.Option(
             "--workers",
             min=1,
-            help="Processes that read and replay the records while this one writes "
-            "(1: everything in one process). Default: one per CPU, at most 4, for "
-            "inputs of 1 MB or more; 1 for smaller ones.",
+            help="Processes that read and replay the records, the one that writes "
+            "included (1: everything in one process). Default: one per CPU, at most 4, "
+            "for inputs of 1 MB or more; 1 for smaller ones.",
         ),
     ] = None,
     as_json: JsonOption = False,

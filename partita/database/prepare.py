@@ -1,0 +1,240 @@
+"""What an import stores of a record, computed outside the archive and any
+transaction: in the importing process, or in a worker process of a parallel import.
+
+This module imports nothing of SQLite (nor sqlite-utils, which imports numpy), so a
+worker process starts in a fraction of the time: it needs the reader, the replay,
+the canonical writer and the key folding, nothing else. :mod:`~partita.database.importer`
+writes what it computes.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import signal
+import threading
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from partita.database.keys import key_folder
+from partita.errors import PartitaError
+from partita.notation.model import SourceRef
+from partita.notation.problems import Problem
+from partita.notation.reader import RawRecord, build_record
+from partita.notation.registry import all_games
+from partita.notation.replay import ReplayedRecord, count_sides, replay
+
+__all__ = [
+    "ChunkData",
+    "Refusal",
+    "StoredRecord",
+    "date_bounds",
+    "known_games",
+    "prepare_chunk",
+    "prepare_record",
+    "start_worker",
+    "stored_text",
+]
+
+
+@dataclass(slots=True)
+class Refusal:
+    """A record refused in strict mode: where it is and why."""
+
+    file: str
+    index: int
+    line: int
+    problems: list[Problem]
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "index": self.index,
+            "line": self.line,
+            "problems": [problem.as_dict() for problem in self.problems],
+        }
+
+
+# -- what is stored of a record --------------------------------------------------------
+
+_DATE = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)")
+
+
+def date_bounds(date: str | None) -> tuple[str | None, str | None]:
+    """The earliest and latest day a PGR date can mean, as ``YYYY.MM.DD``:
+    ``2024.03.??`` is 2024.03.01 to 2024.03.31, ``2024.??.??`` the whole year.
+    ``(None, None)`` for an absent or malformed date, or an unknown year."""
+    match = _DATE.fullmatch(date or "")
+    if match is None or match.group(1) == "????":
+        return None, None
+    year, month, day = match.groups()
+    if month == "??":
+        first_month, last_month = 1, 12
+    else:
+        first_month = last_month = int(month)
+    if day == "??":
+        first_day = 1
+        last_day = calendar.monthrange(int(year), last_month)[1] if 1 <= last_month <= 12 else 31
+    else:
+        first_day = last_day = int(day)
+    return (
+        f"{year}.{first_month:02d}.{first_day:02d}",
+        f"{year}.{last_month:02d}.{last_day:02d}",
+    )
+
+
+def stored_text(replayed: ReplayedRecord) -> str:
+    """The text the archive keeps of a record, and hashes to detect duplicates.
+
+    A record without problems is kept in canonical form (the writer's output). A
+    record with problems is kept as written (line ends made LF, outer blank space
+    trimmed): canonical writing would correct a spelling or a move number, or drop
+    what a syntax error left unread, and the problems would not survive an export
+    and a re-import.
+    """
+    record = replayed.record
+    if not replayed.problems:
+        from partita.notation.writer import write_record
+
+        try:
+            return write_record(record, replayed.game, replayed=replayed)
+        except PartitaError:
+            pass
+    text = record.text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    return text + "\n"
+
+
+class StoredRecord(NamedTuple):
+    """One record turned into rows, waiting for its batch (game id not yet known).
+
+    A tuple, because worker processes send thousands of them back (a tuple pickles
+    several times faster than a dataclass)."""
+
+    hash: str
+    game: tuple
+    keys: list[int]
+    moves: list[str]
+    problems: list[tuple]
+    valid: bool
+
+
+def _problem_row(problem: Problem) -> tuple:
+    return (
+        problem.kind,
+        problem.severity,
+        problem.line,
+        problem.column,
+        problem.ply,
+        problem.move_number,
+        problem.token,
+        problem.message,
+    )
+
+
+#: Key folders by game name (each process keeps its own).
+_FOLDERS: dict[str, Callable[[Hashable], int]] = {}
+
+
+def prepare_record(replayed: ReplayedRecord, strict: bool) -> StoredRecord | Refusal:
+    """What the archive stores of one replayed record: its rows without a game id
+    (those are assigned when its batch is written), or, in strict mode, the refusal
+    of an invalid record. Runs outside any transaction, in a worker process for a
+    parallel import."""
+    record = replayed.record
+    source = record.source
+    valid = replayed.valid
+    if strict and not valid:
+        return Refusal(str(source.file), source.index, source.line, list(replayed.problems))
+    tags = record.tags
+    text = stored_text(replayed)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    game = replayed.game
+    sides = count_sides(tags, game.rules.min_sides if game is not None else 2)[0]
+    date = tags.get("Date")
+    date_min, date_max = date_bounds(date)
+    row = (
+        tags.get("Game"),
+        tags.get("Event"),
+        tags.get("Site"),
+        date,
+        tags.get("Round"),
+        tags.get("Player1"),
+        tags.get("Player2"),
+        tags.get("Player3"),
+        tags.get("Player4"),
+        tags.get("Result", record.result),
+        tags.get("Termination"),
+        sides,
+        len(replayed.moves),
+        "valid" if valid else "invalid",
+        replayed.final_position,
+        date_min,
+        date_max,
+        json.dumps(tags, ensure_ascii=False),
+        text,
+        " ".join(replayed.moves),
+        digest,
+        str(source.file),
+        source.index,
+        source.line,
+        source.byte_offset,
+    )
+    if game is not None and replayed.keys:
+        fold = _FOLDERS.get(game.name)
+        if fold is None:
+            fold = _FOLDERS[game.name] = key_folder(game.name)
+        keys = [fold(key) for key in replayed.keys]
+    else:
+        keys = []
+    return StoredRecord(
+        digest,
+        row,
+        keys,
+        replayed.moves,
+        [_problem_row(problem) for problem in replayed.problems],
+        valid,
+    )
+
+
+#: A chunk as sent to a worker: the file name, strictness, and for each record its
+#: text, index, first line, byte offset, movetext start and line problems.
+ChunkData = tuple[str, bool, list[tuple[str, int, int, int, int, list]]]
+
+
+def prepare_chunk(data: ChunkData) -> list[StoredRecord | Refusal]:
+    """Read, replay and turn into rows a chunk of raw records: the work of an import
+    outside the archive, done by a worker process (or by this one, serially)."""
+    name, strict, records = data
+    prepared = []
+    for text, index, line, offset, movetext_start, problems in records:
+        raw = RawRecord(text, SourceRef(name, index, line, offset), movetext_start, problems)
+        prepared.append(prepare_record(replay(build_record(raw), strict=strict), strict))
+    return prepared
+
+
+def known_games() -> list[tuple[str, str]]:
+    """The games this process can replay (name, class), to check a worker knows the same."""
+    return [
+        (game.name, f"{type(game).__module__}.{type(game).__qualname__}") for game in all_games()
+    ]
+
+
+def start_worker() -> None:
+    """Set up a worker process: Ctrl-C goes to the whole process group, and the main
+    process stops the import (after its last whole batch) and shuts the workers
+    down, so they ignore it; and a worker exits when the main process dies (killed,
+    it cannot shut them down), instead of waiting for work forever."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()  # returns when the parent's end of the start-up pipe closes
+    os._exit(1)
