@@ -236,3 +236,12 @@ def test_garbage_input_never_gives_a_traceback(tmp_path):
     assert code == 1 and json.loads(out)
     assert partita("show", str(garbage))[0] == 1
     assert partita("import", str(garbage), "--db", str(tmp_path / "g.db"))[0] == 0
+
+
+def test_export_canonical_rewrites_records_with_problems(tmp_path):
+    db = tmp_path / "spelling.db"
+    assert partita("import", str(EXAMPLES / "invalid" / "spelling.pgr"), "--db", str(db))[0] == 0
+    as_imported = partita("export", "--db", str(db))[1]
+    rewritten = partita("export", "--db", str(db), "--canonical")[1]
+    assert "1. T4 r5 *" in as_imported
+    assert "1. t4\nr5 *" in rewritten and "1. T4" not in rewritten

@@ -172,15 +172,27 @@ def export(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
+    canonical: Annotated[
+        bool,
+        typer.Option(
+            "--canonical",
+            help="Rewrite records with problems in canonical form too (their problems "
+            "may then not survive a re-import).",
+        ),
+    ] = False,
 ) -> None:
-    """Write the matching games as canonical PGR."""
+    """Write the matching games as canonical PGR.
+
+    Records with problems are written as they were imported, so that a re-import
+    finds the same problems; --canonical rewrites them too.
+    """
     target = _existing_archive(db)
     chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides)
     if output is None:
-        count = database.export_games(target, sys.stdout, **chosen)
+        count = database.export_games(target, sys.stdout, canonical=canonical, **chosen)
     else:
         with output.open("w", encoding="utf-8", newline="\n") as stream:
-            count = database.export_games(target, stream, **chosen)
+            count = database.export_games(target, stream, canonical=canonical, **chosen)
         Console(stderr=True).print(f"{count} games written to {output}", markup=False)
 
 
