@@ -377,7 +377,7 @@ class _LineReplayer:
         if outcome is not None:
             self.collect.add(
                 "move-after-end",
-                f"{token}: the game is already over ({outcome.reason})",
+                f"{token}: the game is already over: {outcome.reason}",
                 offset=node.offset,
                 ply=ply + 1,
                 move_number=rules.move_number(state)[0],
@@ -538,7 +538,7 @@ def _check_result(
         elif termination is not None and termination != "normal":
             collect.add(
                 "unexplained-result",
-                f"the rules ended the game ({outcome.reason}), so the termination is "
+                f"the rules ended the game: {outcome.reason}; so the termination is "
                 f"'normal', not '{termination}'",
                 offset=collect.tag_offset("Termination"),
                 token=termination,
