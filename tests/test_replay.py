@@ -107,7 +107,7 @@ def test_termination_on_a_decided_game_must_be_normal():
 def test_wrong_move_numbers_are_warnings_in_lenient_and_errors_in_strict():
     text = record("1. t4 r5 3. r5 t2")
     replayed, problems = problems_of(text)
-    assert problems == [("move-number", "warning", 6, 13, 3, "r5")]
+    assert problems == [("move-number", "warning", 6, 10, 3, "r5")]
     assert replayed.valid
     strict, _ = problems_of(text, strict=True)
     assert not strict.valid
@@ -203,3 +203,11 @@ def test_problems_name_the_record_and_its_players():
     assert problem.context == "Anna - Bruno"
     assert problem.move_number == 1
     assert problem.as_dict()["move"] == "b4"
+
+
+def test_a_wrong_move_number_is_placed_on_the_number():
+    # glued to its move, and with a comment between number and move (then: the move)
+    _, glued = problems_of(record("1. t4 r5 12.r5 t2"))
+    assert [(p[0], p[2], p[3]) for p in glued] == [("move-number", 6, 10)]
+    _, commented = problems_of(record("1. t4 r5 3. {note} r5 t2"))
+    assert [(p[0], p[2], p[3]) for p in commented] == [("move-number", 6, 20)]

@@ -321,11 +321,22 @@ def _check_number(node: Node, rules: Any, state: Any, ply: int, collect: _Collec
     collect.add(
         "move-number",
         message,
-        offset=node.offset,
+        offset=_number_offset(collect.record.text, node.offset),
         ply=ply,
         move_number=number,
         token=node.move,
     )
+
+
+_NUMBER_BEFORE = re.compile(r"(\d+\.(?:\.\.)?)\s*\Z")
+
+
+def _number_offset(text: str, move_offset: int) -> int:
+    """Where the move number written right before a move starts (the move's own
+    offset if something, such as a comment, stands between them)."""
+    window = max(0, move_offset - 40)
+    found = _NUMBER_BEFORE.search(text, window, move_offset)
+    return found.start() if found else move_offset
 
 
 #: The token of a pass in every game.
