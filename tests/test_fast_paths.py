@@ -76,3 +76,15 @@ def test_writer_fast_path_on_random_lines(game, seed, length):
     record = parse_record(text)
     replayed = replay(record)
     assert write_record(record, replayed=replayed) == write_record(record)
+
+
+def test_writer_with_a_hand_made_replay_without_states_takes_the_general_path():
+    from partita.notation.replay import ReplayedRecord
+
+    record = parse_record('[Game "forza4x4"]\n[Result "*"]\n\n1. t4 r5 2. r5 *\n')
+    game = record_game = replay(record).game
+    hand_made = ReplayedRecord(record, record_game, moves=["t4", "r5", "r5"])
+    assert hand_made.states == []
+    expected = write_record(record, game)
+    assert write_record(record, game, replayed=hand_made) == expected
+    assert "1. t4 r5 2. r5 *" in expected

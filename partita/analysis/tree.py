@@ -18,7 +18,8 @@ costs seconds and hundreds of MB, plain structures a fraction of that):
    least ``min_games`` games; a position's games are those of every trie node
    whose key is the position's (or, with ``symmetry``, one of its images), so
    transpositions count even through pruned lines; canonical keys are computed
-   only for the positions that are kept and their children, with caching;
+   only for the positions that are kept and their children, with caching, and
+   (gravity boards) from the parent's images plus the placed piece's;
 3. results, dates and examples are gathered for the kept edges only, and only
    the pruned graph is handed to networkx.
 """
@@ -397,41 +398,117 @@ class _Frames:
     the smallest key over the images of ``state``, every symmetry whose image has
     it (more than one when the position is itself symmetric), and the key of each
     image in symmetry order. Without symmetry: the plain key and the identity.
+
+    For the gravity boards the images are also kept packed (all of them in one
+    int, see :func:`_image_steps`) per trie level, for the positions whose
+    children are still to come: a child's images are then its parent's plus the
+    images of the one piece its move placed, instead of a permutation of the
+    whole board. :meth:`release` forgets a level's packed images.
     """
 
     def __init__(self, game: GameNotation, symmetry: bool) -> None:
         self.rules = game.rules
         self.count = self.rules.symmetry_count if symmetry else 1
-        self._cache: dict[Hashable, tuple[Hashable, tuple[int, ...], None]] = {}
+        #: Per trie level: plain key -> (canonical key, symmetries, None).
+        self._cache: dict[int, dict[Hashable, tuple[Hashable, tuple[int, ...], None]]] = {}
         self.computed = 0
         self._image_keys = _fast_image_keys(self.rules, self.count) if self.count > 1 else None
+        self._steps = _image_steps(self.rules, self.count) if self._image_keys is not None else None
+        #: Per trie level: plain key -> packed images (only with ``_steps``).
+        self._packed: dict[int, dict[Hashable, int]] = {}
 
     def classify(
-        self, state: Any, plain: Hashable
+        self,
+        state: Any,
+        plain: Hashable,
+        level: int = -1,
+        parent: Hashable = None,
+        keep: bool = False,
     ) -> tuple[Hashable, tuple[int, ...], tuple[Hashable, ...] | None]:
         """``(canonical key, symmetries, image keys)``; the image keys only when
         they were just computed (``None`` from the cache, which keeps them out to
-        stay small: see :meth:`image_keys`)."""
+        stay small: see :meth:`image_keys`). ``level`` (of the trie node),
+        ``parent`` (its parent's plain key) and ``keep`` (keep its packed images
+        for its children) let the gravity boards' keys be derived incrementally."""
         if self.count == 1:
             return (plain, _IDENTITY, (plain,))  # nothing worth caching
-        found = self._cache.get(plain)
+        cache = self._cache.get(level)
+        if cache is None:
+            cache = self._cache[level] = {}
+        found = cache.get(plain)
         if found is not None:
+            if keep and self._steps is not None:
+                self._packed_images(state, plain, level, parent, keep)
             return found[0], found[1], None
-        keys = self.image_keys(state, plain)
+        keys = self.image_keys(state, plain, level, parent, keep)
         best = min(keys)
         symmetries = tuple(index for index, key in enumerate(keys) if key == best)
-        self._cache[plain] = (best, _IDENTITY if symmetries == _IDENTITY else symmetries, None)
+        cache[plain] = (best, _IDENTITY if symmetries == _IDENTITY else symmetries, None)
         self.computed += 1
         return best, symmetries, keys
 
-    def image_keys(self, state: Any, plain: Hashable) -> tuple[Hashable, ...]:
+    def image_keys(
+        self,
+        state: Any,
+        plain: Hashable,
+        level: int = -1,
+        parent: Hashable = None,
+        keep: bool = False,
+    ) -> tuple[Hashable, ...]:
         """The key of each image of ``state``, in symmetry order."""
+        if self._steps is not None:
+            packed = self._packed_images(state, plain, level, parent, keep)
+            mask, shifts, side_shift = self._steps[3], self._steps[4], self._steps[5]
+            side = plain & (1 << side_shift)  # type: ignore[operator]
+            return tuple(packed >> shift & mask | side for shift in shifts)
         if self._image_keys is not None:
             return self._image_keys(state)
         rules = self.rules
         return (plain,) + tuple(
             rules.key(rules.transform(state, symmetry)) for symmetry in range(1, self.count)
         )
+
+    def _packed_images(self, state: Any, plain: Any, level: int, parent: Any, keep: bool) -> int:
+        """The packed images of ``state``: kept, or its parent's plus the placed
+        piece's (when the key shows exactly one piece added and the side to move
+        changed), or from the whole board."""
+        steps = self._steps
+        assert steps is not None
+        table = self._packed.get(level)
+        if table is not None:
+            packed = table.get(plain)
+            if packed is not None:
+                return packed
+        packed = None
+        if parent is not None:
+            above = self._packed.get(level - 1)
+            if above is not None:
+                before = above.get(parent)
+                if before is not None:
+                    changed = plain ^ parent
+                    side_shift = steps[5]
+                    if changed >> side_shift == 1:
+                        placed = changed & ((1 << side_shift) - 1)
+                        if placed and not placed & (placed - 1) and plain & placed:
+                            packed = before | steps[0][placed.bit_length() - 1]
+        if packed is None:
+            packed = steps[1](state)
+        if keep:
+            if table is None:
+                table = self._packed[level] = {}
+            table[plain] = packed
+        return packed
+
+    def release(self, level: int | None = None) -> None:
+        """Level ``level`` is expanded: forget its keys' classifications and the
+        packed images of the level above it; ``None``: forget everything (the
+        tree is built)."""
+        if level is None:
+            self._packed.clear()
+            self._cache.clear()
+        else:
+            self._cache.pop(level, None)
+            self._packed.pop(level - 1, None)
 
     def images(self, state: Any) -> list[tuple[Hashable, Any]]:
         """``(plain key, state)`` of every distinct image of ``state``."""
@@ -441,6 +518,51 @@ class _Frames:
             image = rules.transform(state, symmetry) if symmetry else state
             found.setdefault(rules.key(image), image)
         return list(found.items())
+
+
+def _image_steps(rules: Any, count: int) -> tuple | None:
+    """For the gravity boards: the images of every symmetry packed into one int
+    (a slot of ``2 * W * H`` bits per symmetry, each holding ``x | o << W*H`` of
+    that image), as ``(per key bit below the side bit: the packed images of that
+    one piece, packed images of a state, slot, slot mask, the slots' shifts, the
+    side bit's position)``. Built from the engine's own ``transform`` on one-piece
+    positions, like :func:`_fast_image_keys`; ``None`` for other rules."""
+    if not isinstance(rules, GravityRules):
+        return None
+    cells = rules.cell_count
+    slot = 2 * cells
+    chunks = (cells + 7) // 8
+    piece = [
+        sum(
+            rules.transform(GravityState(1 << bit, 0, 0, 0), symmetry).x << (symmetry * slot)
+            for symmetry in range(count)
+        )
+        for bit in range(cells)
+    ]
+    steps = tuple(piece) + tuple(images << cells for images in piece)
+    tables = []
+    for chunk in range(chunks):
+        images = [0] * 256
+        for value in range(1, 256):
+            low = value & -value
+            bit = chunk * 8 + low.bit_length() - 1
+            images[value] = images[value ^ low] | (piece[bit] if bit < cells else 0)
+        tables.append(tuple(images))
+
+    def packed_images(state: Any) -> int:
+        x, o = state.x, state.o
+        px = po = 0
+        for table in tables:
+            if not (x or o):
+                break
+            px |= table[x & 255]
+            po |= table[o & 255]
+            x >>= 8
+            o >>= 8
+        return px | po << cells
+
+    shifts = tuple(symmetry * slot for symmetry in range(count))
+    return steps, packed_images, slot, (1 << slot) - 1, shifts, slot
 
 
 def _fast_image_keys(rules: Any, count: int) -> Callable[[Any], tuple[int, ...]] | None:
@@ -528,6 +650,16 @@ class _Trie:
             for node in nodes:
                 states[node] = None
         self.by_key[level] = {}
+
+    def release_all(self) -> None:
+        """Forget all but the parents (what :func:`_gather` walks)."""
+        self.token = []
+        self.state = []
+        self.key = []
+        self.level = []
+        self.count = []
+        self.children = []
+        self.by_key = []
 
     def add_root(self, state: Any, key: Hashable) -> int:
         node = len(self.parent)
@@ -687,9 +819,10 @@ def _build(
     built = time.perf_counter()
     by_key = trie.by_key
 
-    frame = _Frame(notation, frames, trie, by_key, read_move)
+    frame = _Frame(notation, frames, trie, by_key, read_move, depth)
     root_key = frame.position(0, root_state, key_of(root_state))
-    nodes: dict[Hashable, tuple[int, int]] = {root_key: (0, frame.games[root_key])}
+    # Per position: (ply, games), registered as the levels grow.
+    nodes = frame.info
     edges: list[_Edge] = []
     level_nodes = [root_key]
     for level in range(depth):
@@ -700,11 +833,16 @@ def _build(
                 child = edge.stats.child
                 if child not in next_nodes:
                     next_nodes[child] = None
-                    if child not in nodes:
-                        nodes[child] = (level + 1, frame.games[child])
         level_nodes = list(next_nodes)
-        # This level is expanded: its states and its index are no longer needed.
+        # This level is expanded: its states and its index are no longer needed,
+        # nor its keys' classifications and the packed images of the level above.
         trie.release(level)
+        frames.release(level)
+    # The tree is known: free what only its growth needed before the tallies.
+    frames.release()
+    frame.release()
+    trie_nodes = len(trie.parent)
+    trie.release_all()
     expanded = time.perf_counter()
 
     _gather(edges, trie, line_leaf, line_data, rules.sides(root_state), examples)
@@ -726,7 +864,7 @@ def _build(
         states=frame.states,
         figures={
             "games": len(line_data),
-            "trie_nodes": len(trie.parent),
+            "trie_nodes": trie_nodes,
             "canonical_keys": frames.computed,
             "positions": len(nodes),
             "moves": len(edges),
@@ -809,6 +947,10 @@ class _Starts:
 _MISSING = object()
 
 
+#: The trie nodes of an edge whose games are gathered.
+_NO_NODES: list[int] = []
+
+
 @dataclass(slots=True)
 class _Edge:
     stats: MoveStats
@@ -826,25 +968,37 @@ class _Frame:
         trie: _Trie,
         by_key: list[dict[Hashable, list[int]]],
         read_move: Callable[[Any, str], Any],
+        depth: int,
     ) -> None:
         self.notation = notation
+        #: Positions at this level are not expanded: their trie nodes are not kept.
+        self.depth = depth
         self.rules = notation.rules
         self.frames = frames
         self.trie = trie
         self.by_key = by_key
         self.read_move = read_move
         self.nodes: dict[Hashable, list[int]] = {}
-        self.games: dict[Hashable, int] = {}
+        #: Per position registered: (ply, games).
+        self.info: dict[Hashable, tuple[int, int]] = {}
         self.states: dict[Hashable, Any] = {}
         # Moves read without their position (entry codes) map the same way
         # wherever they are played: their labels can be cached by token.
         self.context_free = callable(getattr(notation, "entry", None))
         self._labels: dict[tuple[tuple[int, ...], str], str] = {}
 
-    def position(self, level: int, state: Any, plain: Hashable) -> Hashable:
-        """Register the position of ``state`` at ``level`` (if new); its key."""
-        canonical, symmetries, image_keys = self.frames.classify(state, plain)
-        if canonical in self.games:
+    def position(self, level: int, state: Any, plain: Hashable, node: int = -1) -> Hashable:
+        """Register the position of ``state`` at ``level`` (if new), trie node
+        ``node`` when there is one; its key."""
+        parent: Hashable = None
+        keep = False
+        if node >= 0 and self.frames.count > 1:
+            trie = self.trie
+            above = trie.parent[node]
+            parent = trie.key[above] if above >= 0 else None
+            keep = trie.children[node] is not None
+        canonical, symmetries, image_keys = self.frames.classify(state, plain, level, parent, keep)
+        if canonical in self.info:
             return canonical
         table = self.by_key[level]
         if self.frames.count == 1:
@@ -852,15 +1006,21 @@ class _Frame:
             self.states[canonical] = state
         else:
             if image_keys is None:
-                image_keys = self.frames.image_keys(state, plain)
+                image_keys = self.frames.image_keys(state, plain, level, parent)
             members = []
             for image_key in dict.fromkeys(image_keys):
                 members.extend(table.get(image_key, ()))
             self.states[canonical] = self.rules.transform(state, symmetries[0])
-        self.nodes[canonical] = members
+        if level < self.depth:
+            self.nodes[canonical] = members
         count = self.trie.count
-        self.games[canonical] = sum(count[member] for member in members)
+        self.info[canonical] = (level, sum(count[member] for member in members))
         return canonical
+
+    def release(self) -> None:
+        """Forget the positions' trie nodes (the tree is built)."""
+        self.nodes = {}
+        self._labels = {}
 
     def expand(self, position: Hashable, level: int, min_games: int) -> list[_Edge]:
         """The moves from ``position`` played by at least ``min_games`` games."""
@@ -882,14 +1042,14 @@ class _Frame:
             else:
                 representative = self.states[position]
                 for child in children:
-                    label = self._label(member, child, representative)
+                    label = self._label(member, child, representative, level)
                     group = groups.get(label)
                     if group is None:
                         groups[label] = [child]
                     else:
                         group.append(child)
         count = trie.count
-        parent_games = self.games[position]
+        parent_games = self.info[position][1]
         edges = []
         for label, members in groups.items():
             games = (
@@ -898,7 +1058,7 @@ class _Frame:
             if games < min_games:
                 continue
             first = members[0]
-            child_key = self.position(level + 1, trie.state[first], trie.key[first])
+            child_key = self.position(level + 1, trie.state[first], trie.key[first], first)
             mover = self.rules.side_to_move(trie.state[trie.parent[first]])
             stats = MoveStats(
                 parent=position,
@@ -914,13 +1074,13 @@ class _Frame:
                 first_date=None,
                 last_date=None,
                 examples=(),
-                transpositions=self.games[child_key] - games,
+                transpositions=self.info[child_key][1] - games,
                 ply=level + 1,
             )
             edges.append(_Edge(stats, members))
         return edges
 
-    def _label(self, member: int, child: int, representative: Any) -> str:
+    def _label(self, member: int, child: int, representative: Any, level: int) -> str:
         """The move from trie node ``member`` to ``child`` seen from the position's
         ``representative``: mapped by each symmetry that takes ``member``'s state
         to it, the smallest token (so symmetric moves of a symmetric position
@@ -928,7 +1088,10 @@ class _Frame:
         trie = self.trie
         state = trie.state[member]
         token: str = trie.token[child]  # type: ignore[assignment]
-        _, symmetries, _ = self.frames.classify(state, trie.key[member])
+        above = trie.parent[member]
+        _, symmetries, _ = self.frames.classify(
+            state, trie.key[member], level, trie.key[above] if above >= 0 else None, True
+        )
         if symmetries == (0,):
             return token
         if self.context_free:
@@ -975,18 +1138,20 @@ def _gather(
     """
     if not edges:
         return
-    edge_of: dict[int, int] = {}
+    # Per trie node the number of its edge, -1 for none (a list: a dict of
+    # hundreds of thousands of nodes costs several times more).
+    edge_of = [-1] * len(trie.parent)
     for number, edge in enumerate(edges):
         for member in edge.nodes:
             edge_of[member] = number
+        edge.nodes = _NO_NODES  # mapped: free the list
     # Per edge its games' line numbers: an int for one game, a list for more.
     per_edge: list[Any] = [None] * len(edges)
     parents = trie.parent
-    get = edge_of.get
     for line_number, node in enumerate(line_leaf):
         while node >= 0:
-            number = get(node)
-            if number is not None:
+            number = edge_of[node]
+            if number >= 0:
                 found = per_edge[number]
                 if found is None:
                     per_edge[number] = line_number
@@ -1024,7 +1189,8 @@ def _gather(
     highs = [line.date_max or "" for line in line_data]
     order = [(line.date_max or "", line.id) for line in line_data]
     classes: dict[str | None, tuple[int, ...] | None] = {}
-    for edge, members in zip(edges, per_edge, strict=True):
+    for number, (edge, members) in enumerate(zip(edges, per_edge, strict=True)):
+        per_edge[number] = None  # tallied below: free the list
         stats = edge.stats
         if type(members) is int:
             line = line_data[members]

@@ -264,8 +264,8 @@ def _replayed_units(record: Record, replayed: ReplayedRecord) -> list[str] | Non
     if game is None or replayed.has_variations or replayed.initial_state is None:
         return None
     nodes = list(record.root.mainline())
-    if len(nodes) != len(replayed.moves):
-        return None
+    if not len(nodes) == len(replayed.moves) == len(replayed.states):
+        return None  # passes were inserted, or a hand-made replay without states
     move_number = game.rules.move_number
     units: list[str] = []
     for comment in record.root.comments:
