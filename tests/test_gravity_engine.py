@@ -648,3 +648,16 @@ def test_diagram():
     assert connect.splitlines()[3] == " 3  x  .  .  .  .  .  ."
     assert connect.splitlines()[-1] == "x wins: x has four in a row (column 1, rows 3-6)"
     assert len(connect.splitlines()) == 8
+
+
+@pytest.mark.parametrize("rules", [FORZA, CONNECT], ids=["forza4x4", "connect4"])
+def test_symmetric_keys_are_the_keys_of_the_transformed_positions(rules):
+    chooser = random.Random(11)
+    for _ in range(30):
+        state = rules.initial()
+        while rules.outcome(state) is None:
+            expected = tuple(
+                rules.key(rules.transform(state, k)) for k in range(rules.symmetry_count)
+            )
+            assert rules.symmetric_keys(state) == expected
+            state = rules.apply(state, chooser.choice(list(rules.legal_moves(state))))

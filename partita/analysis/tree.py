@@ -566,62 +566,12 @@ def _image_steps(rules: Any, count: int) -> tuple | None:
 
 
 def _fast_image_keys(rules: Any, count: int) -> Callable[[Any], tuple[int, ...]] | None:
-    """For the gravity boards: the keys of a state's images from byte tables of
-    each symmetry's cell permutation, about three times quicker than
-    ``key(transform(...))``. The tables are built from the engine's own
-    ``transform`` on one-piece positions, and the result is checked against the
-    engine on sample positions; ``None`` (use the engine) if anything differs."""
-    if not isinstance(rules, GravityRules):
+    """The keys of a state's images in one pass, where the engine offers it (the
+    gravity boards' ``symmetric_keys``, the same values as ``key(transform(...))``
+    for each symmetry); ``None`` (use ``key(transform(...))``) for other rules."""
+    if not isinstance(rules, GravityRules) or count != rules.symmetry_count:
         return None
-    cells = rules.cell_count
-    chunks = (cells + 7) // 8
-    single = [
-        [rules.transform(GravityState(1 << bit, 0, 0, 0), symmetry).x for bit in range(cells)]
-        for symmetry in range(count)
-    ]
-    tables = []
-    for symmetry in range(count):
-        per_chunk = []
-        for chunk in range(chunks):
-            images = [0] * 256
-            for value in range(1, 256):
-                low = value & -value
-                bit = chunk * 8 + low.bit_length() - 1
-                images[value] = images[value ^ low] | (single[symmetry][bit] if bit < cells else 0)
-            per_chunk.append(tuple(images))
-        tables.append(tuple(per_chunk))
-    shift_o, shift_side = cells, 2 * cells
-
-    def image_keys(state: Any) -> tuple[int, ...]:
-        side = (state.ply & 1) << shift_side
-        keys = []
-        for per_chunk in tables:
-            x, o = state.x, state.o
-            px = po = 0
-            for table in per_chunk:
-                if not (x or o):
-                    break
-                px |= table[x & 255]
-                po |= table[o & 255]
-                x >>= 8
-                o >>= 8
-            keys.append(px | po << shift_o | side)
-        return tuple(keys)
-
-    # Check against the engine on a few positions of a fixed random game.
-    import random
-
-    chooser = random.Random(7)
-    state = rules.initial()
-    for _ in range(12):
-        moves = rules.legal_moves(state)
-        if not moves:
-            break
-        state = rules.apply(state, chooser.choice(list(moves)))
-        expected = tuple(rules.key(rules.transform(state, k)) for k in range(count))
-        if image_keys(state) != expected:
-            return None
-    return image_keys
+    return rules.symmetric_keys
 
 
 # -- building ---------------------------------------------------------------------------------------

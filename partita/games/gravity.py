@@ -637,22 +637,38 @@ class GravityRules(Rules):
         except KeyError:
             raise ValueError(f"{move!r} is no entry of {self.name}") from None
 
-    def canonical_key(self, state: GravityState) -> int:
-        """The smallest key over the symmetries (same value as the contract's
-        default, computed in one pass over packed tables)."""
-        n = self.cell_count
-        slot = 2 * n
-        tables = self._packed_tables
+    def _packed_images(self, state: GravityState) -> int:
+        """The boards of every symmetric image of ``state``, packed side by side:
+        image k's x and o bits in slot k (``2 * cell_count`` bits wide)."""
         x, o = state.x, state.o
         images_x = images_o = 0
-        for table in tables:
+        for table in self._packed_tables:
             if not (x or o):
                 break
             images_x |= table[x & 255]
             images_o |= table[o & 255]
             x >>= 8
             o >>= 8
-        images = images_x | images_o << n
+        return images_x | images_o << self.cell_count
+
+    def symmetric_keys(self, state: GravityState) -> tuple[int, ...]:
+        """``key(transform(state, k))`` for every symmetry k, in one pass over the
+        packed tables (for graphs that fold symmetric positions)."""
+        slot = 2 * self.cell_count
+        mask = (1 << slot) - 1
+        side = (state.ply & 1) << slot
+        images = self._packed_images(state)
+        keys = []
+        for _ in range(self.symmetry_count):
+            keys.append(images & mask | side)
+            images >>= slot
+        return tuple(keys)
+
+    def canonical_key(self, state: GravityState) -> int:
+        """The smallest key over the symmetries (same value as the contract's
+        default, computed in one pass over packed tables)."""
+        slot = 2 * self.cell_count
+        images = self._packed_images(state)
         mask = (1 << slot) - 1
         best = images & mask
         for _ in range(1, self.symmetry_count):
