@@ -7,10 +7,10 @@ confirms which of its moves throws the result away.
 
 from __future__ import annotations
 
-import functools
 import json
 
 import pytest
+from solver_reference import minimax_score
 from typer.testing import CliRunner
 
 from partita.analysis.annotate import annotate_record, kept_comment
@@ -43,24 +43,7 @@ RECORD = f"""[Game "connect4"]
 
 def minimax(state: GravityState) -> int:
     """Exact score (Pons' convention) by plain minimax over the engine's moves."""
-    rules = CONNECT4.rules
-
-    @functools.cache
-    def score(x: int, o: int, ply: int) -> int:
-        current = GravityState(x, o, ply, 0)
-        best = None
-        for move in rules.legal_moves(current):
-            child = rules.apply(current, move)
-            if child.line:
-                value = 22 - (child.x if ply % 2 == 0 else child.o).bit_count()
-            elif not rules.legal_moves(child):
-                value = 0
-            else:
-                value = -score(child.x, child.o, child.ply)
-            best = value if best is None else max(best, value)
-        return 0 if best is None else best
-
-    return score(state.x, state.o, state.ply)
+    return minimax_score(CONNECT4.rules, state)
 
 
 def sign(score: int) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from solver_reference import random_position
 
 from partita.analysis.endgame import BudgetExceeded, build_graph, endgame, solve_graph
 from partita.analysis.solver import Solver, score_from_plies
@@ -67,15 +68,8 @@ def late_positions(game, count: int, *, stones_played: int, seed: int, limit: in
     rng = random.Random(seed)
     found = []
     while len(found) < count:
-        state = rules.initial()
-        for _ in range(stones_played):
-            moves = rules.legal_moves(state)
-            if not moves:
-                break
-            state = rules.apply(state, rng.choice(moves))
-            if rules.outcome(state) is not None:
-                break
-        else:
+        state = random_position(rules, stones_played, rng)
+        if state is not None:
             try:
                 graph = endgame(rules, state, max_positions=limit)
             except BudgetExceeded:

@@ -7,11 +7,11 @@ minimax over the engine written here; never from the solver itself.
 
 from __future__ import annotations
 
-import functools
 import random
 from pathlib import Path
 
 import pytest
+from solver_reference import minimax_score, random_position
 
 from partita.analysis._anyentry import AnyEntrySearch
 from partita.analysis._topentry import TopEntrySearch
@@ -194,43 +194,13 @@ def test_plies_and_scores_convert_both_ways():
 
 def late_forza_positions(count: int, *, stones: int, seed: int) -> list[GravityState]:
     """Random positions with ``stones`` stones nobody has won yet (fixed seed)."""
-    rules = FORZA.rules
     rng = random.Random(seed)
     positions = []
     while len(positions) < count:
-        state = rules.initial()
-        for _ in range(stones):
-            moves = rules.legal_moves(state)
-            if not moves:
-                break
-            state = rules.apply(state, rng.choice(moves))
-            if rules.outcome(state) is not None:
-                break
-        else:
+        state = random_position(FORZA.rules, stones, rng)
+        if state is not None:
             positions.append(state)
     return positions
-
-
-def minimax_score(rules, state) -> int:
-    """Independent exact score by plain minimax over the engine (tiny positions only)."""
-    cells = rules.width * rules.height
-
-    @functools.cache
-    def score(x: int, o: int, ply: int) -> int:
-        current = GravityState(x, o, ply, 0)
-        best = None
-        for move in rules.legal_moves(current):
-            child = rules.apply(current, move)
-            if child.line:
-                value = cells // 2 + 1 - (child.x if ply % 2 == 0 else child.o).bit_count()
-            elif not rules.legal_moves(child):
-                value = 0
-            else:
-                value = -score(child.x, child.o, child.ply)
-            best = value if best is None else max(best, value)
-        return 0 if best is None else best
-
-    return score(state.x, state.o, state.ply)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
