@@ -187,6 +187,18 @@ def test_show_a_file_and_an_archive_game(archive):
     assert code == 1 and "only 5" in err
 
 
+def test_show_draws_the_board_as_svg():
+    import xml.etree.ElementTree as ElementTree
+
+    code, out, _ = partita("show", str(RULEBOOK), "--ply", "1", "--format", "svg")
+    assert code == 0
+    svg = ElementTree.fromstring(out)
+    assert svg.tag.endswith("svg")
+    pieces = [e for e in svg.iter() if "piece" in (e.get("class") or "").split()]
+    assert len(pieces) == 1  # t4 alone after one ply
+    assert "after ply 1" in out
+
+
 def test_export_then_import_gives_the_same_archive(archive, tmp_path):
     exported = tmp_path / "all.pgr"
     assert partita("export", "--db", str(archive), "-o", str(exported))[0] == 0

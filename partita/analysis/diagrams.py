@@ -17,6 +17,7 @@ same way when they land (a layout with ring paths and cell centres on the rings)
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -122,6 +123,13 @@ class Board:
 
     def text(self, state: Any) -> str | None:
         """A text picture for boards without cells (:class:`TextBoard`)."""
+        return None
+
+    def svg(
+        self, state: Any, *, caption: str = "", last: Sequence[int] = (), scale: float = 1.0
+    ) -> str | None:
+        """A board's own static drawing of ``state`` (stacks, pins, token shapes
+        that the generic cell template cannot show); ``None``: use the template."""
         return None
 
     def frame(self, state: Any) -> dict:
@@ -270,11 +278,25 @@ def register_board(game: str, factory: BoardFactory) -> None:
 register_board("forza4x4", GravityBoard)
 register_board("connect4", GravityBoard)
 
+#: Boards drawn by modules of their own, imported the first time they are needed:
+#: `Game` tag -> "module:factory".
+_BUILTIN_BOARDS: dict[str, str] = {}
+
+
+def _builtin_board(name: str) -> BoardFactory | None:
+    target = _BUILTIN_BOARDS.get(name)
+    if target is None:
+        return None
+    module_name, _, attribute = target.partition(":")
+    factory = getattr(importlib.import_module(module_name), attribute)
+    register_board(name, factory)
+    return factory
+
 
 def board_for(game: GameNotation) -> Board:
     """The board that draws ``game``'s positions (a :class:`TextBoard` if none is
     registered)."""
-    factory = _BOARDS.get(game.name)
+    factory = _BOARDS.get(game.name) or _builtin_board(game.name)
     if factory is None and isinstance(game.rules, GravityRules):
         factory = GravityBoard
     return (factory or TextBoard)(game)
@@ -303,6 +325,9 @@ def render_diagram(
     external reference). ``last``: cells to ring as the last move; ``caption``:
     the accessible title. Every text is escaped by the template."""
     board = board_for(game)
+    own = board.svg(state, caption=caption, last=last, scale=scale)
+    if own is not None:
+        return own
     layout = board.layout
     if layout.kind == "text":
         lines = (board.text(state) or "").splitlines()

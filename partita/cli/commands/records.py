@@ -73,6 +73,7 @@ class ShowFormat(StrEnum):
     position = "position"
     pgr = "pgr"
     json = "json"
+    svg = "svg"
 
 
 @app.command()
@@ -90,7 +91,7 @@ def show(
         ),
     ] = None,
     output_format: Annotated[
-        ShowFormat, typer.Option("--format", help="text, position, pgr or json.")
+        ShowFormat, typer.Option("--format", help="text, position, pgr, json or svg (a board diagram).")
     ] = ShowFormat.text,
     db: ArchiveOption = None,
 ) -> None:
@@ -114,6 +115,10 @@ def show(
         typer.echo(position)
     elif output_format is ShowFormat.pgr:
         typer.echo(write_record(record, game), nl=False)
+    elif output_format is ShowFormat.svg:
+        from partita.analysis.diagrams import render_diagram
+
+        typer.echo(render_diagram(game, state, caption=_caption(record, plies)))
     elif output_format is ShowFormat.json:
         data = replayed.as_dict()
         data.update(
@@ -126,6 +131,13 @@ def show(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         _show_text(replayed, state, plies)
+
+
+def _caption(record, plies: int) -> str:
+    players = " - ".join(
+        record.tags[name] for name in sorted(record.tags) if name.startswith("Player")
+    )
+    return f"{record.game}: {players}, after ply {plies}" if players else f"after ply {plies}"
 
 
 def _show_text(replayed: ReplayedRecord, state, plies: int) -> None:
