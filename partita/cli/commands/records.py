@@ -91,7 +91,8 @@ def show(
         ),
     ] = None,
     output_format: Annotated[
-        ShowFormat, typer.Option("--format", help="text, position, pgr, json or svg (a board diagram).")
+        ShowFormat,
+        typer.Option("--format", help="text, position, pgr, json or svg (a board diagram)."),
     ] = ShowFormat.text,
     db: ArchiveOption = None,
 ) -> None:
