@@ -24,9 +24,23 @@ from partita.notation.replay import replay
 from partita.notation.writer import write_record
 
 GAMES = all_games()
+
+
+def _variant_id(tags) -> str:
+    return "-".join(str(value).replace(" ", "_") for value in tags.values())
+
+
+#: Every game in every variant it declares (configured, with the tags that select it).
+VARIANTS = [(game.configure(tags), dict(tags)) for game in GAMES for tags in game.variants()]
+VARIANT_TAGS = {id(game): tags for game, tags in VARIANTS}
+#: ... for every number of sides it admits.
 CONFIGS = [
-    pytest.param(game, sides, id=f"{game.name}-{sides}")
-    for game in GAMES
+    pytest.param(
+        game,
+        sides,
+        id="-".join(filter(None, (game.name, _variant_id(tags), str(sides)))),
+    )
+    for game, tags in VARIANTS
     for sides in range(game.rules.min_sides, game.rules.max_sides + 1)
 ]
 MAX_PLIES = 2000
@@ -38,9 +52,8 @@ def random_playout(game, sides: int, rng: random.Random):
     state = rules.initial(sides)
     states, moves = [state], []
     while rules.outcome(state) is None and len(moves) < MAX_PLIES:
-        legal = list(rules.legal_moves(state))
-        assert legal, f"{game.name}: no legal move but the game is not over"
-        move = rng.choice(legal)
+        assert rules.legal_moves(state), f"{game.name}: no legal move but the game is not over"
+        move = rules.sample_move(state, rng)
         moves.append(move)
         state = rules.apply(state, move)
         states.append(state)
@@ -113,7 +126,7 @@ def test_position_notation_round_trips(game, sides, seed):
 def test_replaying_a_written_record_equals_incremental_play(game, sides, seed):
     rules = game.rules
     states, moves = random_playout(game, sides, random.Random(seed))
-    record = Record(tags={"Game": game.name})
+    record = Record(tags={"Game": game.name, **VARIANT_TAGS[id(game)]})
     for seat in range(1, sides + 1):
         record.tags[f"Player{seat}"] = f"Player {seat}"
     outcome = rules.outcome(states[-1])

@@ -144,6 +144,16 @@ class Rules(ABC):
     def legal_moves(self, state: Any) -> Sequence[Any]:
         """Every legal move, in a fixed order; empty once the game is over."""
 
+    def sample_move(self, state: Any, rng: Any) -> Any:
+        """A random legal move (``rng`` is a ``random.Random``), for playouts and tests.
+
+        Uniform over :meth:`legal_moves` by default. A game whose moves cannot all be
+        listed (a shuffle: n! deck orders; a card game's composite turns) overrides
+        it, and its ``legal_moves`` may then list a representative subset: legality
+        is always decided by :meth:`illegal_reason`, never by membership in that list.
+        """
+        return rng.choice(list(self.legal_moves(state)))
+
     @abstractmethod
     def illegal_reason(self, state: Any, move: Any) -> str | None:
         """Why ``move`` is illegal here, in a player's words; ``None`` if legal."""

@@ -34,6 +34,11 @@ class GameNotation(ABC):
         rules = self.rules.configure(tags)
         return self if rules is self.rules else type(self)(rules)
 
+    def variants(self) -> Sequence[Mapping[str, str]]:
+        """Tag sets that select each distinct rule variant (a league, a level, a
+        layout), so the conformance suite runs every one; ``{}`` is the default."""
+        return ({},)
+
     # -- moves ---------------------------------------------------------------------
     @abstractmethod
     def canonical_token(self, text: str) -> str:
