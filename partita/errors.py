@@ -43,3 +43,7 @@ class TagError(PartitaError, ValueError):
 
 class ArchiveError(PartitaError):
     """The archive cannot be opened or used as asked."""
+
+
+class DeckError(PartitaError, ValueError):
+    """A Forceball deck (file or value) that breaks the deck rules."""

@@ -257,3 +257,32 @@ def test_export_canonical_rewrites_records_with_problems(tmp_path):
     rewritten = partita("export", "--db", str(db), "--canonical")[1]
     assert "1. T4 r5 *" in as_imported
     assert "1. t4\nr5 *" in rewritten and "1. T4" not in rewritten
+
+
+def test_query_by_tag(archive):
+    from partita.notation.reader import read_records
+
+    terminations = [
+        record.tags.get("Termination")
+        for path in sorted(EXAMPLES.rglob("*.pgr"))
+        for record in read_records(path)
+        if record.tags.get("Game") in ("forza4x4", "connect4")
+    ]
+    assert terminations.count("resignation") >= 1
+
+    def count(*args):
+        code, out, err = partita("query", "--db", str(archive), "--json", *args)
+        assert code == 0, err
+        return json.loads(out)
+
+    resigned = count("--game", "forza4x4", "--tag", "Termination=resignation")
+    resigned += count("--game", "connect4", "--tag", "Termination=resignation")
+    assert len(resigned) == terminations.count("resignation")
+    assert {row["termination"] for row in resigned} == {"resignation"}
+    both = count("--tag", "Termination=resignation", "--tag", "Result=1-0")
+    assert both and all(row["result"] == "1-0" for row in both)
+    assert {row["id"] for row in both} <= {row["id"] for row in resigned}
+    untagged = count("--game", "connect4", "--tag", "Termination=")
+    assert all(row["termination"] is None for row in untagged)
+    code, _, err = partita("query", "--db", str(archive), "--tag", "Termination")
+    assert code == 1 and "NAME=VALUE" in err

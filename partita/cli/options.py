@@ -55,6 +55,13 @@ PositionFilter = Annotated[
     typer.Option("--position", help="Games reaching this position (the game's position notation)."),
 ]
 SidesFilter = Annotated[int | None, typer.Option("--sides", help="Number of sides.", min=2, max=4)]
+TagFilter = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag",
+        help="NAME=VALUE: the record's tag NAME has this value (repeatable; NAME= for absent).",
+    ),
+]
 
 
 def archive_path(db: Path | None) -> Path:
@@ -71,6 +78,7 @@ def filters(
     opening: str | None,
     position: str | None,
     sides: int | None = None,
+    tags: list[str] | None = None,
 ) -> dict:
     """The filter keyword arguments of :func:`partita.database.query_games`."""
     return {
@@ -83,4 +91,5 @@ def filters(
         "opening": opening,
         "position": position,
         "sides": sides,
+        "tags": tags or None,
     }

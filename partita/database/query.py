@@ -3,6 +3,8 @@
 Filters combine with AND. Matching rules (also in ``docs/archive.md``):
 
 * ``game``, ``result``, ``sides``: equal;
+* ``tags``: ``NAME=VALUE`` pairs; the record's tag ``NAME`` has exactly ``VALUE``
+  (``Variant=advanced``, ``League=pro``; ``NAME=`` matches records without it);
 * ``player`` (any seat) and ``event``: a case-insensitive part of the name
   (Unicode case folding: ``müller`` finds ``Müller``);
 * ``date_from`` / ``date_to``: ``YYYY``, ``YYYY.MM`` or ``YYYY.MM.DD``; a game
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -66,6 +68,24 @@ def _date_bound(text: str, *, upper: bool) -> str:
     if not 1 <= day_value <= 31:
         raise ArchiveError(f"date '{text}': there is no day {day_value:02d}")
     return f"{year}.{month_value:02d}.{day_value:02d}"
+
+
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def _tag_pairs(tags: Sequence[str]) -> list[tuple[str, str]]:
+    """``NAME=VALUE`` filters split, with an error naming a malformed one."""
+    pairs = []
+    for text in tags:
+        name, equals, value = text.partition("=")
+        if not equals or not _TAG_NAME.fullmatch(name.strip()):
+            raise ArchiveError(f"tag filter '{text}' is not of the form NAME=VALUE (League=pro)")
+        pairs.append((name.strip(), value))
+    return pairs
+
+
+def _json_path(name: str) -> str:
+    return f'$."{name}"'
 
 
 def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool]]:
@@ -116,6 +136,7 @@ def _where(
     opening: str | None = None,
     position: str | None = None,
     sides: int | None = None,
+    tags: Sequence[str] | None = None,
 ) -> tuple[str, str, list]:
     """The FROM part (with the position join), the WHERE part and its parameters."""
     joins = "games g"
@@ -177,6 +198,13 @@ def _where(
     if sides is not None:
         clauses.append("g.sides = ?")
         params.append(sides)
+    for name, value in _tag_pairs(tags or ()):
+        if value:
+            clauses.append("json_extract(g.tags, ?) = ?")
+            params.extend((_json_path(name), value))
+        else:
+            clauses.append("json_extract(g.tags, ?) IS NULL")
+            params.append(_json_path(name))
     where = " AND ".join(clauses) if clauses else "1"
     return joins, where, params
 
@@ -209,6 +237,7 @@ def query_games(
     opening: str | None = None,
     position: str | None = None,
     sides: int | None = None,
+    tags: Sequence[str] | None = None,
     limit: int | None = None,
 ) -> list[dict]:
     """The games matching every filter given, by id: per game ``id``, ``game``,
@@ -228,6 +257,7 @@ def query_games(
         "opening": opening,
         "position": position,
         "sides": sides,
+        "tags": tags,
     }
     columns = _SUMMARY_COLUMNS + (", hit.ply" if position is not None else "")
     with archive(target, create=False) as db:

@@ -27,6 +27,7 @@ from partita.cli.options import (
     ResultFilter,
     SidesFilter,
     StrictOption,
+    TagFilter,
     archive_path,
     filters,
 )
@@ -123,6 +124,7 @@ def query(
     opening: OpeningFilter = None,
     position: PositionFilter = None,
     sides: SidesFilter = None,
+    tag: TagFilter = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many games.")] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -130,7 +132,7 @@ def query(
     target = _existing_archive(db)
     rows = database.query_games(
         target,
-        **filters(game, player, result, event, date_from, date_to, opening, position, sides),
+        **filters(game, player, result, event, date_from, date_to, opening, position, sides, tag),
         limit=limit,
     )
     if as_json:
@@ -169,6 +171,7 @@ def export(
     opening: OpeningFilter = None,
     position: PositionFilter = None,
     sides: SidesFilter = None,
+    tag: TagFilter = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
@@ -187,7 +190,7 @@ def export(
     finds the same problems; --canonical rewrites them too.
     """
     target = _existing_archive(db)
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides)
+    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
     if output is None:
         count = database.export_games(target, sys.stdout, canonical=canonical, **chosen)
     else:

@@ -27,6 +27,7 @@ from partita.cli.options import (
     PositionFilter,
     ResultFilter,
     SidesFilter,
+    TagFilter,
     archive_path,
     filters,
 )
@@ -73,6 +74,7 @@ def tree(
     opening: OpeningFilter = None,
     position: PositionFilter = None,
     sides: SidesFilter = None,
+    tag: TagFilter = None,
     root: Annotated[
         str | None,
         typer.Option("--from", help="Start the tree at this position (position notation)."),
@@ -91,7 +93,7 @@ def tree(
     """The opening tree of the archive's games: moves from a position with their
     games, share, results (W/D/L of the side that moved), score and transpositions."""
     target = _existing(db)
-    chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides)
+    chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides, tag)
     built = tree_from_archive(
         target,
         game,
@@ -246,6 +248,7 @@ def report(
     opening: OpeningFilter = None,
     position: PositionFilter = None,
     sides: SidesFilter = None,
+    tag: TagFilter = None,
     output_format: Annotated[
         ReportFormat | None,
         typer.Option("--format", help="html or md (default: from the file name)."),
@@ -270,7 +273,7 @@ def report(
         viewer_games=viewer_games,
         title=title,
     )
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides)
+    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
     written = write_report(
         target,
         output,
