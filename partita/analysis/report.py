@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
+import json
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.errors import PartitaError, UnknownGameError
 from partita.games.base import DRAW, WIN, parse_result_token
 from partita.notation.base import GameNotation
+from partita.notation.configuration import Configuration
 from partita.notation.model import Record
 from partita.notation.registry import get_game
 
@@ -150,7 +152,7 @@ def build_report(
             db.query(
                 "SELECT g.id, g.game, g.event, g.site, g.date, g.date_min, g.date_max, "
                 "g.player1, g.player2, g.player3, g.player4, g.result, g.termination, g.sides, "
-                "g.plies, g.status FROM games g JOIN temp.report_games s ON s.id = g.id "
+                "g.plies, g.status, g.tags FROM games g JOIN temp.report_games s ON s.id = g.id "
                 "ORDER BY g.id"
             )
         )
@@ -171,13 +173,42 @@ def build_report(
                 notation = get_game(name)
             except UnknownGameError:
                 continue
-            game_rows = [row for row in rows if row["game"] == name]
-            data["games"].append(_game_part(db, notation, game_rows, options, filters))
+            ordered = _by_configuration(notation, [row for row in rows if row["game"] == name])
+            for configuration, game_rows in ordered:
+                data["games"].append(
+                    _game_part(
+                        db, notation, game_rows, options, filters, configuration, len(ordered) > 1
+                    )
+                )
         _viewer(db, rows, options, data)
         return data
     finally:
         db.execute("DROP TABLE IF EXISTS temp.report_games")
+        db.execute("DROP TABLE IF EXISTS temp.report_part")
         db.close()
+
+
+def _by_configuration(
+    notation: GameNotation, rows: list[dict]
+) -> list[tuple[Configuration, list[dict]]]:
+    """A game's rows grouped by the configuration of its valid games, the largest
+    group first. An invalid game joins the group of its configuration, or the
+    largest one when no valid game shares it (it is counted, not analysed)."""
+    groups: dict[Configuration, list[dict]] = {}
+    strays = []
+    for row in rows:
+        tags = json.loads(row["tags"] or "{}")
+        configuration = Configuration.of(notation, row["sides"] or notation.rules.min_sides, tags)
+        if row["status"] == "valid":
+            groups.setdefault(configuration, []).append(row)
+        else:
+            strays.append((configuration, row))
+    if not groups:
+        return [(Configuration.of(notation, notation.rules.min_sides, {}), rows)]
+    largest = max(groups, key=lambda configuration: len(groups[configuration]))
+    for configuration, row in strays:
+        groups.get(configuration, groups[largest]).append(row)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0].label))
 
 
 def _glance(rows: list[dict]) -> dict:
@@ -325,23 +356,48 @@ def _bar(won: int, drawn: int, lost: int, unfinished: int = 0) -> dict:
 
 
 def _game_part(
-    db: Any, notation: GameNotation, rows: list[dict], options: ReportOptions, filters: dict
+    db: Any,
+    notation: GameNotation,
+    rows: list[dict],
+    options: ReportOptions,
+    filters: dict,
+    configuration: Configuration,
+    several: bool,
 ) -> dict:
-    """The part of the report about one game."""
+    """The part of the report about one game in one configuration (``several``:
+    the report holds more than one configuration of the game)."""
     name = notation.name
     valid = [row for row in rows if row["status"] == "valid"]
     part_filters = {key: value for key, value in filters.items() if key != "game"}
+    # The games of this part, for the queries below (temp.report_games holds all).
+    db.execute("DROP TABLE IF EXISTS temp.report_part")
+    db.execute("CREATE TEMP TABLE report_part (id INTEGER PRIMARY KEY)")
+    db.conn.executemany(
+        "INSERT INTO temp.report_part (id) VALUES (?)", ((row["id"],) for row in rows)
+    )
+    db.conn.commit()
     tree = tree_from_archive(
         db,
         name,
         depth=options.depth,
         min_games=options.min_games,
         symmetry=options.symmetry,
+        configuration=configuration,
         **part_filters,
     )
+    notation = configuration.configure(notation)
+    default = Configuration.of(notation, notation.rules.min_sides, {})
+    labelled = several or configuration != default
     part: dict[str, Any] = {
         "game": name,
-        "title": notation.rules.title,
+        "anchor": name
+        if not labelled
+        else "-".join(
+            [name, str(configuration.sides)]
+            + [value.replace(" ", "_") for _, value in configuration.settings if value]
+        ),
+        "configuration": configuration.label,
+        "title": notation.rules.title + (f" ({configuration.label})" if labelled else ""),
         "games": len(rows),
         "valid": len(valid),
         "tree": _tree_rows(tree, options),
@@ -531,7 +587,7 @@ def _frequent_positions(db: Any, notation: GameNotation, options: ReportOptions)
     """The positions most games of the selection reached, from ``position_ply`` on."""
     rows = db.execute(
         "SELECT p.key, count(DISTINCT p.game_id) AS games, min(p.game_id), min(p.ply) "
-        "FROM positions p JOIN temp.report_games s ON s.id = p.game_id "
+        "FROM positions p JOIN temp.report_part s ON s.id = p.game_id "
         "JOIN games g ON g.id = p.game_id "
         "WHERE g.game = ? AND g.status = 'valid' AND p.ply >= ? "
         "GROUP BY p.key HAVING games >= 2 "
@@ -576,7 +632,7 @@ def _finals(db: Any, notation: GameNotation, options: ReportOptions) -> list[dic
         "SELECT g.id, g.moves, g.result, g.sides, g.date, g.event, g.player1, g.player2, "
         "g.player3, g.player4, json_extract(g.tags, '$.SetUp'), "
         "json_extract(g.tags, '$.Position') FROM games g "
-        "JOIN temp.report_games s ON s.id = g.id "
+        "JOIN temp.report_part s ON s.id = g.id "
         "WHERE g.game = ? AND g.status = 'valid' AND g.result NOT IN ('*', '1/2-1/2') "
         "ORDER BY g.date_max DESC, g.id DESC",
         (notation.name,),

@@ -43,6 +43,7 @@ from partita.errors import PartitaError
 from partita.games.base import CHANCE, DRAW, WIN, parse_result_token
 from partita.games.gravity import GravityRules, GravityState
 from partita.notation.base import GameNotation
+from partita.notation.configuration import Configuration
 from partita.notation.registry import get_game
 
 __all__ = [
@@ -50,6 +51,8 @@ __all__ = [
     "MoveStats",
     "OpeningTree",
     "build_tree",
+    "choose_configuration",
+    "configurations_from_archive",
     "default_min_games",
     "lines_from_archive",
     "lines_from_records",
@@ -176,6 +179,8 @@ class OpeningTree:
     states: dict[Hashable, Any] = field(default_factory=dict)
     #: Figures of the build: trie nodes, keys computed, seconds per phase.
     figures: dict = field(default_factory=dict)
+    #: The set-up of the games (sides, game-specific tags), when built from an archive.
+    configuration: Configuration | None = None
     _names: dict[Hashable, str] = field(default_factory=dict)
     _graph: nx.MultiDiGraph | None = None
 
@@ -244,6 +249,11 @@ class OpeningTree:
         )
         return {
             "game": self.game.name,
+            "configuration": (
+                None
+                if self.configuration is None
+                else {"sides": self.configuration.sides, **self.configuration.tags()}
+            ),
             "root": name(self.root),
             "symmetry": self.symmetry,
             "depth": self.depth,
@@ -687,6 +697,7 @@ def build_tree(
     min_games: int | None = None,
     symmetry: bool = False,
     examples: int = EXAMPLES,
+    sides: int | None = None,
 ) -> OpeningTree:
     """The opening tree of ``lines`` (games of ``game``) from ``root`` (position
     notation; the initial position by default) to ``depth`` plies, keeping moves
@@ -698,6 +709,8 @@ def build_tree(
     position, ``root_plies`` maps game ids to ``(position, ply)`` where they
     reached it (the archive's position index gives it, see
     :func:`tree_from_archive`); without it the games are replayed to find it.
+    ``sides``: how many sides the games have (the game's least by default); every
+    line must be of one configuration (see :class:`Configuration`).
     """
     if depth < 1:
         raise PartitaError(f"depth must be at least 1, not {depth}")
@@ -707,7 +720,17 @@ def build_tree(
     if symmetry and notation.rules.symmetry_count == 1:
         symmetry = False  # nothing to fold
     with _collector_paused():
-        return _build(lines, notation, root, root_plies, depth, min_games, symmetry, examples)
+        return _build(
+            lines,
+            notation,
+            root,
+            root_plies,
+            depth,
+            min_games,
+            symmetry,
+            examples,
+            notation.rules.min_sides if sides is None else sides,
+        )
 
 
 @contextmanager
@@ -733,6 +756,7 @@ def _build(
     min_games: int | None,
     symmetry: bool,
     examples: int,
+    sides: int,
 ) -> OpeningTree:
     rules = notation.rules
     frames = _Frames(notation, symmetry)
@@ -740,12 +764,13 @@ def _build(
     key_of = rules.key
     started = time.perf_counter()
 
-    root_state = rules.initial() if root is None else _parse(notation, root)
+    initial = notation.initial(sides)
+    root_state = initial if root is None else _parse(notation, root)
     trie = _Trie(depth)
     roots: dict[Hashable, int] = {}
     for plain, state in frames.images(root_state):
         roots[plain] = trie.add_root(state, plain)
-    starts = _Starts(notation, roots, root is None, root_plies)
+    starts = _Starts(notation, initial, roots, root is None, root_plies)
     line_data: list[GameLine] = []
 
     def walks() -> Iterator[tuple[int, list[str]]]:
@@ -836,11 +861,13 @@ class _Starts:
     def __init__(
         self,
         notation: GameNotation,
+        initial: Any,
         roots: dict[Hashable, int],
         initial_root: bool,
         root_plies: dict[int, tuple[str, int]] | None,
     ) -> None:
         self.notation = notation
+        self.initial = initial
         self.rules = notation.rules
         self.roots = roots
         self.initial_root = initial_root
@@ -851,11 +878,7 @@ class _Starts:
         key = self.keys.get(position, _MISSING)
         if key is _MISSING:
             try:
-                state = (
-                    self.rules.initial()
-                    if position is None
-                    else self.notation.parse_position(position)
-                )
+                state = self.initial if position is None else self.notation.parse_position(position)
                 key = self.rules.key(state)
             except PartitaError:
                 key = None
@@ -880,9 +903,7 @@ class _Starts:
         # No position index: replay the line to the first ply on a root image.
         rules = self.rules
         try:
-            state = (
-                rules.initial() if line.start is None else self.notation.parse_position(line.start)
-            )
+            state = self.initial if line.start is None else self.notation.parse_position(line.start)
         except PartitaError:
             return -1, 0
         read_move = move_reader(self.notation)
@@ -1172,6 +1193,53 @@ def _gather(
         stats.examples = tuple(line_data[number].id for number in latest)
 
 
+def configurations_from_archive(
+    target: Any, game: str, *, include_invalid: bool = False, **filters: Any
+) -> list[tuple[Configuration, int]]:
+    """The configurations (sides and game-specific tags, defaults filled in) of the
+    archive's games of ``game`` matching the filters, with their game counts, the
+    most played first."""
+    from partita.database.query import select_games
+    from partita.database.schema import archive
+
+    notation = get_game(game)
+    specs = notation.rules.tags
+    values = "".join(
+        f", coalesce(json_extract(g.tags, '$.\"{spec.name}\"'), '') AS v{index}"
+        for index, spec in enumerate(specs)
+    )
+    counts: Counter[Configuration] = Counter()
+    filters = {name: value for name, value in filters.items() if value is not None}
+    with archive(target, create=False) as db:
+        for row in select_games(db, f"g.sides, g.status{values}", game=game, **filters):
+            if row["status"] != "valid" and not include_invalid:
+                continue
+            tags = {spec.name: row[f"v{index}"] for index, spec in enumerate(specs)}
+            counts[Configuration.of(notation, row["sides"] or notation.rules.min_sides, tags)] += 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0].label))
+
+
+def choose_configuration(
+    target: Any, game: str, *, include_invalid: bool = False, **filters: Any
+) -> Configuration:
+    """The one configuration of the selected games; an error listing them (with the
+    options that pick each) when the selection mixes several."""
+    found = configurations_from_archive(target, game, include_invalid=include_invalid, **filters)
+    if not found:
+        notation = get_game(game)
+        return Configuration.of(notation, notation.rules.min_sides, {})
+    if len(found) > 1:
+        listed = "; ".join(
+            f"{configuration.label}: {count} games ({configuration.options()})"
+            for configuration, count in found
+        )
+        raise PartitaError(
+            f"the selected {game} games are set up in {len(found)} different ways, whose "
+            f"positions never meet; choose one: {listed}"
+        )
+    return found[0][0]
+
+
 def tree_from_archive(
     target: Any,
     game: str,
@@ -1181,15 +1249,24 @@ def tree_from_archive(
     min_games: int | None = None,
     symmetry: bool = False,
     include_invalid: bool = False,
+    configuration: Configuration | None = None,
     **filters: Any,
 ) -> OpeningTree:
     """The opening tree of the archive's games of ``game`` matching the filters
-    (those of :func:`partita.database.query_games`, without ``game``)."""
+    (those of :func:`partita.database.query_games`, without ``game``), all of one
+    ``configuration`` (by default the selection's only one; see
+    :func:`choose_configuration`)."""
     from partita.database.query import select_games
     from partita.database.schema import archive
 
-    notation = get_game(game)
     filters = {name: value for name, value in filters.items() if value is not None}
+    if configuration is None:
+        configuration = choose_configuration(
+            target, game, include_invalid=include_invalid, **filters
+        )
+    filters["sides"] = configuration.sides
+    filters["tags"] = [*filters.get("tags", ()), *configuration.tag_filters()]
+    notation = configuration.configure(get_game(game))
     root_plies: dict[int, tuple[str, int]] | None = None
     if root is not None:
         state = _parse(notation, root)
@@ -1207,7 +1284,7 @@ def tree_from_archive(
     lines = lines_from_archive(
         target, include_invalid=include_invalid, game=notation.name, **filters
     )
-    return build_tree(
+    tree = build_tree(
         lines,
         notation,
         root=root,
@@ -1215,4 +1292,7 @@ def tree_from_archive(
         depth=depth,
         min_games=min_games,
         symmetry=symmetry,
+        sides=configuration.sides,
     )
+    tree.configuration = configuration
+    return tree

@@ -4,7 +4,8 @@ Filters combine with AND. Matching rules (also in ``docs/archive.md``):
 
 * ``game``, ``result``, ``sides``: equal;
 * ``tags``: ``NAME=VALUE`` pairs; the record's tag ``NAME`` has exactly ``VALUE``
-  (``Variant=advanced``, ``League=pro``; ``NAME=`` matches records without it);
+  (``Variant=advanced``, ``League=pro``), a tag the record leaves out counting as
+  its game's default; ``NAME=`` matches records without the tag;
 * ``player`` (any seat) and ``event``: a case-insensitive part of the name
   (Unicode case folding: ``müller`` finds ``Müller``);
 * ``date_from`` / ``date_to``: ``YYYY``, ``YYYY.MM`` or ``YYYY.MM.DD``; a game
@@ -82,6 +83,16 @@ def _tag_pairs(tags: Sequence[str]) -> list[tuple[str, str]]:
             raise ArchiveError(f"tag filter '{text}' is not of the form NAME=VALUE (League=pro)")
         pairs.append((name.strip(), value))
     return pairs
+
+
+def _tag_defaults(name: str) -> list[tuple[str, str]]:
+    """``(game, default value)`` of every game that gives tag ``name`` a default."""
+    return [
+        (notation.name, spec.default)
+        for notation in all_games()
+        for spec in notation.rules.tags
+        if spec.name == name and spec.default
+    ]
 
 
 def _json_path(name: str) -> str:
@@ -199,12 +210,22 @@ def _where(
         clauses.append("g.sides = ?")
         params.append(sides)
     for name, value in _tag_pairs(tags or ()):
-        if value:
-            clauses.append("json_extract(g.tags, ?) = ?")
-            params.extend((_json_path(name), value))
-        else:
+        if not value:
             clauses.append("json_extract(g.tags, ?) IS NULL")
             params.append(_json_path(name))
+            continue
+        defaults = _tag_defaults(name)
+        if defaults:
+            # A tag a record leaves out has its game's default value.
+            cases = " ".join("WHEN ? THEN ?" for _ in defaults)
+            clauses.append(f"coalesce(json_extract(g.tags, ?), CASE g.game {cases} END) = ?")
+            params.append(_json_path(name))
+            for pair in defaults:
+                params.extend(pair)
+        else:
+            clauses.append("json_extract(g.tags, ?) = ?")
+            params.append(_json_path(name))
+        params.append(value)
     where = " AND ".join(clauses) if clauses else "1"
     return joins, where, params
 

@@ -130,7 +130,9 @@ def _print_tree(built: OpeningTree) -> None:
         "transp.",
         "last",
         "examples",
-        title=f"{built.game.rules.title}: {built.position()}",
+        title=f"{built.game.rules.title}"
+        + (f" ({built.configuration.label})" if built.configuration else "")
+        + f": {built.position()}",
         caption=(
             f"{built.node_games()} games at the root, {built.games} in the selection; "
             f"{len(built.nodes)} positions and {built.move_count} "

@@ -1,0 +1,63 @@
+"""How a game is set up in a record: its number of sides and its game-specific tags.
+
+Positions of differently set-up games never meet (a three-sided board is not a
+two-sided one; a league or a layout changes the rules), so opening trees and
+report sections are built per :class:`Configuration`. A configuration holds the
+value of every tag the game declares (:attr:`Rules.tags`), the tag's default
+filled in where a record leaves it out, so ``[Variant "basic"]`` and no
+``Variant`` tag are one configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from partita.notation.base import GameNotation
+
+__all__ = ["Configuration"]
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """One set-up of a game: ``sides`` and ``settings``, the game's own tags as
+    ``(name, value)`` pairs in the order the game declares them (``""``: absent
+    and without a default)."""
+
+    game: str
+    sides: int
+    settings: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, notation: GameNotation, sides: int, tags: Mapping[str, str]) -> Configuration:
+        """The configuration of a record of ``notation`` with these tags."""
+        settings = tuple(
+            (spec.name, tags.get(spec.name) or spec.default or "") for spec in notation.rules.tags
+        )
+        return cls(notation.name, sides, settings)
+
+    def tags(self) -> dict[str, str]:
+        """The settings as record tags (absent ones left out)."""
+        return {name: value for name, value in self.settings if value}
+
+    def configure(self, notation: GameNotation) -> GameNotation:
+        """``notation`` configured for this set-up."""
+        return notation.configure(self.tags())
+
+    @property
+    def label(self) -> str:
+        """A short description: ``3 sides, RoundLimit 20``."""
+        parts = [f"{self.sides} sides"]
+        parts.extend(f"{name} {value}" for name, value in self.settings if value)
+        return ", ".join(parts)
+
+    def tag_filters(self) -> list[str]:
+        """``NAME=VALUE`` tag filters (see :func:`partita.database.query_games`)
+        that, with ``sides``, select exactly this configuration."""
+        return [f"{name}={value}" for name, value in self.settings]
+
+    def options(self) -> str:
+        """The same as command-line options."""
+        return " ".join(
+            [f"--sides {self.sides}", *(f"--tag {text}" for text in self.tag_filters())]
+        )
