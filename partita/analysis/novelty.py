@@ -189,11 +189,12 @@ class ArchiveReference:
         """Games starting on ``state``: the initial position (games without a
         setup) or a setup position (games whose Position tag is that one)."""
         game = self.game
-        if self.game.rules.key(state) == game.rules.key(game.initial()):
+        sides = game.rules.sides(state)
+        if game.rules.key(state) == game.rules.key(game.initial(sides)):
             rows = self.db.execute(
                 "SELECT id, result, date, moves FROM games WHERE game = ? AND status = 'valid' "
-                "AND coalesce(json_extract(tags, '$.SetUp'), '0') != '1'",
-                (game.name,),
+                "AND sides = ? AND coalesce(json_extract(tags, '$.SetUp'), '0') != '1'",
+                (game.name, sides),
             ).fetchall()
         else:
             wanted = game.rules.key(state)
