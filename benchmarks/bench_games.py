@@ -77,7 +77,9 @@ def measure(game, tags: dict, sides: int, count: int, seed: int) -> dict:
     playout_time = time.perf_counter() - start
     plies = sum(len(moves) for _, moves in games)
     pairs = [
-        (state, move) for states, moves in games for state, move in zip(states, moves, strict=True)
+        (state, move)
+        for states, moves in games
+        for state, move in zip(states[:-1], moves, strict=True)
     ]
     texts = [record_text(game, tags, sides, states, moves) for states, moves in games]
 
