@@ -33,8 +33,9 @@ def test_labels_tags_and_options():
     assert configuration.tags() == {"Variant": "advanced", "RoundLimit": "20"}
     assert configuration.tag_filters() == ["Variant=advanced", "RoundLimit=20"]
     assert configuration.options() == "--sides 4 --tag Variant=advanced --tag RoundLimit=20"
-    plain = Configuration.of(notation, 2, {})
-    assert plain.label == "2 sides, Variant basic"
+    plain = Configuration.of(notation, 2, {"Variant": "basic"})
+    assert plain.label == "2 sides"  # defaults are left out
+    assert plain.tags() == {}
     assert plain.tag_filters() == ["Variant=basic", "RoundLimit="]
 
 

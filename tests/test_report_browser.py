@@ -266,11 +266,18 @@ def test_charts_and_diagrams_are_drawn(report_page):
     )
     assert len(sizes) >= 4 and all(width > 100 for width in sizes)
     diagrams = page.evaluate(
-        "[...document.querySelectorAll('figure svg.diagram')].map(e =>"
-        " [e.getBoundingClientRect().width, e.querySelectorAll('circle.piece').length])"
+        "[...document.querySelectorAll('figure svg.diagram:not(.diagram-text)')].map(e =>"
+        " [e.getBoundingClientRect().width, e.querySelectorAll('.piece').length])"
     )
     assert len(diagrams) >= 4
-    assert all(width > 100 and pieces > 0 for width, pieces in diagrams)
+    assert all(width > 100 and pieces > 0 for width, pieces in diagrams), [
+        d for d in diagrams if not (d[0] > 100 and d[1] > 0)
+    ]
+    texts = page.evaluate(
+        "[...document.querySelectorAll('figure svg.diagram-text')].map(e =>"
+        " [e.getBoundingClientRect().width, e.querySelectorAll('text').length])"
+    )
+    assert all(width > 100 and lines > 1 for width, lines in texts), texts
 
 
 def test_a_hostile_player_name_is_text(report_page):

@@ -11,7 +11,7 @@ filled in where a record leaves it out, so ``[Variant "basic"]`` and no
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from partita.notation.base import GameNotation
 
@@ -27,18 +27,25 @@ class Configuration:
     game: str
     sides: int
     settings: tuple[tuple[str, str], ...] = ()
+    #: The value an absent tag stands for, per setting (not part of the identity).
+    defaults: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, notation: GameNotation, sides: int, tags: Mapping[str, str]) -> Configuration:
         """The configuration of a record of ``notation`` with these tags."""
-        settings = tuple(
-            (spec.name, tags.get(spec.name) or spec.default or "") for spec in notation.rules.tags
-        )
-        return cls(notation.name, sides, settings)
+        specs = notation.rules.tags
+        settings = tuple((spec.name, tags.get(spec.name) or spec.default or "") for spec in specs)
+        defaults = tuple((spec.name, spec.default or "") for spec in specs)
+        return cls(notation.name, sides, settings, defaults)
 
     def tags(self) -> dict[str, str]:
-        """The settings as record tags (absent ones left out)."""
-        return {name: value for name, value in self.settings if value}
+        """The settings as record tags: those that differ from their default (a
+        record would leave the others out; some games refuse a tag that does not
+        apply, such as a little-league tag in another league)."""
+        defaults = dict(self.defaults)
+        return {
+            name: value for name, value in self.settings if value and value != defaults.get(name)
+        }
 
     def configure(self, notation: GameNotation) -> GameNotation:
         """``notation`` configured for this set-up."""
@@ -46,10 +53,8 @@ class Configuration:
 
     @property
     def label(self) -> str:
-        """A short description: ``3 sides, RoundLimit 20``."""
-        parts = [f"{self.sides} sides"]
-        parts.extend(f"{name} {value}" for name, value in self.settings if value)
-        return ", ".join(parts)
+        """A short description: ``3 sides, RoundLimit 20`` (defaults left out)."""
+        return ", ".join([f"{self.sides} sides", *(f"{n} {v}" for n, v in self.tags().items())])
 
     def tag_filters(self) -> list[str]:
         """``NAME=VALUE`` tag filters (see :func:`partita.database.query_games`)
