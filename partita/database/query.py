@@ -99,15 +99,15 @@ def _json_path(name: str) -> str:
     return f'$."{name}"'
 
 
-def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool]]:
-    """(game, folded key, is the game's initial position) of every game whose
+def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool, int]]:
+    """(game, folded key, is the game's initial position, sides) of every game whose
     notation reads ``position``."""
 
-    def entry(notation, state) -> tuple[str, int, bool]:
+    def entry(notation, state) -> tuple[str, int, bool, int]:
         key = notation.rules.key(state)
         sides = notation.rules.sides(state)
         initial = key == notation.rules.key(notation.initial(sides))
-        return notation.name, fold_key(notation.name, key), initial
+        return notation.name, fold_key(notation.name, key), initial, sides
 
     if game is not None:
         notation = get_game(game)
@@ -158,12 +158,12 @@ def _where(
         # The first ply after which the position stood, per game: one range of the
         # positions primary key per (game, key) pair. The positions table has no
         # row for ply 0, so a game's initial position matches every game of it
-        # that did not start from a setup, at ply 0.
+        # that did not start from a setup and has as many sides, at ply 0.
         alternatives = " OR ".join("(p.key = ? AND g.game = ?)" for _ in pairs)
         starts = "".join(
-            " UNION ALL SELECT s.id, 0 FROM games s WHERE s.game = ? "
+            " UNION ALL SELECT s.id, 0 FROM games s WHERE s.game = ? AND s.sides = ? "
             "AND coalesce(json_extract(s.tags, '$.SetUp'), '0') != '1'"
-            for _name, _key, initial in pairs
+            for _name, _key, initial, _sides in pairs
             if initial
         )
         joins = (
@@ -172,9 +172,11 @@ def _where(
             f"JOIN games g ON g.id = p.game_id WHERE {alternatives}{starts}) "
             "GROUP BY game_id) hit ON hit.game_id = g.id"
         )
-        for name, key, _initial in pairs:
+        for name, key, _initial, _sides in pairs:
             params.extend((key, name))
-        params.extend(name for name, _key, initial in pairs if initial)
+        for name, _key, initial, sides in pairs:
+            if initial:
+                params.extend((name, sides))
     if game is not None:
         get_game(game)  # an unknown game is an error, not an empty answer
         clauses.append("g.game = ?")
