@@ -252,7 +252,8 @@ def _check_tags(record: Record, collect: _Collector) -> GameNotation | None:
     try:
         game = game.configure(tags)
     except TagError as error:
-        collect.add("bad-tag", str(error))
+        offset = collect.tag_offset(error.tag) if error.tag else -1
+        collect.add("bad-tag", str(error), offset=offset, token=tags.get(error.tag or ""))
         return None
     if "Result" in tags:
         try:
