@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_cli import partita
 
-from partita.analysis.diagrams import board_for, render_diagram
+from partita.analysis.diagrams import PIECE_STYLES, board_for, render_diagram
 from partita.notation.circular_reasoning import CIRCULAR_REASONING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,12 +158,17 @@ def test_board_layout_and_cells():
     state = CIRCULAR_REASONING.parse_position("1:CG,TO3,S@ 2:C@,TI16,SG / O11 M5 I13 / 2 P2")
     cells = board.cells(state)
     assert len(cells) == len(layout.cells)
-    assert cells[2] == "1T"  # O3
-    assert cells[2 * 16 + 15] == "2T"  # I16
+    # codes start with the side's colour letter (red, blue by default): the viewer
+    # colours pieces by it
+    assert cells[2] == "rT"  # O3
+    assert cells[2 * 16 + 15] == "bT"  # I16
     assert cells[48 + 10] == "GL" and cells[48 + 16 + 4] == "GM" and cells[48 + 32 + 12] == "GS"
-    assert cells[96 + 0] == "1C" and cells[96 + 5] == "2S"  # the Goal Area
-    assert cells[108 + 2] == "1S" and cells[108 + 3] == "2C"  # the reserves
+    assert cells[96 + 0] == "rC" and cells[96 + 5] == "bS"  # the Goal Area
+    assert cells[108 + 2] == "rS" and cells[108 + 3] == "bC"  # the reserves
     assert sum(1 for code in cells if code) == 6 + 3
+    white_red = board_for(CIRCULAR_REASONING.configure({"Colors": "white red"}))
+    assert white_red.cells(state)[2] == "wT"
+    assert PIECE_STYLES["w"][0] == "#f7f7f2" and PIECE_STYLES["r"][0] == "#d7263d"
     # segment 1 is at the top, segment 5 of the outer track to its right
     (x1, y1), (x5, y5) = layout.cells[0], layout.cells[4]
     assert y1 < y5 and x5 > x1

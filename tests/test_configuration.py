@@ -33,6 +33,9 @@ def test_labels_tags_and_options():
     assert configuration.tags() == {"Variant": "advanced", "RoundLimit": "20"}
     assert configuration.tag_filters() == ["Variant=advanced", "RoundLimit=20"]
     assert configuration.options() == "--sides 4 --tag Variant=advanced --tag RoundLimit=20"
+    assert configuration.options({"RoundLimit"}) == "--sides 4 --tag RoundLimit=20"
+    spaced = Configuration.of(_notation(LIMIT), 2, {"RoundLimit": "a b"})
+    assert spaced.options() == "--sides 2 --tag 'RoundLimit=a b'"
     plain = Configuration.of(notation, 2, {"Variant": "basic"})
     assert plain.label == "2 sides"  # defaults are left out
     assert plain.tags() == {}
@@ -42,3 +45,11 @@ def test_labels_tags_and_options():
 def test_games_without_tags_differ_only_by_sides():
     notation = _notation()
     assert Configuration.of(notation, 2, {"Variant": "x"}) == Configuration("demo", 2)
+
+
+def test_cosmetic_tags_are_no_part_of_a_configuration():
+    colours = TagSpec("Colors", "the sides' colours", cosmetic=True)
+    notation = _notation(VARIANT, colours)
+    white_red = Configuration.of(notation, 2, {"Colors": "white red"})
+    assert white_red == Configuration.of(notation, 2, {})
+    assert [name for name, _ in white_red.settings] == ["Variant"]

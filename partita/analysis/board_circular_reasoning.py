@@ -194,7 +194,8 @@ class CircularReasoningBoard(Board):
         codes = [""] * (_RESERVE_CELLS + 12)
         for index, cell in enumerate(state.tokens):
             seat, shape = divmod(index, 3)
-            code = f"{seat + 1}{SHAPES[shape]}"
+            # The colour's letter first: the viewer colours a piece by it.
+            code = f"{self.rules.color_letters[seat].lower()}{SHAPES[shape]}"
             if cell == GOAL:
                 codes[_GOAL_CELLS + index] = code
             elif cell == RESERVE:

@@ -47,6 +47,12 @@ PIECE_STYLES: dict[str, tuple[str, str]] = {
     "2": ("#f5c400", "#a07d00"),
     "3": ("#2e86de", "#15508c"),
     "4": ("#27ae60", "#14653a"),
+    # Games whose sides have named colours (Circular Reasoning's Colors tag) start
+    # their codes with the colour's letter.
+    "r": ("#d7263d", "#8c1020"),
+    "b": ("#2e86de", "#15508c"),
+    "g": ("#27ae60", "#14653a"),
+    "w": ("#f7f7f2", "#555555"),
 }
 
 
@@ -280,7 +286,11 @@ register_board("connect4", GravityBoard)
 
 #: Boards drawn by modules of their own, imported the first time they are needed:
 #: `Game` tag -> "module:factory".
-_BUILTIN_BOARDS: dict[str, str] = {}
+_BUILTIN_BOARDS: dict[str, str] = {
+    "universal-forces": "partita.analysis.board_universal_forces:UniversalForcesBoard",
+    "circular-reasoning": "partita.analysis.board_circular_reasoning:CircularReasoningBoard",
+    "forceball": "partita.analysis.board_forceball:ForceballBoard",
+}
 
 
 def _builtin_board(name: str) -> BoardFactory | None:

@@ -1229,13 +1229,19 @@ def choose_configuration(
         notation = get_game(game)
         return Configuration.of(notation, notation.rules.min_sides, {})
     if len(found) > 1:
-        listed = "; ".join(
-            f"{configuration.label}: {count} games ({configuration.options()})"
+        varying = {
+            name
+            for name, value in found[0][0].settings
+            if any(dict(other.settings).get(name) != value for other, _ in found)
+        }
+        listed = "\n".join(
+            f"  {configuration.label}: {count} game{'s' if count != 1 else ''}: "
+            f"{configuration.options(varying)}"
             for configuration, count in found
         )
         raise PartitaError(
             f"the selected {game} games are set up in {len(found)} different ways, whose "
-            f"positions never meet; choose one: {listed}"
+            f"positions never meet; choose one with the options shown:\n{listed}"
         )
     return found[0][0]
 

@@ -95,13 +95,16 @@ class TagSpec:
     """A game-specific tag: its name, what it means, the values it accepts.
 
     ``values`` is ``None`` for free-form values checked by the engine's
-    ``configure``; ``default`` is what an absent tag means.
+    ``configure``; ``default`` is what an absent tag means. A ``cosmetic`` tag
+    changes how positions look (the sides' colours), never the rules or the
+    positions: games differing only in it are one configuration for analysis.
     """
 
     name: str
     description: str
     values: tuple[str, ...] | None = None
     default: str | None = None
+    cosmetic: bool = False
 
 
 class Rules(ABC):

@@ -353,6 +353,7 @@ class CircularReasoningRules(Rules):
             "Colors",
             "the sides' colours in seat order, one per side, from red, blue, green and "
             "white, as 'white red' (absent: red, blue, green, white in seat order)",
+            cosmetic=True,
         ),
     )
     notation_summary: ClassVar[str] = (

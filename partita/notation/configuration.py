@@ -3,14 +3,15 @@
 Positions of differently set-up games never meet (a three-sided board is not a
 two-sided one; a league or a layout changes the rules), so opening trees and
 report sections are built per :class:`Configuration`. A configuration holds the
-value of every tag the game declares (:attr:`Rules.tags`), the tag's default
-filled in where a record leaves it out, so ``[Variant "basic"]`` and no
-``Variant`` tag are one configuration.
+value of every tag the game declares (:attr:`Rules.tags`) but cosmetic ones (the
+sides' colours), the tag's default filled in where a record leaves it out, so
+``[Variant "basic"]`` and no ``Variant`` tag are one configuration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import shlex
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from partita.notation.base import GameNotation
@@ -33,7 +34,7 @@ class Configuration:
     @classmethod
     def of(cls, notation: GameNotation, sides: int, tags: Mapping[str, str]) -> Configuration:
         """The configuration of a record of ``notation`` with these tags."""
-        specs = notation.rules.tags
+        specs = [spec for spec in notation.rules.tags if not spec.cosmetic]
         settings = tuple((spec.name, tags.get(spec.name) or spec.default or "") for spec in specs)
         defaults = tuple((spec.name, spec.default or "") for spec in specs)
         return cls(notation.name, sides, settings, defaults)
@@ -61,8 +62,10 @@ class Configuration:
         that, with ``sides``, select exactly this configuration."""
         return [f"{name}={value}" for name, value in self.settings]
 
-    def options(self) -> str:
-        """The same as command-line options."""
-        return " ".join(
-            [f"--sides {self.sides}", *(f"--tag {text}" for text in self.tag_filters())]
-        )
+    def options(self, names: Collection[str] | None = None) -> str:
+        """The same as command-line options, quoted for a shell; ``names``: only
+        the tags named (those that tell this configuration from the others)."""
+        chosen = [
+            f"{name}={value}" for name, value in self.settings if names is None or name in names
+        ]
+        return " ".join([f"--sides {self.sides}", *(f"--tag {shlex.quote(t)}" for t in chosen)])
