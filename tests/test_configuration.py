@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
+from partita.analysis.tree import configurations_from_archive, tree_from_archive
+from partita.database import import_paths, query_games
+from partita.errors import PartitaError
 from partita.games.base import TagSpec
 from partita.notation.configuration import Configuration
+from partita.notation.reader import read_records
 
 
 def _notation(*specs: TagSpec):
@@ -53,3 +61,66 @@ def test_cosmetic_tags_are_no_part_of_a_configuration():
     white_red = Configuration.of(notation, 2, {"Colors": "white red"})
     assert white_red == Configuration.of(notation, 2, {})
     assert [name for name, _ in white_red.settings] == ["Variant"]
+
+
+# -- over an archive: Circular Reasoning's examples mix sides, variants and layouts ------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "circular-reasoning"
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    db = tmp_path_factory.mktemp("configurations") / "cr.db"
+    import_paths(db, [EXAMPLES])
+    return db
+
+
+def _expected_counts() -> Counter:
+    """(sides, variant, layout) of every valid example, read from the tags by hand."""
+    counts: Counter = Counter()
+    for path in sorted(EXAMPLES.glob("*.pgr")):
+        for record in read_records(path):
+            sides = sum(1 for name in record.tags if name.startswith("Player"))
+            variant = record.tags.get("Variant", "basic")
+            layout = record.tags.get("Layout", "entrance=O1 large=O9 medium=M5 small=I13")
+            counts[(sides, variant, layout)] += 1
+    return counts
+
+
+def test_configurations_of_an_archive(archive):
+    found = configurations_from_archive(archive, "circular-reasoning")
+    counted = Counter(
+        {(c.sides, dict(c.settings)["Variant"], dict(c.settings)["Layout"]): n for c, n in found}
+    )
+    assert counted == _expected_counts()
+    assert len(found) > 1
+    assert [n for _, n in found] == sorted((n for _, n in found), reverse=True)
+
+
+def test_a_tree_over_mixed_set_ups_says_how_to_choose(archive):
+    with pytest.raises(PartitaError) as error:
+        tree_from_archive(archive, "circular-reasoning")
+    message = str(error.value)
+    assert "set up in" in message and "--sides 2 --tag Variant=advanced" in message
+    advanced = _expected_counts()
+    wanted = sum(
+        n for (sides, variant, _), n in advanced.items() if (sides, variant) == (2, "advanced")
+    )
+    tree = tree_from_archive(
+        archive, "circular-reasoning", sides=2, tags=["Variant=advanced"], depth=2
+    )
+    assert tree.games == wanted
+    assert tree.configuration.sides == 2
+    assert tree.configuration.tags() == {"Variant": "advanced"}
+
+
+def test_a_tag_filter_counts_an_absent_tag_as_its_default(archive):
+    basic = query_games(archive, tags=["Variant=basic"])
+    absent = query_games(archive, tags=["Variant="])
+    explicit = [
+        record
+        for path in sorted(EXAMPLES.glob("*.pgr"))
+        for record in read_records(path)
+        if record.tags.get("Variant") == "basic"
+    ]
+    assert len(basic) == len(absent) + len(explicit)
