@@ -38,7 +38,14 @@ class UnknownGameError(PartitaError, KeyError):
 
 
 class TagError(PartitaError, ValueError):
-    """A known tag with a value the game does not accept."""
+    """A known tag with a value the game does not accept.
+
+    ``tag`` optionally names the tag, so that a record's problem can point at its line.
+    """
+
+    def __init__(self, message: str = "", tag: str | None = None) -> None:
+        super().__init__(message)
+        self.tag = tag
 
 
 class ArchiveError(PartitaError):

@@ -140,12 +140,10 @@ class Deck:
         return self
 
 
-def expand_copies(card: Card, count: int) -> tuple[Card, ...]:
-    """The ``count`` copies of a card from a file: ``<id>.1`` .. ``<id>.<count>``.
-
-    A count of 1 keeps the plain id (a card without ``count`` is one card).
-    """
-    if count == 1:
+def expand_copies(card: Card, count: int | None) -> tuple[Card, ...]:
+    """A deck file's card with its ``count``: itself when there is no count, else the
+    copies ``<id>.1`` .. ``<id>.<count>`` (so ``count = 1`` gives ``<id>.1``)."""
+    if count is None:
         return (card,)
     return tuple(
         Card(f"{card.id}.{n}", card.types, card.force, card.speed, card.special)

@@ -24,6 +24,15 @@ def _load_builtin_games() -> None:
 
     register(gravity.FORZA4X4)
     register(gravity.CONNECT4)
+    from partita.notation import universal_forces
+
+    register(universal_forces.UNIVERSAL_FORCES)
+    from partita.notation import circular_reasoning
+
+    register(circular_reasoning.CIRCULAR_REASONING)
+    from partita.notation import forceball
+
+    register(forceball.FORCEBALL)
 
 
 def get_game(name: str) -> GameNotation:

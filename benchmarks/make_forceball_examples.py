@@ -1,0 +1,448 @@
+"""Generate the shipped Forceball example records: one complete game per league.
+
+Writes ``examples/forceball/<league>.pgr`` (the hand-made invalid records are not
+touched). Seeded and deterministic: the same code gives the same files. Run from the
+repository root::
+
+    .venv/bin/python benchmarks/make_forceball_examples.py [--out examples]
+
+How a game is made: a seeded heuristic player builds each turn action by action on
+the engine's turn runner (so every choice sees the table as it is): it draws unless
+the top card is a Stress card it can avoid, keeps its speed near 3, answers with the
+cheapest maneuver that beats the force to beat (the attacker shoots when it can,
+the defender intercepts when it can), fouls now and then when nothing else answers,
+always takes its reward, plays Lucky shot and Goalie when it can, and in the pro
+league raises the stakes when it holds a strong answer. For each league, the first
+seed whose game shows every event that league adds is kept. Comments are written by
+the script at the interesting moments (goals, face-offs, fouls, Stress, Lucky shot,
+Goalie, stakes, period ends, two turns in a row), and every record is replayed in
+strict mode before it is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+from partita.games.forceball import (
+    ATTACK_TYPES,
+    DEFENCE_TYPES,
+    DRAW,
+    END,
+    FORCE_HAND,
+    FORCE_SPEED,
+    JUNIOR,
+    PLAY,
+    PRO,
+    REFEREE,
+    REHAND,
+    REWARD_HAND,
+    REWARD_SPEED,
+    SENIOR,
+    SPECIAL,
+    SPEED_UP,
+    STAKES,
+    TRANSFORM,
+    TURN,
+    FaceOff,
+    ForceballRules,
+    Shuffle,
+    Turn,
+    _a,
+    _TurnRunner,
+)
+from partita.notation.model import Node, Record
+from partita.notation.reader import parse_record
+from partita.notation.registry import get_game
+from partita.notation.replay import replay
+from partita.notation.writer import write_record
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = [
+    ("Maja Lindqvist", "Tomás Ó Briain"),
+    ("Ayşe Demir", "Kofi Mensah"),
+    ("Léa Moreau", "Jonas Østergaard"),
+    ("Priya Raman", "Mateus Ferreira"),
+]
+#: What each league's example must show (events named as in ``_events``).
+WANTED = {
+    "little": {"goal", "pass reward", "dribble reward", "interception", "two in a row"},
+    "junior": {"goal", "face-off again", "transform", "increase", "period end"},
+    "senior": {"goal", "lucky shot", "goalie", "seen foul", "unseen foul", "stress"},
+    "pro": {"goal", "stakes accepted", "stakes declined", "lucky shot", "seen foul"},
+}
+
+
+# -- the player ----------------------------------------------------------------------------
+
+
+def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
+    runner = _TurnRunner(rules, state)
+    actions: list[tuple] = []
+
+    def do(action: tuple) -> None:
+        actions.append(action)
+        reason = runner.step(action)
+        assert reason is None, (action, reason)
+
+    def open_turn() -> bool:
+        return runner.stage in (runner.START, runner.DRAWN, runner.ADJUSTED)
+
+    mover = runner.mover
+    hand = runner.hands[mover]
+    speed = runner.speed[mover]
+    top = runner.draw[0] if runner.draw else None
+    avoid = top is not None and rules.stress[top] and rng.random() < 0.6
+    if runner.must_draw or (len(hand) < 6 and not avoid and rng.random() < 0.9):
+        do((DRAW,))
+    if open_turn() and hand:
+        if len(speed) < 3 and rng.random() < 0.8:
+            spare = min(hand, key=lambda card: (rules.force[card], rules.ids[card]))
+            do((SPEED_UP, rules.ids[spare]))
+        elif rules.level >= JUNIOR and len(speed) > 3 and rng.random() < 0.5:
+            count = 0
+            for card in runner.draw[:2]:
+                if rules.stress[card]:
+                    break
+                count += 1
+            do((TRANSFORM, count))
+    if open_turn():
+        stake_first = (
+            rules.level >= PRO
+            and runner.requester != mover
+            and runner.piles[1 - mover]
+            and rng.random() < 0.15
+        )
+        if stake_first:
+            do((STAKES, rng.random() < 0.6))
+    if open_turn():
+        choice = _choose(runner, rules, rng)
+        if choice is None:
+            do((END,))
+        else:
+            card, declared, from_speed, from_hand = choice
+            do((PLAY, rules.ids[card], declared))
+            if from_speed:
+                do((FORCE_SPEED, from_speed))
+            for extra in from_hand:
+                do((FORCE_HAND, rules.ids[extra]))
+            if declared is not None:
+                pile = runner.draw if runner.referee_pile() == "draw" else runner.discard
+                if pile:
+                    do((REFEREE, rules.ids[rng.choice(pile)]))
+    if runner.stage == runner.NEED_END:
+        do((END,))
+    if runner.stage == runner.WON:
+        winner = runner.winner
+        specials = []
+        if winner == runner.attacker and runner.win_type in ("Pass", "Dribble"):
+            specials = [c for c in runner.hands[winner] if rules.lucky[c]]
+        elif winner != runner.attacker and runner.win_type in ("Block", "Tackle"):
+            specials = [c for c in runner.hands[winner] if rules.goalie[c]]
+        if specials:
+            do((SPECIAL, rules.ids[specials[0]]))
+        if runner.win_type in ("Pass", "Block"):
+            do((REWARD_HAND, min(3, len(runner.draw) + 1)))
+        elif runner.win_type in ("Dribble", "Tackle"):
+            cards = sorted(runner.draw[:2], key=lambda c: rules.speed_of[c])
+            wanted = [rules.ids[c] for c in cards]
+            if len(runner.draw) < 2:
+                wanted.append("_")
+            do((REWARD_SPEED, tuple(wanted)))
+    return Turn(tuple(actions))
+
+
+def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):
+    """The cheapest answer (fewest increase cards, then the weakest card), preferring
+    a Shot as the attacker and an Interception as the defender; a foul if nothing
+    else answers (senior); ``None``: do not respond."""
+    mover = runner.mover
+    hand = runner.hands[mover]
+    speed = runner.speed[mover]
+    attacking = mover == runner.attacker
+    allowed = ATTACK_TYPES if attacking else DEFENCE_TYPES
+    favourite = "Shot" if attacking else "Interception"
+    options = []
+    for card in hand:
+        info = rules.cards[card]
+        if info.speed > len(speed):
+            continue
+        natural = info.attack_type if attacking else info.defence_type
+        kinds = [(natural, None)] if natural else []
+        if rules.level >= SENIOR:
+            kinds += [(kind, kind) for kind in allowed if not info.has_type(kind)]
+        for kind, declared in kinds:
+            need = runner.beat - info.force
+            from_speed, from_hand = 0, []
+            if need > 0:
+                if rules.level < JUNIOR:
+                    continue
+                pile = list(speed)
+                while need > 0 and pile:
+                    need -= rules.speed_of[pile.pop()]
+                    from_speed += 1
+                for other in hand:
+                    if need > 0 and other != card and rules.cards[other].has_type(kind):
+                        from_hand.append(other)
+                        need -= rules.speed_of[other]
+                if need > 0:
+                    continue
+            cost = (
+                declared is not None,
+                kind != favourite
+                or (attacking and not runner.piles[1 - mover] and rng.random() < 0.7),
+                from_speed + len(from_hand),
+                info.force,
+                rules.ids[card],
+            )
+            options.append((cost, (card, declared, from_speed, from_hand)))
+    if not options:
+        return None
+    options.sort()
+    best_cost, best = options[0]
+    if best_cost[0] and rng.random() < 0.5:
+        return None  # a foul is a risk: half the time the player gives up instead
+    if rng.random() < 0.05:
+        return None  # now and then a player saves his strength
+    return best
+
+
+# -- comments ------------------------------------------------------------------------------
+
+
+def _seat(seat: int, names) -> str:
+    return names[seat].split()[0]
+
+
+def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tuple[list[str], str]:
+    """The events of one ply (for the WANTED check) and its comment ('' for none)."""
+    events: list[str] = []
+    notes: list[str] = []
+    ids = rules.ids
+    if isinstance(move, Shuffle):
+        notes.append(
+            f"Period {after.period}: the shuffled deck deals {_seat(0, names)} "
+            f"{', '.join(ids[c] for c in after.hands[0])} and {_seat(1, names)} "
+            f"{', '.join(ids[c] for c in after.hands[1])}; {len(after.draw)} cards stay "
+            "face up in the draw pile"
+        )
+    elif isinstance(move, FaceOff):
+        first, second = rules.index[move.first], rules.index[move.second]
+        shown = f"{rules.card_text(first)} against {rules.card_text(second)}"
+        if after.phase == TURN:
+            notes.append(f"Face-off: {shown}; {_seat(after.attacker, names)} attacks first")
+        else:
+            events.append("face-off again")
+            notes.append(f"Face-off: {shown}, no winner: show again")
+    elif isinstance(move, Turn):
+        mover = state.to_move
+        kinds = [action[0] for action in move.actions]
+        if TRANSFORM in kinds:
+            events.append("transform")
+        if FORCE_SPEED in kinds or FORCE_HAND in kinds:
+            events.append("increase")
+        for action in move.actions:
+            if action[0] == PLAY and action[2] is not None:
+                referee = [a for a in move.actions if a[0] == REFEREE]
+                card = referee[0][1] if referee else None
+                if card and rules.referee[rules.index[card]]:
+                    events.append("seen foul")
+                    notes.append(
+                        f"Foul: {action[1]} is played as {_a(action[2])}, but the referee check "
+                        f"reveals {card}, a Referee card: the maneuver is forfeit"
+                    )
+                else:
+                    events.append("unseen foul")
+                    check = f"the referee check reveals {card}" if card else "no referee"
+                    notes.append(f"Foul: {action[1]} is played as {_a(action[2])}; {check}")
+            if action[0] == STAKES:
+                if action[1]:
+                    events.append("stakes accepted")
+                    notes.append(
+                        f"{_seat(mover, names)} raises the stakes and "
+                        f"{_seat(1 - mover, names)} accepts"
+                    )
+                else:
+                    events.append("stakes declined")
+                    notes.append(
+                        f"{_seat(mover, names)} raises the stakes; {_seat(1 - mover, names)} "
+                        f"declines and gives away {state.worth}"
+                    )
+            if action[0] == SPECIAL:
+                card = rules.index[action[1]]
+                if rules.lucky[card]:
+                    events.append("lucky shot")
+                    notes.append(f"Lucky shot {action[1]}: the won maneuver becomes a Shot")
+                else:
+                    events.append("goalie")
+                    notes.append(
+                        f"Goalie {action[1]}: the won maneuver becomes an Interception and "
+                        f"{_seat(1 - mover, names)} takes the ball"
+                    )
+            if action[0] == REWARD_HAND:
+                events.append("pass reward")
+                notes.append(
+                    f"{_seat(1 - mover, names)} wins the attack with a Pass or Block and "
+                    f"draws {action[1]} cards as the reward"
+                )
+            if action[0] == REWARD_SPEED:
+                events.append("dribble reward")
+                notes.append(
+                    f"{_seat(1 - mover, names)} wins the attack with a Dribble or Tackle and "
+                    f"puts {', '.join(action[1])} on the speed pile, the last on top"
+                )
+        drawn = 0
+        for action in move.actions[: kinds.index(END)] if END in kinds else ():
+            if action[0] == DRAW:
+                drawn += 1
+            elif action[0] == TRANSFORM:
+                drawn += action[1]
+            elif action[0] == REHAND:
+                drawn += action[2]
+        last = state.draw[drawn - 1] if 0 < drawn <= len(state.draw) else None
+        if last is not None and rules.stress[last] and PLAY not in kinds:
+            events.append("stress")
+            notes.append(f"Stress: {ids[last]} is drawn and ends the turn")
+        gained = [after.scores[s] - state.scores[s] for s in (0, 1)]
+        for seat in (0, 1):
+            if gained[seat] and (STAKES, False) not in move.actions:
+                events.append("goal")
+                notes.append(
+                    f"Goal for {_seat(seat, names)} ({gained[seat]}): "
+                    f"{after.scores[0]}-{after.scores[1]}"
+                )
+        if (
+            END in kinds
+            and not any(gained)
+            and after.phase == TURN
+            and after.attacker != state.attacker
+            and (SPECIAL not in kinds)
+        ):
+            events.append("interception")
+            notes.append(f"{_seat(after.attacker, names)} takes the ball")
+        if after.phase == TURN and after.to_move == mover and "two in a row" not in seen:
+            events.append("two in a row")
+            notes.append(
+                f"{_seat(mover, names)} took the last turn of the attack and opens the "
+                "next one: two turns in a row"
+            )
+        if after.phase != TURN:
+            events.append("period end")
+            notes.append(
+                f"The draw pile is empty: period {state.period} ends at "
+                f"{after.scores[0]}-{after.scores[1]}"
+            )
+    seen.update(events)
+    return events, "; ".join(notes)
+
+
+# -- games and records -------------------------------------------------------------------
+
+
+def play_game(league: str, seed: int, names) -> tuple[Record, set]:
+    game = get_game("forceball").configure({"League": league})
+    rules = game.rules
+    rng = random.Random(seed)
+    state = rules.initial()
+    tags = {
+        "Game": "forceball",
+        "Event": f"Forceball {league} league example",
+        "Site": "Partita game club",
+        "Date": f"2025.05.{10 + list(WANTED).index(league):02d}",
+        "Round": "1",
+        "Player1": names[0],
+        "Player2": names[1],
+        "Deck": "example",
+        "League": league,
+    }
+    record = Record(tags=tags)
+    record.root.comments.append(
+        f"A complete {league} league game with the example deck, played by a seeded "
+        "heuristic player (benchmarks/make_forceball_examples.py)"
+    )
+    node = record.root
+    seen: set = set()
+    commented: set = set()
+    while rules.outcome(state) is None:
+        if state.phase == "shuffle":
+            order = list(rules.ids)
+            rng.shuffle(order)
+            move = Shuffle(tuple(order))
+        elif state.phase == "faceoff":
+            move = _face_off(rules, state, rng)
+        else:
+            move = heuristic_turn(rules, state, rng)
+        after = rules.apply(state, move)
+        events, comment = _events(rules, state, move, after, names, seen)
+        keep = bool(comment) and (
+            not set(events) <= commented
+            or "goal" in events
+            or "period end" in events
+            or isinstance(move, (Shuffle, FaceOff))
+        )
+        commented.update(events)
+        node = node.add(Node(game.format_move(state, move), comments=[comment] if keep else []))
+        state = after
+    outcome = rules.outcome(state)
+    node.comments.append(f"Final score {state.scores[0]}-{state.scores[1]}: {outcome.reason}")
+    record.result = outcome.result_token()
+    record.tags["Result"] = record.result
+    return record, seen
+
+
+def _face_off(rules: ForceballRules, state, rng: random.Random) -> FaceOff:
+    """Show the strongest attack card half the time, the weakest card otherwise."""
+    shown = []
+    for seat in (0, 1):
+        hand = state.hands[seat]
+
+        def strength(card: int) -> tuple:
+            info = rules.cards[card]
+            return (info.attack_type is not None, info.force, rules.ids[card])
+
+        shown.append(max(hand, key=strength) if rng.random() < 0.5 else min(hand, key=strength))
+    return FaceOff(rules.ids[shown[0]], rules.ids[shown[1]])
+
+
+def build_files() -> dict[str, Record]:
+    files = {}
+    for index, league in enumerate(WANTED):
+        names = PLAYERS[index]
+        for seed in range(1000 * (index + 1), 1000 * (index + 1) + 500):
+            record, seen = play_game(league, seed, names)
+            if WANTED[league] <= seen:
+                break
+        else:
+            raise SystemExit(f"no seed shows every {league} league event")
+        files[f"{league}.pgr"] = record
+    return files
+
+
+def build(out: Path) -> list[tuple[Path, int]]:
+    folder = out / "forceball"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, record in build_files().items():
+        text = write_record(record)
+        replayed = replay(parse_record(text), strict=True)
+        if replayed.problems:
+            raise SystemExit(f"{name}: {[str(p) for p in replayed.problems]}")
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        written.append((path, 1))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "examples")
+    args = parser.parse_args(argv)
+    for path, count in build(args.out):
+        print(f"{path}: {count} record(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The `decks` command: the Forceball decks partita knows, and their cards."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from partita.cli.app import app
+from partita.cli.options import JsonOption
+from partita.notation.decks import (
+    DECKS_ENV,
+    deck_as_dict,
+    format_deck,
+    get_deck,
+    known_decks,
+    scan_decks,
+)
+
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+
+@app.command()
+def decks(
+    name: Annotated[
+        str | None,
+        typer.Argument(help="Show this deck's cards (a name from the list).", metavar="NAME"),
+    ] = None,
+    as_json: JsonOption = False,
+    as_toml: Annotated[
+        bool, typer.Option("--toml", help="With NAME: print the deck as a deck file (TOML).")
+    ] = False,
+) -> None:
+    """The Forceball decks a [Deck] tag may name, or one deck's cards.
+
+    Lists the shipped decks, then the user decks found in $PARTITA_DECKS.
+    A deck file that cannot be used is a warning on stderr, and the exit code is 1.
+    """
+    if as_toml and name is None:
+        raise typer.BadParameter("--toml needs a deck NAME", param_hint="--toml")
+    if name is not None:
+        _show_deck(name, as_json=as_json, as_toml=as_toml)
+        return
+    _, problems = scan_decks()
+    listing = known_decks()
+    if as_json:
+        typer.echo(json.dumps([entry._asdict() for entry in listing], ensure_ascii=False, indent=2))
+    else:
+        table = Table("name", "cards", "description", "source")
+        for entry in listing:
+            table.add_row(entry.name, str(entry.cards), entry.description, entry.source)
+        console.print(table)
+        if not any(entry.source != "shipped" for entry in listing):
+            console.print(f"(add your own deck files to a directory named in ${DECKS_ENV})")
+    for problem in problems:
+        errors.print(f"partita: warning: {problem.error}", markup=False, soft_wrap=True)
+    raise typer.Exit(int(bool(problems)))
+
+
+def _show_deck(name: str, *, as_json: bool, as_toml: bool) -> None:
+    deck = get_deck(name)
+    if as_toml:
+        typer.echo(format_deck(deck), nl=False)
+        return
+    if as_json:
+        typer.echo(json.dumps(deck_as_dict(deck), ensure_ascii=False, indent=2))
+        return
+    console.print(f"{deck.name}: {deck.description}", markup=False, soft_wrap=True)
+    table = Table("id", "types", "force", "speed", "special")
+    for card in deck.cards:
+        table.add_row(
+            card.id, " / ".join(card.types), str(card.force), str(card.speed), card.special or ""
+        )
+    console.print(table)
+    console.print(f"{len(deck.cards)} cards")
