@@ -220,14 +220,15 @@ class ForceballRules(Rules):
         notation's business: it resolves the deck and calls :meth:`with_deck`)."""
         league = tags.get("League", DEFAULT_LEAGUE)
         if league not in LEAGUES:
-            raise TagError(f"league '{league}' is not one of {', '.join(LEAGUES)}")
+            raise TagError(f"league '{league}' is not one of {', '.join(LEAGUES)}", "League")
         first = tags.get("FirstAttacker", "1")
         if first not in ("1", "2"):
-            raise TagError(f"FirstAttacker '{first}' must be 1 or 2")
+            raise TagError(f"FirstAttacker '{first}' must be 1 or 2", "FirstAttacker")
         if "FirstAttacker" in tags and league != "little":
             raise TagError(
                 f"FirstAttacker is a little league tag: in the {league} league a "
-                "face-off decides who attacks first"
+                "face-off decides who attacks first",
+                "FirstAttacker",
             )
         seat = int(first) - 1
         if league == self.league and seat == self.first_attacker:

@@ -403,9 +403,11 @@ def get_deck(name: str) -> Deck:
             return deck
     for problem in problems:
         if _declared_name(problem.path) == name:
-            raise TagError(f"deck {name!r} cannot be used: {problem.error}")
+            raise TagError(f"deck {name!r} cannot be used: {problem.error}", "Deck")
     known = ", ".join(deck.name for deck, _ in usable) or "none"
-    raise TagError(f"unknown deck {name!r} (known: {known}; add your own with ${DECKS_ENV})")
+    raise TagError(
+        f"unknown deck {name!r} (known: {known}; add your own with ${DECKS_ENV})", "Deck"
+    )
 
 
 def _declared_name(path: Path) -> str | None:
