@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from functools import cache
 from html import escape
 
-from partita.analysis.diagrams import Board, Label, Layout, Shape
+from partita.analysis.diagrams import Board, Label, Layout, Shape, svg_open
 from partita.games.circular_reasoning import (
     GOAL,
     RESERVE,
@@ -217,21 +217,14 @@ class CircularReasoningBoard(Board):
         layout = self.layout
         rules = self.rules
         title = caption or layout.title
-        parts = [
-            f'<svg xmlns="http://www.w3.org/2000/svg" class="diagram" role="img" '
-            f'viewBox="0 0 {WIDTH:g} {HEIGHT:g}" width="{WIDTH * scale:g}" '
-            f'height="{HEIGHT * scale:g}">',
-            f"<title>{escape(title)}</title>",
-            f'<rect x="0" y="0" width="{WIDTH:g}" height="{HEIGHT:g}" fill="#ffffff"/>',
-        ]
-        for shape in layout.shapes:
-            attrs = " ".join(f'{name}="{escape(str(value))}"' for name, value in shape.attrs)
-            parts.append(f"<{shape.kind} {attrs}/>")
-        for label in layout.labels:
-            parts.append(
-                f'<text x="{label.x:g}" y="{label.y:g}" text-anchor="middle" '
-                f'font-family="sans-serif" font-size="11" fill="#444">{escape(label.text)}</text>'
-            )
+        parts = svg_open(
+            layout,
+            WIDTH,
+            HEIGHT,
+            title=title,
+            scale=scale,
+            label_style='font-size="11" fill="#444"',
+        )
         parts.append(
             f'<text x="{CENTRE:g}" y="{CENTRE + RING + 14:g}" text-anchor="middle" '
             'font-family="sans-serif" font-size="10" fill="#6b5200">Goal Area</text>'

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from html import escape
 
-from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape
+from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
 from partita.games.forceball import TYPE_LETTERS, ForceballRules, ForceballState
 
 __all__ = ["ForceballBoard"]
@@ -153,21 +153,14 @@ class ForceballBoard(Board):
     ) -> str:
         layout = self.layout
         title = caption or layout.title
-        parts = [
-            f'<svg xmlns="http://www.w3.org/2000/svg" class="diagram" role="img" '
-            f'viewBox="0 0 {WIDTH:g} {HEIGHT:g}" width="{WIDTH * scale:g}" '
-            f'height="{HEIGHT * scale:g}">',
-            f"<title>{escape(title)}</title>",
-            f'<rect x="0" y="0" width="{WIDTH:g}" height="{HEIGHT:g}" fill="#ffffff"/>',
-        ]
-        for shape in layout.shapes:
-            attrs = " ".join(f'{name}="{escape(str(value))}"' for name, value in shape.attrs)
-            parts.append(f"<{shape.kind} {attrs}/>")
-        for label in layout.labels:
-            parts.append(
-                f'<text x="{label.x:g}" y="{label.y:g}" text-anchor="middle" '
-                f'font-family="sans-serif" font-size="10" fill="#444">{escape(label.text)}</text>'
-            )
+        parts = svg_open(
+            layout,
+            WIDTH,
+            HEIGHT,
+            title=title,
+            scale=scale,
+            label_style='font-size="10" fill="#444"',
+        )
         parts.append(
             f'<text x="8" y="18" font-family="sans-serif" font-size="12" fill="#000">'
             f"{escape(self._status(state))}</text>"

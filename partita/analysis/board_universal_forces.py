@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import cache
 from html import escape
 
-from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape
+from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
 from partita.games.universal_forces import FORCES, UniversalForcesRules, UniversalForcesState
 from partita.notation.base import GameNotation
 
@@ -164,22 +164,15 @@ class UniversalForcesBoard(Board):
         layout = self.layout
         sides = state.sides
         height = SIZE + PANEL_LINE * (sides + 1) + 10
-        out = [
-            f'<svg xmlns="http://www.w3.org/2000/svg" class="diagram" role="img" '
-            f'viewBox="0 0 {SIZE} {height}" width="{round(SIZE * scale, 1)}" '
-            f'height="{round(height * scale, 1)}">',
-            f"<title>{escape(caption or layout.title)}</title>",
-            f'<rect x="0" y="0" width="{SIZE}" height="{height}" fill="#ffffff"/>',
-        ]
-        for shape in layout.shapes:
-            attrs = " ".join(f'{name}="{escape(str(value))}"' for name, value in shape.attrs)
-            out.append(f"<{shape.kind} {attrs}/>")
-        for label in layout.labels:
-            out.append(
-                f'<text x="{label.x}" y="{label.y}" text-anchor="middle" font-family="sans-serif" '
-                f'font-size="10" fill="#333" stroke="#ffffff" stroke-width="2.5" '
-                f'paint-order="stroke" class="label">{escape(label.text)}</text>'
-            )
+        out = svg_open(
+            layout,
+            SIZE,
+            height,
+            title=caption or layout.title,
+            scale=scale,
+            label_style='font-size="10" fill="#333" stroke="#ffffff" stroke-width="2.5" '
+            'paint-order="stroke" class="label"',
+        )
         for cell, contents in enumerate(state.cells):
             if contents:
                 out.extend(self._forces(contents, *layout.cells[cell]))

@@ -21,6 +21,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from html import escape
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -37,6 +38,7 @@ __all__ = [
     "board_for",
     "register_board",
     "render_diagram",
+    "svg_open",
 ]
 
 #: Fill and stroke of each piece code (the viewer uses the same table).
@@ -154,6 +156,36 @@ class Board:
         if text is not None:
             data["text"] = text
         return data
+
+
+def svg_open(
+    layout: Layout,
+    width: float,
+    height: float,
+    *,
+    title: str,
+    scale: float = 1.0,
+    label_style: str = 'font-size="11" fill="#555"',
+) -> list[str]:
+    """The first lines of a board's own drawing (see :meth:`Board.svg`): the
+    ``<svg>`` element, its accessible title, a white ground, the layout's shapes
+    and labels. Every text is escaped; the caller appends pieces and ``</svg>``."""
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="diagram" role="img" '
+        f'viewBox="0 0 {width:g} {height:g}" width="{round(width * scale, 1):g}" '
+        f'height="{round(height * scale, 1):g}">',
+        f"<title>{escape(title)}</title>",
+        f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="#ffffff"/>',
+    ]
+    for shape in layout.shapes:
+        attrs = " ".join(f'{name}="{escape(str(value))}"' for name, value in shape.attrs)
+        parts.append(f"<{shape.kind} {attrs}/>")
+    for label in layout.labels:
+        parts.append(
+            f'<text x="{label.x:g}" y="{label.y:g}" text-anchor="middle" '
+            f'font-family="sans-serif" {label_style}>{escape(label.text)}</text>'
+        )
+    return parts
 
 
 CELL = 40

@@ -15,8 +15,22 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from partita.errors import PartitaError
+import pyparsing as pp
+
+from partita.errors import NotationError, PartitaError
 from partita.games.base import Rules
+
+
+def parse_position_text(grammar: pp.ParserElement, text: str) -> pp.ParseResults:
+    """``text`` (stripped) parsed whole by a game's position grammar, or
+    ``NotationError`` naming the column and what the grammar expected there."""
+    try:
+        return grammar.parse_string(text.strip(), parse_all=True)
+    except pp.ParseBaseException as error:
+        expected = error.msg[:1].lower() + error.msg[1:]
+        raise NotationError(
+            f"malformed position '{text}' at column {error.col}: {expected}"
+        ) from None
 
 
 class GameNotation(ABC):

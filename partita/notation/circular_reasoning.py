@@ -28,7 +28,7 @@ from partita.games.circular_reasoning import (
     Pass,
     cell_name,
 )
-from partita.notation.base import GameNotation
+from partita.notation.base import GameNotation, parse_position_text
 
 __all__ = ["CIRCULAR_REASONING", "MOVE", "POSITION", "CircularReasoningNotation"]
 
@@ -62,10 +62,6 @@ POSITION = (
     - pp.Regex(r"[1-9][0-9]*")("round").set_name("round number")
     - pp.Regex(r"P(?P<mover>[1-9])").set_name("side to move (as in P2)")
 ).set_name("position")
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
 
 
 def _cell(text: str, context: str) -> int:
@@ -178,12 +174,7 @@ class CircularReasoningNotation(GameNotation):
     def parse_position(self, text: str, sides: int | None = None) -> CircularReasoningState:
         """The state a position string describes: ``NotationError`` if malformed,
         ``SetupError`` (with the reason) if the position cannot occur."""
-        try:
-            fields = POSITION.parse_string(text.strip(), parse_all=True)
-        except pp.ParseBaseException as error:
-            raise NotationError(
-                f"malformed position '{text}' at column {error.col}: {_lower_first(error.msg)}"
-            ) from None
+        fields = parse_position_text(POSITION, text)
         context = f"impossible position '{text}'"
         tokens: list[int] = []
         for number, side in enumerate(fields["sides"], start=1):

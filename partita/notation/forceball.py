@@ -56,7 +56,7 @@ from partita.games.forceball import (
     Shuffle,
     Turn,
 )
-from partita.notation.base import GameNotation
+from partita.notation.base import GameNotation, parse_position_text
 
 __all__ = ["FORCEBALL", "MOVE", "POSITION", "ForceballNotation"]
 
@@ -140,10 +140,6 @@ for _element in _FIELDS[1:]:
 POSITION = POSITION.leave_whitespace().set_name("position")
 
 
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
-
-
 def _ids_text(ids: Sequence[str]) -> str:
     return ",".join(ids) if ids else "-"
 
@@ -211,12 +207,7 @@ class ForceballNotation(GameNotation):
         rules = self.rules
         if sides is not None and sides != 2:
             raise SetupError(f"Forceball is played by 2 sides, not {sides}")
-        try:
-            fields = POSITION.parse_string(text.strip(), parse_all=True)
-        except pp.ParseBaseException as error:
-            raise NotationError(
-                f"malformed position '{text}' at column {error.col}: {_lower_first(error.msg)}"
-            ) from None
+        fields = parse_position_text(POSITION, text)
 
         def cards(name: str) -> tuple[int, ...]:
             value = fields[name]

@@ -23,7 +23,7 @@ from partita.games.gravity import (
     columns_from_entries,
     entries_from_columns,
 )
-from partita.notation.base import GameNotation
+from partita.notation.base import GameNotation, parse_position_text
 
 __all__ = [
     "CONNECT4",
@@ -50,10 +50,6 @@ _GAP = pp.Suppress(pp.White(" \t")).set_name("'/' or a space before the side to 
 _SIDE = pp.Regex(r"[xo]")("side").set_name("side to move (x or o)")
 #: A position: rows from the top separated by ``/``, a space, the side to move.
 POSITION = (_BOARD + _GAP - _SIDE).leave_whitespace().set_name("position")
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
 
 
 class GravityNotation(GameNotation):
@@ -133,12 +129,7 @@ class GravityNotation(GameNotation):
         rules = self.rules
         if sides is not None and sides != 2:
             raise SetupError(f"{rules.title} is played by 2 sides, not {sides}")
-        try:
-            fields = POSITION.parse_string(text.strip(), parse_all=True)
-        except pp.ParseBaseException as error:
-            raise NotationError(
-                f"malformed position '{text}' at column {error.col}: {_lower_first(error.msg)}"
-            ) from None
+        fields = parse_position_text(POSITION, text)
         rows = list(fields["rows"])
         if len(rows) != rules.height:
             raise SetupError(

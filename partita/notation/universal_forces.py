@@ -26,7 +26,7 @@ from partita.games.universal_forces import (
     UniversalForcesState,
     format_forces,
 )
-from partita.notation.base import GameNotation
+from partita.notation.base import GameNotation, parse_position_text
 
 __all__ = ["MOVE", "POSITION", "UNIVERSAL_FORCES", "UniversalForcesNotation"]
 
@@ -74,10 +74,6 @@ POSITION = (
 ).leave_whitespace()
 
 _CLAIMS = {"+": "a stack on an own force", "x": "a move onto opponents", "-": ""}
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
 
 
 def _cell_name(text: str) -> str:
@@ -203,12 +199,7 @@ class UniversalForcesNotation(GameNotation):
     def parse_position(self, text: str, sides: int | None = None) -> UniversalForcesState:
         """The state a position string describes: ``NotationError`` if malformed,
         ``SetupError`` (with the reason) if the position cannot occur."""
-        try:
-            fields = POSITION.parse_string(text.strip(), parse_all=True)
-        except pp.ParseBaseException as error:
-            raise NotationError(
-                f"malformed position '{text}' at column {error.col}: {_lower_first(error.msg)}"
-            ) from None
+        fields = parse_position_text(POSITION, text)
         rules = self.rules
         geometry = rules.geometry
         side_fields = list(fields["sides"])
