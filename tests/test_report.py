@@ -83,11 +83,18 @@ def test_every_section_is_there(html, data):
         assert part["tree"] and part["first_moves"]["rows"] and part["lengths"]["chart"]
         assert part["finals"], part["game"]
         assert part["sections"] == []  # no extra section registered for these games
+    forceball = [part for part in data["games"] if part["game"] == "forceball"]
+    assert forceball and all(
+        [section.title for section in part["sections"]]
+        == ["Forceball: attacks, goals, fouls and stakes"]
+        for part in forceball
+    )
+    assert "How attacks were won" in html
     # Charts (years, lengths and first moves of each part, each section's) and diagrams.
     charts = 1 + sum(
         bool(part["lengths"]["chart"])
         + bool(part["first_moves"]["rows"])
-        + sum(len(section.get("charts", ())) for section in part["sections"])
+        + sum(len(section.charts) for section in part["sections"])
         for part in data["games"]
     )
     assert len(re.findall(r'<div class="chart"><svg', html)) == charts >= 5

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
+import importlib
 import json
 import statistics
 from collections.abc import Callable
@@ -102,12 +103,23 @@ SectionBuilder = Callable[[Any, GameNotation, list[int]], "Section | None"]
 _SECTIONS: dict[str, list[SectionBuilder]] = {}
 
 
+#: Modules that register sections, imported the first time a report holds their
+#: game: `Game` tag -> module.
+_BUILTIN_SECTIONS = {"forceball": "partita.analysis.forceball_report"}
+
+
 def register_section(game: str, builder: SectionBuilder) -> None:
     """Add a section to the part of every report about game ``game`` (its `Game`
-    tag), shown when the report holds games of it: Forceball registers its
-    statistics (attacks won by maneuver, goals per period, fouls seen by the
-    referee, stakes accepted and declined) here when it lands."""
+    tag), shown when the report holds games of it (Forceball's statistics:
+    :mod:`partita.analysis.forceball_report`)."""
     _SECTIONS.setdefault(game, []).append(builder)
+
+
+def _sections_for(game: str) -> list[SectionBuilder]:
+    module = _BUILTIN_SECTIONS.pop(game, None)
+    if module is not None:
+        importlib.import_module(module)
+    return _SECTIONS.get(game, [])
 
 
 # -- gathering ----------------------------------------------------------------------------------------
@@ -413,7 +425,7 @@ def _game_part(
         "sections": [],
     }
     ids = [row["id"] for row in rows]
-    for builder in _SECTIONS.get(name, []):
+    for builder in _sections_for(name):
         section = builder(db, notation, ids)
         if section is not None:
             part["sections"].append(section)

@@ -41,6 +41,7 @@ __all__ = [
     "Maneuver",
     "Shuffle",
     "Turn",
+    "TurnSummary",
 ]
 
 #: The leagues in order; each adds rules to the one before.
@@ -127,6 +128,36 @@ class Maneuver:
     foul: bool
     increases: tuple[int, ...]
     force: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSummary:
+    """What one turn did, read off the rules (for statistics and reports).
+
+    ``maneuver`` is the type the turn's maneuver counted as (the declared type on a
+    foul), ``None`` without one. ``attack_won_by`` is the seat that won the attack
+    in this turn (``None``: the attack goes on, or a declined doubling or the end of
+    the period interrupted it); ``won_with`` the maneuver type it was won with after
+    a Lucky shot or Goalie (``None``: the winner had no maneuver and takes the
+    ball); ``ended_by`` how the turn gave the attack away: ``"no answer"``,
+    ``"stress"`` or ``"foul seen"``. ``points`` are the points each seat scored in
+    the turn (a goal, or a declined doubling).
+    """
+
+    seat: int
+    attacker: int
+    period: int
+    maneuver: str | None
+    foul: bool
+    foul_seen: bool
+    stakes_accepted: int
+    stakes_declined: bool
+    attack_won_by: int | None
+    won_with: str | None
+    special: str | None
+    ended_by: str | None
+    points: tuple[int, int]
+    period_ended: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,6 +508,51 @@ class ForceballRules(Rules):
             return runner.freeze()
         return f"{move!r} is no Forceball move"
 
+    def summarize(self, state: ForceballState, move: Any) -> TurnSummary | None:
+        """What a turn of a player did (see :class:`TurnSummary`); ``None`` for a
+        shuffle, a face-off or an illegal move."""
+        if not isinstance(move, Turn) or state.phase != TURN or self.outcome(state) is not None:
+            return None
+        runner = _TurnRunner(self, state)
+        for action in move.actions:
+            if runner.step(action) is not None:
+                return None
+        if runner.finish() is not None:
+            return None
+        played = [action for action in move.actions if action[0] == PLAY]
+        maneuver = None
+        foul = False
+        if played:
+            card_id, declared = played[-1][1], played[-1][2]
+            foul = declared is not None
+            maneuver = declared or self._played_type(state, card_id)
+        won = runner.winner if runner.ended else None
+        return TurnSummary(
+            seat=state.to_move,
+            attacker=state.attacker,
+            period=state.period,
+            maneuver=maneuver,
+            foul=foul,
+            foul_seen=runner.end_cause == "foul seen",
+            stakes_accepted=sum(1 for a in move.actions if a[0] == STAKES and a[1]),
+            stakes_declined=any(a[0] == STAKES and not a[1] for a in move.actions),
+            attack_won_by=won,
+            won_with=runner.win_type if won is not None else None,
+            special=runner.special_type,
+            ended_by=runner.end_cause if won is not None else None,
+            points=(runner.scores[0] - state.scores[0], runner.scores[1] - state.scores[1]),
+            period_ended=runner.phase in (SHUFFLE, OVER) and runner.stage == runner.DONE,
+        )
+
+    def _played_type(self, state: ForceballState, card_id: str) -> str:
+        """The type a card played without a declaration counts as for its player:
+        a combo card is the attack type for the attacker, the defence type else."""
+        card = self.deck.card(card_id)
+        if len(card.types) == 1:
+            return card.types[0]
+        attacking = state.to_move == state.attacker
+        return (card.attack_type if attacking else card.defence_type) or card.types[0]
+
     def _shuffle(self, state: ForceballState, move: Shuffle) -> ForceballState | str:
         index = self.index
         order = []
@@ -646,7 +722,10 @@ class _TurnRunner:
         self.winner = -1
         self.win_type: str | None = None  # the winner's maneuver type, None: no maneuver
         self.special_played = False
+        self.special_type: str | None = None  # "Lucky shot" or "Goalie" once played
         self.rewarded = False
+        self.ended = False  # '/' was written: the attack was won in this turn
+        self.end_cause: str | None = None  # how the mover gave the attack away
 
     # -- helpers ----------------------------------------------------------------------
     def _card(self, card_id: str) -> int | None:
@@ -696,6 +775,7 @@ class _TurnRunner:
         return None
 
     def _stressed(self, card: int) -> None:
+        self.end_cause = "stress"
         self.stage = self.NEED_END
         self.why_over = f"you drew the Stress card {self.rules.ids[card]}, which ended your turn"
         self._lose_attack()
@@ -942,6 +1022,7 @@ class _TurnRunner:
             self.discard.append(maneuver.card)
             self.discard.extend(maneuver.increases)
             self.stage = self.NEED_END
+            self.end_cause = "foul seen"
             self.why_over = f"the referee saw the foul ({card_id})"
             self._lose_attack()
         else:
@@ -987,7 +1068,9 @@ class _TurnRunner:
             return "'/' is written once"
         if self.stage != self.NEED_END:
             self._lose_attack()  # not responding
+            self.end_cause = "no answer"
         self.stage = self.WON
+        self.ended = True
         if self.win_type is None:
             self.attacker = self.winner  # no maneuver to win with: he takes the ball
         elif self.win_type in ("Shot",):
@@ -1035,6 +1118,7 @@ class _TurnRunner:
         last = pile[-1]
         pile[-1] = Maneuver(last.card, last.type, last.foul, last.increases + (card,), last.force)
         self.special_played = True
+        self.special_type = "Lucky shot" if new_type == "Shot" else "Goalie"
         self.win_type = new_type
         if new_type == "Shot":
             self._goal()
