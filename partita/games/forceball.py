@@ -825,7 +825,7 @@ class _TurnRunner:
                 return f"{_ADJUSTMENT_WORDS[kind]}: you may adjust the speed only once per turn"
             return f"{_ADJUSTMENT_WORDS[kind]}: the speed is adjusted before the maneuver"
         if kind != SPEED_UP:
-            reason = self._needs(JUNIOR, _ADJUSTMENT_WORDS[kind].capitalize())
+            reason = self._needs(JUNIOR, _ADJUSTMENT_WORDS[kind])
             if reason:
                 return reason
         self.stage = self.ADJUSTED
@@ -926,7 +926,7 @@ class _TurnRunner:
         else:
             if declared in info.types:
                 return f"{card_id} is {_a(declared)}: '={TYPE_LETTERS[declared]}' marks a foul only"
-            reason = self._needs(SENIOR, "Fouling")
+            reason = self._needs(SENIOR, "fouling")
             if reason:
                 return f"{card_id} cannot be played as {_a(declared)}: {reason}"
             if declared not in allowed:
@@ -949,7 +949,7 @@ class _TurnRunner:
     def _increasing(self, what: str) -> str | None:
         if self.stage != self.PLAYED:
             return f"{what}: the force is increased only right after playing your maneuver"
-        return self._needs(JUNIOR, "Increasing the force")
+        return self._needs(JUNIOR, "increasing the force")
 
     def _do_force_speed(self, action: tuple) -> str | None:
         count = action[1]
@@ -1041,7 +1041,7 @@ class _TurnRunner:
 
     def _do_stakes(self, action: tuple) -> str | None:
         accepted = action[1]
-        reason = self._needs(PRO, "Raised stakes")
+        reason = self._needs(PRO, "raising the stakes")
         if reason:
             return reason
         if self.stage > self.PLAYED:
@@ -1092,7 +1092,7 @@ class _TurnRunner:
             return f"|{card_id}: Lucky shot and Goalie are played once the attack is won"
         if self.special_played or self.rewarded:
             return f"|{card_id}: Lucky shot or Goalie comes once, before the reward"
-        reason = self._needs(SENIOR, "Lucky shot and Goalie")
+        reason = self._needs(SENIOR, "playing a Lucky shot or a Goalie")
         if reason:
             return reason
         rules = self.rules
