@@ -143,14 +143,15 @@ def main() -> None:
                 rows.append((label, measure(configured, dict(tags), sides, args.games, args.seed)))
     baseline = next(figures for label, figures in rows if label.startswith(BASELINE))
     print(f"{args.games} random games per configuration; plies per second (ratio to {BASELINE})")
-    header = f"{'configuration':34} {'mean plies':>10} " + " ".join(f"{s:>17}" for s in STAGES)
+    width = max(len(label) for label, _ in rows)
+    header = f"{'configuration':{width}} {'mean plies':>10} " + " ".join(f"{s:>17}" for s in STAGES)
     print(header + f" {'replay peak':>12}")
     for label, figures in rows:
         cells = " ".join(
             f"{figures[stage]:>9,.0f} ({figures[stage] / baseline[stage]:4.2f})" for stage in STAGES
         )
         print(
-            f"{label:34} {figures['mean_plies']:>10.1f} {cells} "
+            f"{label:{width}} {figures['mean_plies']:>10.1f} {cells} "
             f"{figures['replay_peak_kb']:>9.0f} KB"
         )
 

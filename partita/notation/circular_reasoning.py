@@ -11,6 +11,7 @@ tokens, the gateways, the round and the side to move:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import pyparsing as pp
 
@@ -96,25 +97,7 @@ class CircularReasoningNotation(GameNotation):
     # -- moves -----------------------------------------------------------------------------
     def _read(self, text: str) -> tuple[bool, str, str, int] | None:
         """``(entering, shape, direction, destination)``, or ``None`` for a pass."""
-        try:
-            if not text or text != text.strip():
-                raise pp.ParseException(text, 0, "no white space around a move")
-            fields = MOVE.parse_string(text, parse_all=True)
-        except pp.ParseException:
-            raise NotationError(
-                f"malformed move '{text}': a move is a token (C, T, S), a direction "
-                "(> clockwise, < counter-clockwise) and a destination, as in T>M10 or "
-                "@C>O2, or -- for a pass"
-            ) from None
-        if fields.get("pass"):
-            return None
-        destination = _cell(fields["destination"], f"no move '{text}'")
-        return (
-            bool(fields["enter"]),
-            fields["shape"].upper(),
-            fields["direction"],
-            destination,
-        )
+        return _read_token(text)
 
     def canonical_token(self, text: str) -> str:
         read = self._read(text)
@@ -214,3 +197,28 @@ class CircularReasoningNotation(GameNotation):
 
 #: Circular Reasoning with the default configuration (tags configure it per record).
 CIRCULAR_REASONING = CircularReasoningNotation(CircularReasoningRules())
+
+
+@lru_cache(maxsize=4096)
+def _read_token(text: str) -> tuple[bool, str, str, int] | None:
+    """The grammar's reading of a move token (records repeat a few hundred distinct
+    tokens, so the readings are cached; a malformed token raises every time)."""
+    try:
+        if not text or text != text.strip():
+            raise pp.ParseException(text, 0, "no white space around a move")
+        fields = MOVE.parse_string(text, parse_all=True)
+    except pp.ParseException:
+        raise NotationError(
+            f"malformed move '{text}': a move is a token (C, T, S), a direction "
+            "(> clockwise, < counter-clockwise) and a destination, as in T>M10 or "
+            "@C>O2, or -- for a pass"
+        ) from None
+    if fields.get("pass"):
+        return None
+    destination = _cell(fields["destination"], f"no move '{text}'")
+    return (
+        bool(fields["enter"]),
+        fields["shape"].upper(),
+        fields["direction"],
+        destination,
+    )
