@@ -99,7 +99,7 @@ def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
         do((DRAW,))
     if open_turn() and hand:
         if len(speed) < 3 and rng.random() < 0.8:
-            spare = min(hand, key=lambda card: (rules.force[card], rules.ids[card]))
+            spare = _spare_card(rules, hand, len(speed), mover == runner.attacker)
             do((SPEED_UP, rules.ids[spare]))
         elif rules.level >= JUNIOR and len(speed) > 3 and rng.random() < 0.5:
             count = 0
@@ -152,6 +152,21 @@ def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
                 wanted.append("_")
             do((REWARD_SPEED, tuple(wanted)))
     return Turn(tuple(actions))
+
+
+def _spare_card(rules: ForceballRules, hand: list[int], speed: int, attacking: bool) -> int:
+    """The card to put on the speed pile: one the player could not make a maneuver
+    with at the new speed (a card of the other side, or too fast), the weakest
+    first; otherwise the weakest card. A player keeps what he can play now."""
+
+    def playable(card: int) -> bool:
+        info = rules.cards[card]
+        natural = info.attack_type if attacking else info.defence_type
+        return natural is not None and info.speed <= speed + 1
+
+    keep = [card for card in hand if playable(card)]
+    spares = [card for card in hand if not playable(card)] if len(keep) < 3 else hand
+    return min(spares or hand, key=lambda card: (rules.force[card], rules.ids[card]))
 
 
 def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):

@@ -46,6 +46,7 @@ def test_labels_tags_and_options():
     assert spaced.options() == "--sides 2 --tag 'RoundLimit=a b'"
     plain = Configuration.of(notation, 2, {"Variant": "basic"})
     assert plain.label == "2 sides"  # defaults are left out
+    assert plain.describe({"Variant"}) == "2 sides, Variant basic"  # unless asked for
     assert plain.tags() == {}
     assert plain.tag_filters() == ["Variant=basic", "RoundLimit="]
 

@@ -186,11 +186,10 @@ def build_report(
             except UnknownGameError:
                 continue
             ordered = _by_configuration(notation, [row for row in rows if row["game"] == name])
+            varying = _varying_settings([configuration for configuration, _ in ordered])
             for configuration, game_rows in ordered:
                 data["games"].append(
-                    _game_part(
-                        db, notation, game_rows, options, filters, configuration, len(ordered) > 1
-                    )
+                    _game_part(db, notation, game_rows, options, filters, configuration, varying)
                 )
         _viewer(db, rows, options, data)
         return data
@@ -198,6 +197,20 @@ def build_report(
         db.execute("DROP TABLE IF EXISTS temp.report_games")
         db.execute("DROP TABLE IF EXISTS temp.report_part")
         db.close()
+
+
+def _varying_settings(configurations: list[Configuration]) -> set[str] | None:
+    """The settings whose values differ between ``configurations`` (``None`` for
+    one configuration)."""
+    if len(configurations) < 2:
+        return None
+    first = dict(configurations[0].settings)
+    return {
+        name
+        for other in configurations[1:]
+        for name, value in other.settings
+        if first.get(name) != value
+    }
 
 
 def _by_configuration(
@@ -374,10 +387,11 @@ def _game_part(
     options: ReportOptions,
     filters: dict,
     configuration: Configuration,
-    several: bool,
+    varying: set[str] | None,
 ) -> dict:
-    """The part of the report about one game in one configuration (``several``:
-    the report holds more than one configuration of the game)."""
+    """The part of the report about one game in one configuration (``varying``: the
+    settings that differ between the report's configurations of the game, ``None``
+    when it holds only this one)."""
     name = notation.name
     valid = [row for row in rows if row["status"] == "valid"]
     part_filters = {key: value for key, value in filters.items() if key != "game"}
@@ -399,7 +413,7 @@ def _game_part(
     )
     notation = configuration.configure(notation)
     default = Configuration.of(notation, notation.rules.min_sides, {})
-    labelled = several or configuration != default
+    labelled = varying is not None or configuration != default
     part: dict[str, Any] = {
         "game": name,
         "anchor": name
@@ -408,8 +422,9 @@ def _game_part(
             [name, str(configuration.sides)]
             + [value.replace(" ", "_") for _, value in configuration.settings if value]
         ),
-        "configuration": configuration.label,
-        "title": notation.rules.title + (f" ({configuration.label})" if labelled else ""),
+        "configuration": configuration.describe(varying or ()),
+        "title": notation.rules.title
+        + (f" ({configuration.describe(varying or ())})" if labelled else ""),
         "games": len(rows),
         "valid": len(valid),
         "tree": _tree_rows(tree, options),

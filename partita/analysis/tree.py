@@ -1235,7 +1235,7 @@ def choose_configuration(
             if any(dict(other.settings).get(name) != value for other, _ in found)
         }
         listed = "\n".join(
-            f"  {configuration.label}: {count} game{'s' if count != 1 else ''}: "
+            f"  {configuration.describe(varying)}: {count} game{'s' if count != 1 else ''}: "
             f"{configuration.options(varying)}"
             for configuration, count in found
         )

@@ -55,7 +55,19 @@ class Configuration:
     @property
     def label(self) -> str:
         """A short description: ``3 sides, RoundLimit 20`` (defaults left out)."""
-        return ", ".join([f"{self.sides} sides", *(f"{n} {v}" for n, v in self.tags().items())])
+        return self.describe()
+
+    def describe(self, names: Collection[str] = ()) -> str:
+        """Like :attr:`label`, with the settings in ``names`` shown even at their
+        default (those that tell this configuration from others in a list)."""
+        shown = self.tags()
+        parts = [f"{self.sides} sides"]
+        parts.extend(
+            f"{name} {value}"
+            for name, value in self.settings
+            if value and (name in shown or name in names)
+        )
+        return ", ".join(parts)
 
     def tag_filters(self) -> list[str]:
         """``NAME=VALUE`` tag filters (see :func:`partita.database.query_games`)
