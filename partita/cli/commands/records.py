@@ -149,9 +149,10 @@ def _show_text(replayed: ReplayedRecord, state, plies: int) -> None:
     console.print(_numbered(replayed), markup=False, soft_wrap=False)
     console.print()
     console.print(f"after ply {plies}:", markup=False)
-    console.print(game.diagram(state), markup=False)
+    diagram = game.diagram(state)
+    console.print(diagram, markup=False)
     outcome = game.rules.outcome(state)
-    if outcome is not None:
+    if outcome is not None and outcome.reason not in " ".join(diagram.split()):
         console.print(f"game over: {outcome.result_token()} ({outcome.reason})", markup=False)
     for problem in replayed.problems:
         console.print(f"{problem.severity}: {problem.message} (line {problem.line})", markup=False)
