@@ -102,6 +102,10 @@ def forceball_statistics(
     return statistics
 
 
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part / whole:.0%}" if whole else "–"
 
@@ -118,8 +122,9 @@ def forceball_section(db: Any, notation: GameNotation, game_ids: list[int]) -> S
     section = Section("Forceball: attacks, goals, fouls and stakes")
     goals = sum(sum(points) for points in stats.goals.values())
     section.paragraphs.append(
-        f"{stats.games} games, {stats.turns} turns, {stats.attacks} attacks won, "
-        f"{goals} points from goals, {stats.periods_ended} periods played to the end."
+        f"{_count(stats.games, 'game')}, {_count(stats.turns, 'turn')}, "
+        f"{_count(stats.attacks, 'attack')} won, {_count(goals, 'point')} from goals, "
+        f"{_count(stats.periods_ended, 'period')} played to the end."
     )
     rows = []
     for kind in WIN_KINDS:
@@ -146,25 +151,17 @@ def forceball_section(db: Any, notation: GameNotation, game_ids: list[int]) -> S
         )
     periods = sorted(set(stats.goals) | set(stats.declined_points))
     if periods:
-        section.tables.append(
-            Table(
-                [
-                    "period",
-                    "Player1: goals",
-                    "Player2: goals",
-                    "Player1: declined doublings",
-                    "Player2: declined doublings",
-                ],
-                [
-                    [
-                        period,
-                        *stats.goals.get(period, [0, 0]),
-                        *stats.declined_points.get(period, [0, 0]),
-                    ]
-                    for period in periods
-                ],
-            )
-        )
+        headers = ["period", "Player1: goals", "Player2: goals"]
+        declined = bool(stats.declined_points)  # raised stakes: the pro league only
+        if declined:
+            headers += ["Player1: declined doublings", "Player2: declined doublings"]
+        period_rows = []
+        for period in periods:
+            row = [period, *stats.goals.get(period, [0, 0])]
+            if declined:
+                row += stats.declined_points.get(period, [0, 0])
+            period_rows.append(row)
+        section.tables.append(Table(headers, period_rows))
     section.tables.append(
         Table(
             ["event", "count"],
