@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from functools import cache
 from html import escape
 
-from partita.analysis.diagrams import Board, Label, Layout, Shape, svg_open
+from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
 from partita.games.circular_reasoning import (
+    COLOR_LETTERS,
     GOAL,
     RESERVE,
     SEGMENTS,
@@ -43,12 +44,8 @@ RESERVE_X = (570.0, 600.0, 630.0)
 TRACK_FILLS = ("#e8dcc4", "#d9c9a6", "#c9b487")
 GATE_WIDTHS = (18.0, 13.0, 9.0)
 GATE_LETTERS = ("L", "M", "S")
-COLOR_STYLES = {
-    "red": ("#d7263d", "#8c1020"),
-    "blue": ("#2e86de", "#15508c"),
-    "green": ("#27ae60", "#14653a"),
-    "white": ("#f7f7f2", "#555555"),
-}
+#: Fill and stroke per colour name: the viewer's styles of the colour letters.
+COLOR_STYLES = {name: PIECE_STYLES[letter] for name, letter in COLOR_LETTERS.items()}
 
 # Cell indices of the viewer's layout.
 _SEGMENT_CELLS = 0

@@ -9,6 +9,7 @@ figure comes from replaying the games' turns through the rules engine
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,14 +81,13 @@ def forceball_statistics(
     rules = notation.rules
     read = move_reader(notation)
     statistics = ForceballStatistics()
-    wanted = set(game_ids)
     rows = db.execute(
         "SELECT id, moves, json_extract(tags, '$.SetUp'), json_extract(tags, '$.Position') "
-        "FROM games WHERE game = 'forceball' AND status = 'valid' ORDER BY id"
+        "FROM games WHERE game = 'forceball' AND status = 'valid' "
+        "AND id IN (SELECT value FROM json_each(?)) ORDER BY id",
+        (json.dumps(game_ids),),
     )
-    for game_id, moves, setup, position in rows:
-        if game_id not in wanted:
-            continue
+    for _game_id, moves, setup, position in rows:
         try:
             state = notation.parse_position(position) if setup == "1" else rules.initial()
             statistics.games += 1

@@ -38,7 +38,7 @@ from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.errors import PartitaError, UnknownGameError
 from partita.games.base import DRAW, WIN, parse_result_token
 from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.notation.configuration import Configuration, varying_settings
 from partita.notation.model import Record
 from partita.notation.registry import get_game
 
@@ -186,7 +186,8 @@ def build_report(
             except UnknownGameError:
                 continue
             ordered = _by_configuration(notation, [row for row in rows if row["game"] == name])
-            varying = _varying_settings([configuration for configuration, _ in ordered])
+            configurations = [configuration for configuration, _ in ordered]
+            varying = varying_settings(configurations) if len(configurations) > 1 else None
             for configuration, game_rows in ordered:
                 data["games"].append(
                     _game_part(db, notation, game_rows, options, filters, configuration, varying)
@@ -197,20 +198,6 @@ def build_report(
         db.execute("DROP TABLE IF EXISTS temp.report_games")
         db.execute("DROP TABLE IF EXISTS temp.report_part")
         db.close()
-
-
-def _varying_settings(configurations: list[Configuration]) -> set[str] | None:
-    """The settings whose values differ between ``configurations`` (``None`` for
-    one configuration)."""
-    if len(configurations) < 2:
-        return None
-    first = dict(configurations[0].settings)
-    return {
-        name
-        for other in configurations[1:]
-        for name, value in other.settings
-        if first.get(name) != value
-    }
 
 
 def _by_configuration(

@@ -43,7 +43,7 @@ from partita.errors import PartitaError
 from partita.games.base import CHANCE, DRAW, WIN, parse_result_token
 from partita.games.gravity import GravityRules, GravityState
 from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.notation.configuration import Configuration, varying_settings
 from partita.notation.registry import get_game
 
 __all__ = [
@@ -1229,11 +1229,7 @@ def choose_configuration(
         notation = get_game(game)
         return Configuration.of(notation, notation.rules.min_sides, {})
     if len(found) > 1:
-        varying = {
-            name
-            for name, value in found[0][0].settings
-            if any(dict(other.settings).get(name) != value for other, _ in found)
-        }
+        varying = varying_settings([configuration for configuration, _ in found])
         listed = "\n".join(
             f"  {configuration.describe(varying)}: {count} game{'s' if count != 1 else ''}: "
             f"{configuration.options(varying)}"

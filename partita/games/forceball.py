@@ -497,27 +497,27 @@ class ForceballRules(Rules):
             if state.phase != TURN:
                 expected = "the shuffle" if state.phase == SHUFFLE else "the face-off"
                 return f"no turn now: {expected} comes first"
-            runner = _TurnRunner(self, state)
-            for action in move.actions:
-                reason = runner.step(action)
-                if reason is not None:
-                    return reason
-            reason = runner.finish()
+            runner = self._run_turn(state, move)
+            return runner if isinstance(runner, str) else runner.freeze()
+        return f"{move!r} is no Forceball move"
+
+    def _run_turn(self, state: ForceballState, move: Turn) -> _TurnRunner | str:
+        """The turn played action by action on a runner (the table after it, and
+        what happened in it), or why it is illegal."""
+        runner = _TurnRunner(self, state)
+        for action in move.actions:
+            reason = runner.step(action)
             if reason is not None:
                 return reason
-            return runner.freeze()
-        return f"{move!r} is no Forceball move"
+        return runner.finish() or runner
 
     def summarize(self, state: ForceballState, move: Any) -> TurnSummary | None:
         """What a turn of a player did (see :class:`TurnSummary`); ``None`` for a
         shuffle, a face-off or an illegal move."""
         if not isinstance(move, Turn) or state.phase != TURN or self.outcome(state) is not None:
             return None
-        runner = _TurnRunner(self, state)
-        for action in move.actions:
-            if runner.step(action) is not None:
-                return None
-        if runner.finish() is not None:
+        runner = self._run_turn(state, move)
+        if isinstance(runner, str):
             return None
         played = [action for action in move.actions if action[0] == PLAY]
         maneuver = None

@@ -11,12 +11,12 @@ sides' colours), the tag's default filled in where a record leaves it out, so
 from __future__ import annotations
 
 import shlex
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from partita.notation.base import GameNotation
 
-__all__ = ["Configuration"]
+__all__ = ["Configuration", "varying_settings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,3 +81,17 @@ class Configuration:
             f"{name}={value}" for name, value in self.settings if names is None or name in names
         ]
         return " ".join([f"--sides {self.sides}", *(f"--tag {shlex.quote(t)}" for t in chosen)])
+
+
+def varying_settings(configurations: Sequence[Configuration]) -> set[str]:
+    """The settings whose values differ between ``configurations``: those a list of
+    them must show to tell them apart."""
+    if not configurations:
+        return set()
+    first = dict(configurations[0].settings)
+    return {
+        name
+        for other in configurations[1:]
+        for name, value in other.settings
+        if first.get(name) != value
+    }
