@@ -10,8 +10,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "partita.analysis._native",
-            sources=["partita/analysis/_native.c"],
+            "partita.games.gravity._native",
+            sources=["partita/games/gravity/_native.c"],
             optional=True,
         )
     ]

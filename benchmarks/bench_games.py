@@ -26,9 +26,9 @@ import random
 import time
 import tracemalloc
 
+from partita.games.registry import all_games
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
-from partita.notation.registry import all_games
 from partita.notation.replay import replay
 from partita.notation.writer import write_record
 

@@ -27,8 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-from partita.analysis.solver import Solver
-from partita.notation.registry import get_game
+from partita.games.gravity.solver import Solver
+from partita.games.registry import get_game
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
 SETS = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium", "begin-hard")

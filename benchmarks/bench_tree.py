@@ -38,8 +38,8 @@ def make_archive(path: Path, games: int, seed: int = 2024) -> None:
     """Store ``games`` generated Forza 4x4 games in a new archive at ``path``."""
     from partita.database.importer import ArchiveWriter
     from partita.database.schema import archive
+    from partita.games.registry import get_game
     from partita.notation.model import Node, Record, SourceRef
-    from partita.notation.registry import get_game
     from partita.notation.replay import ReplayedRecord
 
     game = get_game("forza4x4")

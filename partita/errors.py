@@ -52,5 +52,5 @@ class ArchiveError(PartitaError):
     """The archive cannot be opened or used as asked."""
 
 
-class DeckError(PartitaError, ValueError):
-    """A Forceball deck (file or value) that breaks the deck rules."""
+class BudgetExceeded(PartitaError):
+    """The work allowed (nodes, positions or seconds) ran out before the answer."""

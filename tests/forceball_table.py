@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from partita.errors import IllegalMoveError
-from partita.games.forceball import ForceballRules
-from partita.games.forceball_cards import Card, Deck
-from partita.notation.forceball import ForceballNotation
+from partita.games.forceball.cards import Card, Deck
+from partita.games.forceball.notation import ForceballNotation
+from partita.games.forceball.rules import ForceballRules
 
 #: id, types, force, speed, special
 CARDS = [

@@ -1,6 +1,6 @@
 """A slow, obviously correct gravity board, written apart from the engine.
 
-Used only by the tests, to check :mod:`partita.games.gravity` ply by ply. It shares
+Used only by the tests, to check :mod:`partita.games.gravity.rules` ply by ply. It shares
 no code with the engine: the board is a list of rows of ``"."``, ``"x"``, ``"o"``,
 moves are ``(side, index)`` pairs, a piece is moved one cell at a time, and lines
 are found by scanning every cell in every direction.

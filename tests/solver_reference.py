@@ -7,7 +7,7 @@ import functools
 import random
 from typing import Any
 
-from partita.games.gravity import GravityState
+from partita.games.gravity.rules import GravityState
 
 
 def random_position(rules: Any, stones: int, rng: random.Random) -> Any | None:

@@ -14,12 +14,12 @@ from solver_reference import minimax_score
 from typer.testing import CliRunner
 
 from partita.analysis.annotate import annotate_record, kept_comment
-from partita.analysis.solver import Solver
 from partita.cli.app import _register_commands, app, main
 from partita.errors import PartitaError
-from partita.games.gravity import GravityState
+from partita.games.gravity.rules import GravityState
+from partita.games.gravity.solver import Solver
+from partita.games.registry import get_game
 from partita.notation.reader import parse_record, read_records
-from partita.notation.registry import get_game
 
 CONNECT4 = get_game("connect4")
 # Pons end-easy: 315673216317152634716277223755255 scores 1 (o to move wins).

@@ -28,8 +28,8 @@ from partita.database import (
 from partita.database.importer import date_bounds
 from partita.database.keys import encode_key, key_folder
 from partita.errors import ArchiveError, NotationError, SetupError
+from partita.games.registry import get_game
 from partita.notation.reader import read_records
-from partita.notation.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

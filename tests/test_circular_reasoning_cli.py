@@ -15,7 +15,7 @@ import pytest
 from test_cli import partita
 
 from partita.analysis.diagrams import PIECE_STYLES, board_for, render_diagram
-from partita.notation.circular_reasoning import CIRCULAR_REASONING
+from partita.games.circular_reasoning.notation import CIRCULAR_REASONING
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "circular-reasoning"
@@ -191,16 +191,10 @@ def test_board_svg_draws_shapes_in_colours():
 
 
 def test_the_generator_reproduces_the_shipped_examples(tmp_path, monkeypatch):
-    """benchmarks/make_circular_reasoning_examples.py is seeded: run again, it writes
+    """partita/games/circular_reasoning/examples.py is seeded: run again, it writes
     the same files."""
-    import importlib.util
-    import sys
+    from partita.games.circular_reasoning import examples as module
 
-    path = ROOT / "benchmarks" / "make_circular_reasoning_examples.py"
-    spec = importlib.util.spec_from_file_location("make_cr_examples", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "make_cr_examples", module)  # dataclasses look it up
-    spec.loader.exec_module(module)
     written = [path for path, _ in module.build(tmp_path)]
     assert sorted(p.name for p in written) == sorted(p.name for p in EXAMPLES.glob("*.pgr"))
     for made in written:

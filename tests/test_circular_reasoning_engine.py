@@ -13,7 +13,8 @@ from fractions import Fraction
 import pytest
 
 from partita.errors import IllegalMoveError, TagError
-from partita.games.circular_reasoning import (
+from partita.games.circular_reasoning.notation import CIRCULAR_REASONING, CircularReasoningNotation
+from partita.games.circular_reasoning.rules import (
     GOAL,
     PASS,
     RESERVE,
@@ -22,7 +23,6 @@ from partita.games.circular_reasoning import (
     Move,
     parse_cell,
 )
-from partita.notation.circular_reasoning import CIRCULAR_REASONING, CircularReasoningNotation
 from partita.notation.reader import parse_record
 from partita.notation.replay import replay
 
@@ -416,7 +416,7 @@ def test_text_diagram():
 def test_the_explaining_search_agrees_with_the_engine_when_nothing_is_relaxed():
     import random
 
-    from partita.games.circular_reasoning import _reach, _relaxed_reach
+    from partita.games.circular_reasoning.rules import _reach, _relaxed_reach
 
     rng = random.Random(5)
     for variant in ("basic", "advanced"):

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partita.games.circular_reasoning import GOAL, RESERVE, Pass
-from partita.notation.circular_reasoning import CIRCULAR_REASONING
+from partita.games.circular_reasoning.notation import CIRCULAR_REASONING
+from partita.games.circular_reasoning.rules import GOAL, RESERVE, Pass
 
 CONFIGURATIONS = [
     CIRCULAR_REASONING,

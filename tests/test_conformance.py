@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError
 from partita.games.base import CHANCE, Outcome
+from partita.games.registry import all_games
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
-from partita.notation.registry import all_games
 from partita.notation.replay import replay
 from partita.notation.writer import write_record
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from partita.games.registry import all_games
 from partita.notation.base import GameNotation
 from partita.notation.files import expand_paths
 from partita.notation.reader import parse_record, read_records
-from partita.notation.registry import all_games
 from partita.notation.replay import replay
 from partita.notation.writer import write_record
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from forceball_table import GAMES, table
 
-from partita.analysis.board_forceball import SLOTS, ForceballBoard
 from partita.analysis.diagrams import board_for, render_diagram
-from partita.notation.registry import get_game
+from partita.games.forceball.board import SLOTS, ForceballBoard
+from partita.games.registry import get_game
 
 
 def test_the_registered_board_draws_every_card_on_the_table():

@@ -17,16 +17,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partita.errors import DeckError, PartitaError, TagError
-from partita.games.forceball_cards import (
+from partita.errors import PartitaError, TagError
+from partita.games.forceball.cards import (
     ATTACK_TYPES,
     DEFENCE_TYPES,
     MANEUVER_TYPES,
     SPECIALS,
     Card,
     Deck,
+    DeckError,
 )
-from partita.notation.decks import (
+from partita.games.forceball.decks import (
     DECKS_ENV,
     format_deck,
     get_deck,

@@ -1,11 +1,9 @@
 """The shipped Forceball examples: one complete game per league, made by
-benchmarks/make_forceball_examples.py (seeded), commented, showing what its league
+partita/games/forceball/examples.py (seeded), commented, showing what its league
 adds to the rules."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -50,11 +48,8 @@ def test_the_examples_show_what_each_league_adds():
 
 
 def test_the_generator_reproduces_the_shipped_examples(tmp_path, monkeypatch):
-    path = ROOT / "benchmarks" / "make_forceball_examples.py"
-    spec = importlib.util.spec_from_file_location("make_forceball_examples", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "make_forceball_examples", module)
-    spec.loader.exec_module(module)
+    from partita.games.forceball import examples as module
+
     written = module.build(tmp_path)
     assert sorted(p.name for p, _ in written) == sorted(f"{league}.pgr" for league in LEAGUES)
     for made, _ in written:

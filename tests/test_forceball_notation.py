@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError, TagError
-from partita.games.forceball import (
+from partita.games.forceball.notation import _fast_move, parse_token
+from partita.games.forceball.rules import (
     DRAW,
     END,
     FORCE_HAND,
@@ -35,9 +36,8 @@ from partita.games.forceball import (
     Shuffle,
     Turn,
 )
-from partita.notation.forceball import _fast_move, parse_token
+from partita.games.registry import get_game
 from partita.notation.reader import parse_record
-from partita.notation.registry import get_game
 from partita.notation.replay import replay
 
 GAME = GAMES["pro"]

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from partita.games.forceball import (
+from partita.games.forceball.rules import (
     END,
     LEAGUES,
     OVER,
@@ -20,7 +20,7 @@ from partita.games.forceball import (
     TURN,
     Turn,
 )
-from partita.notation.registry import get_game
+from partita.games.registry import get_game
 
 GAME = get_game("forceball")
 MAX_PLIES = 3000

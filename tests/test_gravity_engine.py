@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.gravity import (
+from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
     Forza4x4Rules,

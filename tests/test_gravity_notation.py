@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.gravity import Entry, GravityState
-from partita.notation.gravity import (
+from partita.games.gravity.notation import (
     CONNECT4,
     ENTRY_CODE,
     FORZA4X4,
@@ -20,7 +19,8 @@ from partita.notation.gravity import (
     columns_from_moves,
     moves_from_columns,
 )
-from partita.notation.registry import get_game
+from partita.games.gravity.rules import Entry, GravityState
+from partita.games.registry import get_game
 
 EXAMPLE = "t4 r5 r5 t2 l8"
 EXAMPLE_POSITION = "8/8/8/1o6/ox6/8/8/2xx4 o"

@@ -19,10 +19,11 @@ from sqlite_utils import Database
 
 from partita.database import ArchiveWriter, import_paths, importer, prepare
 from partita.errors import PartitaError
-from partita.games.gravity import GravityState
-from partita.notation import registry
-from partita.notation.gravity import GravityNotation
-from partita.notation.registry import get_game
+from partita.games import registry
+from partita.games.gravity.notation import GravityNotation
+from partita.games.gravity.rules import GravityState
+from partita.games.registry import get_game
+from partita.games.spec import GameSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 FORZA = get_game("forza4x4")
@@ -419,7 +420,8 @@ class RenamedForza(GravityNotation):
 
 
 def test_a_game_registered_at_run_time_imports_the_same_with_workers(tmp_path, monkeypatch):
-    monkeypatch.setitem(registry._GAMES, "forza-here", RenamedForza(FORZA.rules))
+    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))  # forgotten after the test
+    registry.register(GameSpec("forza-here", "Forza here", RenamedForza(FORZA.rules)))
     rng = random.Random(15)
     texts = [record_text(random_game(rng, 10), event=f"game {n}") for n in range(6)]
     text = "\n".join(texts).replace('[Game "forza4x4"]', '[Game "forza-here"]')

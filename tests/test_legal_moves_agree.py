@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from partita.games.circular_reasoning import PASS as CR_PASS
-from partita.games.circular_reasoning import Move
-from partita.games.universal_forces import PASS as UF_PASS
-from partita.games.universal_forces import Entry, Step
-from partita.notation.registry import get_game
+from partita.games.circular_reasoning.rules import PASS as CR_PASS
+from partita.games.circular_reasoning.rules import Move
+from partita.games.registry import get_game
+from partita.games.universal_forces.rules import PASS as UF_PASS
+from partita.games.universal_forces.rules import Entry, Step
 
 
 def _universal_forces_candidates(rules):

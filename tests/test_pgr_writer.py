@@ -9,10 +9,10 @@ import pytest
 
 from partita.errors import IllegalMoveError, NotationError
 from partita.games.base import Rules
+from partita.games.registry import get_game
 from partita.notation.base import GameNotation
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record, read_records
-from partita.notation.registry import get_game
 from partita.notation.writer import write_record, write_records
 
 

@@ -26,7 +26,7 @@ from partita.analysis.report import (
 from partita.cli import app
 from partita.cli.app import _register_commands
 from partita.database import import_paths
-from partita.notation.gravity import CONNECT4, FORZA4X4
+from partita.games.gravity.notation import CONNECT4, FORZA4X4
 from partita.notation.reader import parse_record
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 from solver_reference import minimax_score, random_position
 
-from partita.analysis._anyentry import AnyEntrySearch
-from partita.analysis._topentry import TopEntrySearch
-from partita.analysis.solver import (
+from partita.errors import PartitaError
+from partita.games.gravity._anyentry import AnyEntrySearch
+from partita.games.gravity._topentry import TopEntrySearch
+from partita.games.gravity.rules import GravityState
+from partita.games.gravity.solver import (
     BudgetExceeded,
     Solver,
     native_available,
@@ -23,9 +25,7 @@ from partita.analysis.solver import (
     score_from_plies,
     score_value,
 )
-from partita.errors import PartitaError
-from partita.games.gravity import GravityState
-from partita.notation.registry import get_game
+from partita.games.registry import get_game
 
 CONNECT4 = get_game("connect4")
 FORZA = get_game("forza4x4")
@@ -307,7 +307,7 @@ def test_the_budget_counts_nodes_of_one_call(backend):
 
 
 def test_games_the_solver_cannot_handle_are_refused():
-    from partita.games.gravity import GravityRules
+    from partita.games.gravity.rules import GravityRules
 
     with pytest.raises(PartitaError, match="lines of four"):
         Solver(GravityRules(5, 5, "t", 3))

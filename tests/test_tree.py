@@ -340,7 +340,7 @@ def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):
     import random
 
     from partita.analysis import tree as tree_module
-    from partita.notation.gravity import CONNECT4, FORZA4X4
+    from partita.games.gravity.notation import CONNECT4, FORZA4X4
 
     for game in (FORZA4X4, CONNECT4):
         rules = game.rules

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, SetupError, TagError
-from partita.games.universal_forces import PASS, Entry, Step, UniversalForcesRules
-from partita.notation.universal_forces import UNIVERSAL_FORCES, UniversalForcesNotation
+from partita.games.universal_forces.notation import UNIVERSAL_FORCES, UniversalForcesNotation
+from partita.games.universal_forces.rules import PASS, Entry, Step, UniversalForcesRules
 
 GAME = UNIVERSAL_FORCES
 RULES = GAME.rules

@@ -7,13 +7,11 @@ examples, between them, cover the lists below.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-from partita.games.universal_forces import Step
+from partita.games.universal_forces.rules import Step
 from partita.notation.reader import read_records
 from partita.notation.replay import replay
 
@@ -102,11 +100,8 @@ def test_the_generic_operator_is_never_needed_in_the_written_examples():
 
 @pytest.mark.slow
 def test_the_generator_reproduces_the_shipped_examples(tmp_path, monkeypatch):
-    path = ROOT / "benchmarks" / "make_universal_forces_examples.py"
-    spec = importlib.util.spec_from_file_location("make_universal_forces_examples", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "make_universal_forces_examples", module)
-    spec.loader.exec_module(module)
+    from partita.games.universal_forces import examples as module
+
     written = module.build(tmp_path)
     assert {p.name for p, _ in written} == {p.name for p in FOLDER.glob("*.pgr")}
     for written_path, text in written:

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.universal_forces import HOME, PASS, Entry, Step
+from partita.games.universal_forces.notation import UNIVERSAL_FORCES
+from partita.games.universal_forces.rules import HOME, PASS, Entry, Step
 from partita.notation.reader import parse_record
 from partita.notation.replay import replay
-from partita.notation.universal_forces import UNIVERSAL_FORCES
 
 GAME = UNIVERSAL_FORCES
 RULES = GAME.rules

@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-from partita.games.universal_forces import PASS, Pass
-from partita.notation.universal_forces import UNIVERSAL_FORCES
+from partita.games.universal_forces.notation import UNIVERSAL_FORCES
+from partita.games.universal_forces.rules import PASS, Pass
 
 LIMITED = UNIVERSAL_FORCES.configure({"RoundLimit": "25"})
 

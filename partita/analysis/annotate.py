@@ -17,9 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from partita.analysis._common import BudgetExceeded
-from partita.analysis.solver import DEFAULT_TABLE_SIZE, Solution, Solver, score_value
-from partita.errors import PartitaError
+from partita.analysis.solving import DEFAULT_TABLE_SIZE, score_value, solver_for
+from partita.errors import BudgetExceeded, PartitaError
 from partita.notation.model import Node, Record
 from partita.notation.replay import replay
 
@@ -72,7 +71,7 @@ class Annotation:
         }
 
 
-def kept_comment(token: str, solution: Solution) -> str:
+def kept_comment(token: str, solution: Any) -> str:
     """``t5 wins in 7`` or ``t5 draws``: a move keeping ``solution``'s result."""
     if solution.score == 0:
         return f"{token} draws"
@@ -88,7 +87,7 @@ def annotate_record(
     max_nodes: int | None = DEFAULT_POSITION_BUDGET,
     max_seconds: float | None = None,
     table_size: int = DEFAULT_TABLE_SIZE,
-    solver: Solver | None = None,
+    solver: Any = None,
 ) -> Annotation:
     """Mark the decisive mistakes of ``record``'s mainline, in place.
 
@@ -104,7 +103,7 @@ def annotate_record(
         reason = "; ".join(problem.message for problem in replayed.problems[:1])
         raise PartitaError(f"cannot replay this record: {reason or 'unknown game or setup'}")
     if solver is None:
-        solver = Solver(game, table_size=table_size)
+        solver = solver_for(game, table_size=table_size)
     elif solver.rules.name != game.rules.name:
         raise PartitaError(f"a {solver.rules.name} solver cannot judge a {game.name} game")
     rules = game.rules

@@ -8,16 +8,13 @@ same layout feeds the static diagrams of the report (rendered by the Jinja2
 template ``diagram.svg.j2``) and the JavaScript replay viewer (which draws the
 pieces of each ply from the same cell list), so both always agree.
 
-Boards are registered per game (:func:`register_board`); a game without one gets a
-:class:`TextBoard`, an SVG of its text diagram, so every game has a picture from
-the day it lands. The gravity board (Forza 4x4's 8x8 grid, Connect Four's 7x6) is
-here; Universal Forces and Circular Reasoning register their circular boards the
-same way when they land (a layout with ring paths and cell centres on the rings).
+A game's package supplies its board (the ``board`` of its
+:class:`~partita.games.spec.GameSpec`); a game without one gets a :class:`TextBoard`,
+an SVG of its text diagram, so every game has a picture from the day it lands.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,17 +23,15 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from partita.games.gravity import GravityRules
+from partita.games.registry import get_spec
 from partita.notation.base import GameNotation
 
 __all__ = [
     "PIECE_STYLES",
     "Board",
-    "GravityBoard",
     "Layout",
     "TextBoard",
     "board_for",
-    "register_board",
     "render_diagram",
     "svg_open",
 ]
@@ -49,7 +44,7 @@ PIECE_STYLES: dict[str, tuple[str, str]] = {
     "2": ("#f5c400", "#a07d00"),
     "3": ("#2e86de", "#15508c"),
     "4": ("#27ae60", "#14653a"),
-    # Games whose sides have named colours (Circular Reasoning's Colors tag) start
+    # Games whose sides have named colours (a colours tag) start
     # their codes with the colour's letter.
     "r": ("#d7263d", "#8c1020"),
     "b": ("#2e86de", "#15508c"),
@@ -188,99 +183,6 @@ def svg_open(
     return parts
 
 
-CELL = 40
-MARGIN = 26
-
-
-class GravityBoard(Board):
-    """The rectangular grid of the gravity games, entry codes around it."""
-
-    rules: GravityRules
-
-    def __init__(self, game: GameNotation) -> None:
-        super().__init__(game)
-        self.rules = game.rules  # type: ignore[assignment]
-
-    @property
-    def layout(self) -> Layout:
-        return _gravity_layout(
-            self.rules.width, self.rules.height, self.rules.entry_sides, self.rules.title
-        )
-
-    def cells(self, state: Any) -> list[str]:
-        codes = []
-        x, o = state.x, state.o
-        for bit in range(self.rules.cell_count):
-            codes.append("x" if x >> bit & 1 else "o" if o >> bit & 1 else "")
-        return codes
-
-    def marks(self, state: Any) -> set[int]:
-        line = state.line  # every cell of the winning line(s), as a bitboard
-        return {bit for bit in range(self.rules.cell_count) if line >> bit & 1}
-
-
-@cache
-def _gravity_layout(width: int, height: int, sides: str, title: str) -> Layout:
-    left = MARGIN if "l" in sides else MARGIN // 2 + 14
-    top = MARGIN
-    board_w, board_h = width * CELL, height * CELL
-    total_w = left + board_w + (MARGIN if "r" in sides else MARGIN // 2)
-    total_h = top + board_h + (MARGIN if "b" in sides else MARGIN // 2)
-    shapes = [
-        Shape(
-            "rect",
-            (
-                ("x", left),
-                ("y", top),
-                ("width", board_w),
-                ("height", board_h),
-                ("rx", 6),
-                ("fill", "#1f4e9c"),
-                ("stroke", "#163a75"),
-            ),
-        ),
-    ]
-    cells = []
-    for row in range(height):
-        for column in range(width):
-            cx = left + column * CELL + CELL / 2
-            cy = top + row * CELL + CELL / 2
-            cells.append((cx, cy))
-            shapes.append(
-                Shape(
-                    "circle",
-                    (
-                        ("cx", cx),
-                        ("cy", cy),
-                        ("r", CELL * 0.4),
-                        ("fill", "#ffffff"),
-                        ("stroke", "#163a75"),
-                    ),
-                )
-            )
-    labels = []
-    for column in range(1, width + 1):
-        cx = left + (column - 1) * CELL + CELL / 2
-        labels.append(Label(cx, top - 8, f"t{column}" if "t" in sides else str(column)))
-        if "b" in sides:
-            labels.append(Label(cx, top + board_h + 17, f"b{column}"))
-    for row in range(1, height + 1):
-        cy = top + (row - 1) * CELL + CELL / 2 + 4
-        labels.append(Label(left - 13, cy, f"l{row}" if "l" in sides else str(row)))
-        if "r" in sides:
-            labels.append(Label(left + board_w + 13, cy, f"r{row}"))
-    return Layout(
-        kind="cells",
-        width=total_w,
-        height=total_h,
-        shapes=tuple(shapes),
-        labels=tuple(labels),
-        cells=tuple(cells),
-        radius=CELL * 0.4,
-        title=title,
-    )
-
-
 class TextBoard(Board):
     """The fallback for games without a drawn board: the text diagram in an SVG."""
 
@@ -305,42 +207,12 @@ class TextBoard(Board):
 
 
 BoardFactory = Callable[[GameNotation], Board]
-_BOARDS: dict[str, BoardFactory] = {}
-
-
-def register_board(game: str, factory: BoardFactory) -> None:
-    """Draw game ``game`` (its `Game` tag) with boards made by ``factory``."""
-    _BOARDS[game] = factory
-
-
-register_board("forza4x4", GravityBoard)
-register_board("connect4", GravityBoard)
-
-#: Boards drawn by modules of their own, imported the first time they are needed:
-#: `Game` tag -> "module:factory".
-_BUILTIN_BOARDS: dict[str, str] = {
-    "universal-forces": "partita.analysis.board_universal_forces:UniversalForcesBoard",
-    "circular-reasoning": "partita.analysis.board_circular_reasoning:CircularReasoningBoard",
-    "forceball": "partita.analysis.board_forceball:ForceballBoard",
-}
-
-
-def _builtin_board(name: str) -> BoardFactory | None:
-    target = _BUILTIN_BOARDS.get(name)
-    if target is None:
-        return None
-    module_name, _, attribute = target.partition(":")
-    factory = getattr(importlib.import_module(module_name), attribute)
-    register_board(name, factory)
-    return factory
 
 
 def board_for(game: GameNotation) -> Board:
-    """The board that draws ``game``'s positions (a :class:`TextBoard` if none is
-    registered)."""
-    factory = _BOARDS.get(game.name) or _builtin_board(game.name)
-    if factory is None and isinstance(game.rules, GravityRules):
-        factory = GravityBoard
+    """The board that draws ``game``'s positions: its spec's board (see
+    :class:`~partita.games.spec.GameSpec`), or a :class:`TextBoard` if it has none."""
+    factory = get_spec(game.name).board_factory()
     return (factory or TextBoard)(game)
 
 

@@ -23,8 +23,7 @@ from typing import Any
 
 import networkx as nx
 
-from partita.analysis._common import BudgetExceeded
-from partita.errors import PartitaError
+from partita.errors import BudgetExceeded, PartitaError
 from partita.games.base import CHANCE, Outcome, Rules
 
 __all__ = [

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
-import importlib
 import json
 import statistics
 from collections.abc import Callable
@@ -37,16 +36,15 @@ from partita.analysis.diagrams import PIECE_STYLES, board_for, render_diagram
 from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.errors import PartitaError, UnknownGameError
 from partita.games.base import DRAW, WIN, parse_result_token
+from partita.games.registry import get_game, get_spec
 from partita.notation.base import GameNotation
 from partita.notation.configuration import Configuration, varying_settings
 from partita.notation.model import Record
-from partita.notation.registry import get_game
 
 __all__ = [
     "ReportOptions",
     "Section",
     "build_report",
-    "register_section",
     "render_html",
     "render_markdown",
     "viewer_game",
@@ -65,7 +63,7 @@ class ReportOptions:
     min_games: int | None = None
     #: At most this many moves per position in the tree (most played first).
     moves_per_position: int = 6
-    #: Fold symmetric positions (Forza 4x4: 8 symmetries; Connect Four: 2).
+    #: Fold symmetric positions (as many as the board's symmetries).
     symmetry: bool = False
     #: How many frequent positions, and from which ply on.
     positions: int = 8
@@ -89,7 +87,7 @@ class Table:
 
 @dataclass(slots=True)
 class Section:
-    """An extra section of a game's part of the report (Forceball statistics...):
+    """An extra section of a game's part of the report (a game's own statistics):
     paragraphs, tables and charts (trusted SVG markup made by :mod:`charts`)."""
 
     title: str
@@ -98,28 +96,13 @@ class Section:
     charts: list[Markup] = field(default_factory=list)
 
 
-#: Extra sections per game: ``builder(db, game, game_ids) -> Section | None``.
+#: An extra section of a game's part: ``builder(db, game, game_ids) -> Section | None``,
+#: listed in the ``report_sections`` of the game's spec.
 SectionBuilder = Callable[[Any, GameNotation, list[int]], "Section | None"]
-_SECTIONS: dict[str, list[SectionBuilder]] = {}
-
-
-#: Modules that register sections, imported the first time a report holds their
-#: game: `Game` tag -> module.
-_BUILTIN_SECTIONS = {"forceball": "partita.analysis.forceball_report"}
-
-
-def register_section(game: str, builder: SectionBuilder) -> None:
-    """Add a section to the part of every report about game ``game`` (its `Game`
-    tag), shown when the report holds games of it (Forceball's statistics:
-    :mod:`partita.analysis.forceball_report`)."""
-    _SECTIONS.setdefault(game, []).append(builder)
 
 
 def _sections_for(game: str) -> list[SectionBuilder]:
-    module = _BUILTIN_SECTIONS.pop(game, None)
-    if module is not None:
-        importlib.import_module(module)
-    return _SECTIONS.get(game, [])
+    return get_spec(game).section_builders()
 
 
 # -- gathering ----------------------------------------------------------------------------------------

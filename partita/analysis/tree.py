@@ -19,7 +19,7 @@ costs seconds and hundreds of MB, plain structures a fraction of that):
    whose key is the position's (or, with ``symmetry``, one of its images), so
    transpositions count even through pruned lines; canonical keys are computed
    only for the positions that are kept and their children, with caching, and
-   (gravity boards) from the parent's images plus the placed piece's;
+   (placement boards) from the parent's images plus the placed piece's;
 3. results, dates and examples are gathered for the kept edges only, and only
    the pruned graph is handed to networkx.
 """
@@ -41,10 +41,9 @@ import networkx as nx
 
 from partita.errors import PartitaError
 from partita.games.base import CHANCE, DRAW, WIN, parse_result_token
-from partita.games.gravity import GravityRules, GravityState
+from partita.games.registry import get_game
 from partita.notation.base import GameNotation
 from partita.notation.configuration import Configuration, varying_settings
-from partita.notation.registry import get_game
 
 __all__ = [
     "GameLine",
@@ -70,8 +69,8 @@ def default_min_games(games: int) -> int:
     """The default ``min_games`` for a selection of ``games`` games: 1 up to
     20,000 games, then one more per 20,000 (5 for 100,000). Every move of a club's
     archive is shown; a big archive's tree leaves out the lines of a game or two,
-    which would otherwise make most of its positions (for 100,000 Forza 4x4 games,
-    290,000 positions at depth 8, of which 250,000 are reached by one game)."""
+    which would otherwise make most of its positions (for 100,000 games of an 8x8
+    board game, 290,000 positions at depth 8, of which 250,000 are reached by one game)."""
     return max(1, -(-games // GAMES_PER_MIN_GAME))
 
 
@@ -321,20 +320,8 @@ def _dot_quote(text: str) -> str:
 
 def move_reader(game: GameNotation) -> Callable[[Any, str], Any]:
     """``(state, token) -> move`` for canonical tokens of legal moves (the trusted
-    path): a dictionary look-up where the game's moves do not depend on the
-    position (the gravity games' entry codes), ``parse_move`` otherwise."""
-    entry = getattr(game, "entry", None)
-    if callable(entry):
-        cache: dict[str, Any] = {}
-
-        def read(state: Any, token: str) -> Any:
-            move = cache.get(token)
-            if move is None:
-                move = cache[token] = entry(token)
-            return move
-
-        return read
-    return game.parse_move
+    path): the game's :meth:`~partita.notation.base.GameNotation.trusted_move_reader`."""
+    return game.trusted_move_reader()
 
 
 def lines_from_archive(
@@ -409,8 +396,9 @@ class _Frames:
     it (more than one when the position is itself symmetric), and the key of each
     image in symmetry order. Without symmetry: the plain key and the identity.
 
-    For the gravity boards the images are also kept packed (all of them in one
-    int, see :func:`_image_steps`) per trie level, for the positions whose
+    For games that offer :meth:`~partita.games.base.Rules.placement_images`
+    (placement boards) the images are also kept packed (all of them in one int)
+    per trie level, for the positions whose
     children are still to come: a child's images are then its parent's plus the
     images of the one piece its move placed, instead of a permutation of the
     whole board. :meth:`release` forgets a level's packed images.
@@ -422,8 +410,7 @@ class _Frames:
         #: Per trie level: plain key -> (canonical key, symmetries, None).
         self._cache: dict[int, dict[Hashable, tuple[Hashable, tuple[int, ...], None]]] = {}
         self.computed = 0
-        self._image_keys = _fast_image_keys(self.rules, self.count) if self.count > 1 else None
-        self._steps = _image_steps(self.rules, self.count) if self._image_keys is not None else None
+        self._steps = self.rules.placement_images() if self.count > 1 else None
         #: Per trie level: plain key -> packed images (only with ``_steps``).
         self._packed: dict[int, dict[Hashable, int]] = {}
 
@@ -439,7 +426,7 @@ class _Frames:
         they were just computed (``None`` from the cache, which keeps them out to
         stay small: see :meth:`image_keys`). ``level`` (of the trie node),
         ``parent`` (its parent's plain key) and ``keep`` (keep its packed images
-        for its children) let the gravity boards' keys be derived incrementally."""
+        for its children) let a placement board's keys be derived incrementally."""
         if self.count == 1:
             return (plain, _IDENTITY, (plain,))  # nothing worth caching
         cache = self._cache.get(level)
@@ -468,15 +455,10 @@ class _Frames:
         """The key of each image of ``state``, in symmetry order."""
         if self._steps is not None:
             packed = self._packed_images(state, plain, level, parent, keep)
-            mask, shifts, side_shift = self._steps[3], self._steps[4], self._steps[5]
+            mask, shifts, side_shift = self._steps.mask, self._steps.shifts, self._steps.side_shift
             side = plain & (1 << side_shift)  # type: ignore[operator]
             return tuple(packed >> shift & mask | side for shift in shifts)
-        if self._image_keys is not None:
-            return self._image_keys(state)
-        rules = self.rules
-        return (plain,) + tuple(
-            rules.key(rules.transform(state, symmetry)) for symmetry in range(1, self.count)
-        )
+        return tuple(self.rules.symmetric_keys(state))
 
     def _packed_images(self, state: Any, plain: Any, level: int, parent: Any, keep: bool) -> int:
         """The packed images of ``state``: kept, or its parent's plus the placed
@@ -496,13 +478,13 @@ class _Frames:
                 before = above.get(parent)
                 if before is not None:
                     changed = plain ^ parent
-                    side_shift = steps[5]
+                    side_shift = steps.side_shift
                     if changed >> side_shift == 1:
                         placed = changed & ((1 << side_shift) - 1)
                         if placed and not placed & (placed - 1) and plain & placed:
-                            packed = before | steps[0][placed.bit_length() - 1]
+                            packed = before | steps.of_piece[placed.bit_length() - 1]
         if packed is None:
-            packed = steps[1](state)
+            packed = steps.of_state(state)
         if keep:
             if table is None:
                 table = self._packed[level] = {}
@@ -528,60 +510,6 @@ class _Frames:
             image = rules.transform(state, symmetry) if symmetry else state
             found.setdefault(rules.key(image), image)
         return list(found.items())
-
-
-def _image_steps(rules: Any, count: int) -> tuple | None:
-    """For the gravity boards: the images of every symmetry packed into one int
-    (a slot of ``2 * W * H`` bits per symmetry, each holding ``x | o << W*H`` of
-    that image), as ``(per key bit below the side bit: the packed images of that
-    one piece, packed images of a state, slot, slot mask, the slots' shifts, the
-    side bit's position)``. Built from the engine's own ``transform`` on one-piece
-    positions, like :func:`_fast_image_keys`; ``None`` for other rules."""
-    if not isinstance(rules, GravityRules):
-        return None
-    cells = rules.cell_count
-    slot = 2 * cells
-    chunks = (cells + 7) // 8
-    piece = [
-        sum(
-            rules.transform(GravityState(1 << bit, 0, 0, 0), symmetry).x << (symmetry * slot)
-            for symmetry in range(count)
-        )
-        for bit in range(cells)
-    ]
-    steps = tuple(piece) + tuple(images << cells for images in piece)
-    tables = []
-    for chunk in range(chunks):
-        images = [0] * 256
-        for value in range(1, 256):
-            low = value & -value
-            bit = chunk * 8 + low.bit_length() - 1
-            images[value] = images[value ^ low] | (piece[bit] if bit < cells else 0)
-        tables.append(tuple(images))
-
-    def packed_images(state: Any) -> int:
-        x, o = state.x, state.o
-        px = po = 0
-        for table in tables:
-            if not (x or o):
-                break
-            px |= table[x & 255]
-            po |= table[o & 255]
-            x >>= 8
-            o >>= 8
-        return px | po << cells
-
-    shifts = tuple(symmetry * slot for symmetry in range(count))
-    return steps, packed_images, slot, (1 << slot) - 1, shifts, slot
-
-
-def _fast_image_keys(rules: Any, count: int) -> Callable[[Any], tuple[int, ...]] | None:
-    """The keys of a state's images in one pass, where the engine offers it (the
-    gravity boards' ``symmetric_keys``, the same values as ``key(transform(...))``
-    for each symmetry); ``None`` (use ``key(transform(...))``) for other rules."""
-    if not isinstance(rules, GravityRules) or count != rules.symmetry_count:
-        return None
-    return rules.symmetric_keys
 
 
 # -- building ---------------------------------------------------------------------------------------

@@ -20,9 +20,26 @@ app = typer.Typer(
 _DEBUG_FLAG = "--debug"
 
 
+_REGISTERED = False
+
+
 def _register_commands() -> None:
-    # Imported for their side effect: each module adds its commands to `app`.
+    """Add the framework's commands (each module of :mod:`partita.cli.commands` adds
+    its own to `app` when imported), then every game's own commands (the
+    ``commands`` of its spec)."""
+    global _REGISTERED
+    if _REGISTERED:
+        return
+    _REGISTERED = True
     from partita.cli import commands  # noqa: F401
+    from partita.games.registry import all_specs
+
+    for spec in all_specs():
+        for command in spec.command_objects():
+            if isinstance(command, typer.Typer):
+                app.add_typer(command)
+            else:
+                app.command()(command)
 
 
 def main(argv: list[str] | None = None) -> None:

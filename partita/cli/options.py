@@ -33,7 +33,7 @@ StrictOption = Annotated[
 ]
 
 # Filters shared by query, export, tree and report.
-GameFilter = Annotated[str | None, typer.Option("--game", help="Game tag (forza4x4, connect4...).")]
+GameFilter = Annotated[str | None, typer.Option("--game", help="Game tag (see `partita games`).")]
 PlayerFilter = Annotated[
     str | None, typer.Option("--player", help="A player's name (any seat; case-insensitive part).")
 ]

@@ -44,8 +44,8 @@ def _canonical(text: str, game_id: int) -> str:
     import io
 
     from partita.errors import PartitaError
+    from partita.games.registry import get_game
     from partita.notation.reader import read_records
-    from partita.notation.registry import get_game
     from partita.notation.writer import write_record
 
     for record in read_records(io.StringIO(text), name=f"archive:{game_id}"):

@@ -1,7 +1,7 @@
 """Position keys folded to one signed 64-bit integer, the archive's position column.
 
 A rules engine's key (:meth:`partita.games.base.Rules.key`) is an int, a string,
-bytes, or a tuple of those, of any size (Forza 4x4's is a 129-bit int). SQLite
+bytes, or a tuple of those, of any size (an 8x8 bitboard with its side to move is a 129-bit int). SQLite
 indexes a 64-bit INTEGER best, so the archive stores
 
     fold(game, key) = int.from_bytes(blake2b(game + NUL + encode(key), 8 bytes), "little", signed)
@@ -80,7 +80,7 @@ def key_folder(game: str) -> Callable[[Hashable], int]:
     """``fold_key`` bound to one game, with a fast path for plain int keys.
 
     The importer folds every ply of every record; hashing a prepared prefix copy
-    and skipping the general encoder for ints (the gravity games' keys) is about
+    and skipping the general encoder for ints (bitboard keys) is about
     twice as fast and gives the same values (a test checks it).
     """
     prefix = blake2b(game.encode("utf-8") + b"\x00", digest_size=8)

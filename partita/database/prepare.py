@@ -23,10 +23,10 @@ from typing import NamedTuple
 
 from partita.database.keys import key_folder
 from partita.errors import PartitaError
+from partita.games.registry import all_games
 from partita.notation.model import SourceRef
 from partita.notation.problems import Problem
 from partita.notation.reader import RawRecord, build_record
-from partita.notation.registry import all_games
 from partita.notation.replay import ReplayedRecord, count_sides, replay
 
 __all__ = [

@@ -33,8 +33,8 @@ from sqlite_utils import Database
 from partita.database.keys import fold_key
 from partita.database.schema import archive
 from partita.errors import ArchiveError, NotationError, PartitaError, SetupError
+from partita.games.registry import all_games, get_game
 from partita.notation.model import Record
-from partita.notation.registry import all_games, get_game
 
 __all__ = ["game_problems", "get_record", "query_games", "select_games"]
 

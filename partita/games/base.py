@@ -2,13 +2,13 @@
 
 A rules engine is pure: no I/O, no text parsing beyond what a move value knows of
 itself, nothing imported from the rest of partita. The notation layer wraps an
-engine with its grammars (see :mod:`partita.notation.registry`).
+engine with its grammars (see :mod:`partita.games.registry`).
 
 Shapes chosen so that all five rule sets fit without change:
 
 * a *state* is an immutable value; ``apply`` returns a new one;
-* a *move* is one turn of one side (possibly composite: a Forceball turn, a
-  Circular Reasoning path) and is an immutable, hashable value; a pass is a move;
+* a *move* is one turn of one side (possibly composite: a card game's whole turn,
+  one token's whole path) and is an immutable, hashable value; a pass is a move;
 * whose turn it is always comes from the state (rotating first players, two turns in
   a row, passes), never from counting plies;
 * randomness and hidden information are moves of a chance side (``CHANCE``), so a
@@ -19,7 +19,7 @@ Shapes chosen so that all five rule sets fit without change:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -88,6 +88,24 @@ def parse_result_token(token: str, sides: int) -> tuple[Fraction, ...] | None:
             raise ValueError(f"result '{token}': '{field}' is not 1, 0 or 1/2")
         scores.append(values[field])
     return tuple(scores)
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementImages:
+    """Packed symmetry images of a placement game (see :meth:`Rules.placement_images`).
+
+    A state's key is a bitboard below bit ``side_shift`` plus the side to move at
+    ``side_shift``. ``of_piece[bit]`` packs the images of one piece on key bit
+    ``bit`` (one ``slot``-bit field per symmetry, at ``shifts``); ``of_state(state)``
+    packs a whole state's; ``mask`` keeps one field.
+    """
+
+    of_piece: tuple[int, ...]
+    of_state: Callable[[Any], int]
+    slot: int
+    mask: int
+    shifts: tuple[int, ...]
+    side_shift: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,8 +212,8 @@ class Rules(ABC):
     def move_number(self, state: Any) -> tuple[int, bool]:
         """The record's move number for the next move and whether it opens it.
 
-        Two-sided games number rounds of two plies; Circular Reasoning rotates the
-        first side; Forceball numbers turns. The default counts plies in rounds of
+        Two-sided games number rounds of two plies; a game may rotate the first
+        side or number whole turns. The default counts plies in rounds of
         ``sides`` from the state's ply counter.
         """
         ply = self.ply(state)
@@ -226,6 +244,22 @@ class Rules(ABC):
         if symmetry != 0:
             raise ValueError(f"{self.name} has no symmetry {symmetry}")
         return move
+
+    def symmetric_keys(self, state: Any) -> tuple[Hashable, ...]:
+        """``key(transform(state, k))`` for every symmetry ``k`` in order (the
+        identity first), for graphs that fold symmetric positions. Games with a
+        faster way (one pass over packed tables) override it with the same values."""
+        return (self.key(state),) + tuple(
+            self.key(self.transform(state, symmetry)) for symmetry in range(1, self.symmetry_count)
+        )
+
+    def placement_images(self) -> PlacementImages | None:
+        """An optional fast path for placement games whose key is a bitboard: the
+        images of every symmetry packed into one int, so that a child position's
+        images are its parent's plus those of the one piece its move placed (the
+        opening tree uses it). ``None`` (the default): keys come from
+        :meth:`symmetric_keys`."""
+        return None
 
     def canonical_key(self, state: Any) -> Hashable:
         """The smallest key over all symmetries: equal for symmetric positions."""

@@ -12,7 +12,7 @@ the position resolves it against the rules, and three distinct errors come out:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pyparsing as pp
@@ -72,6 +72,12 @@ class GameNotation(ABC):
     def format_move(self, state: Any, move: Any) -> str:
         """The canonical token of ``move`` played in ``state``."""
 
+    def trusted_move_reader(self) -> Callable[[Any, str], Any]:
+        """``(state, token) -> move`` for canonical tokens of moves known to be legal
+        (archived mainlines): :meth:`parse_move` by default; a game whose moves do
+        not depend on the position returns a cached dictionary look-up."""
+        return self.parse_move
+
     def replay_canonical(self, state: Any, tokens: Sequence[str]) -> list[Any]:
         """Fast path for importers: the state after each token of the longest prefix
         of ``tokens`` that is legal, canonically spelled (``format_move`` gives the
@@ -94,6 +100,15 @@ class GameNotation(ABC):
             state = rules.apply(state, move)
             states.append(state)
         return states
+
+    #: Whether :meth:`moves_from_columns` reads this game's compact column strings
+    #: (the published test sets' format for top-entry boards: ``"4453"``).
+    has_column_strings: bool = False
+
+    def moves_from_columns(self, text: str, state: Any = None) -> list[Any]:
+        """The moves of a column string, each checked legal in turn; games without
+        column strings say so with ``NotationError``."""
+        raise NotationError(f"{self.name} has no column strings")
 
     # -- positions -------------------------------------------------------------------
     @abstractmethod

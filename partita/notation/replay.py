@@ -22,10 +22,10 @@ from partita.errors import (
     UnknownGameError,
 )
 from partita.games.base import WIN, Outcome, parse_result_token
+from partita.games.registry import get_game
 from partita.notation.base import GameNotation
 from partita.notation.model import Node, Record
 from partita.notation.problems import ERROR, KINDS, Problem
-from partita.notation.registry import get_game
 
 
 @dataclass(slots=True, eq=False)

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from partita.errors import NotationError, PartitaError
+from partita.games.registry import get_game
 from partita.notation.base import GameNotation
 from partita.notation.model import SEVEN_TAG_ORDER, Node, Record
-from partita.notation.registry import get_game
 from partita.notation.replay import ReplayedRecord
 
 __all__ = ["LINE_WIDTH", "PASS_TOKEN", "tag_order", "write_record", "write_records"]

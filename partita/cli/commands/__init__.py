@@ -3,7 +3,6 @@
 from partita.cli.commands import (  # noqa: F401
     analysis,
     archive,
-    decks,
     records,
     reports,
 )

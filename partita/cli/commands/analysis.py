@@ -9,11 +9,11 @@ from typing import Annotated
 import typer
 
 from partita.analysis.annotate import DEFAULT_POSITION_BUDGET, annotate_record
-from partita.analysis.solver import DEFAULT_TABLE_SIZE, Solver
+from partita.analysis.solving import DEFAULT_TABLE_SIZE, solvable_games, solver_for
 from partita.cli.app import app
 from partita.cli.options import ArchiveOption, JsonOption, archive_path
 from partita.errors import PartitaError
-from partita.notation.registry import get_game
+from partita.games.registry import get_game
 from partita.notation.writer import write_record
 
 #: Default node budget of `partita solve` (under a second compiled, about 30 s in pure Python).
@@ -45,7 +45,7 @@ def solve(
     ] = None,
     game_name: Annotated[
         str | None,
-        typer.Option("--game", help="forza4x4 or connect4 (connect4 with --columns)."),
+        typer.Option("--game", help="A game with an exact solver (see `partita games`)."),
     ] = None,
     moves: Annotated[
         str | None,
@@ -53,7 +53,10 @@ def solve(
     ] = None,
     columns: Annotated[
         str | None,
-        typer.Option("--columns", help='Connect Four: the columns played from the start, "4453".'),
+        typer.Option(
+            "--columns",
+            help='Columns played from the start, "4453" (top-entry boards\' column strings).',
+        ),
     ] = None,
     budget: BudgetOption = DEFAULT_SOLVE_BUDGET,
     seconds: SecondsOption = None,
@@ -62,30 +65,29 @@ def solve(
 ) -> None:
     """Solve a position exactly: its value, the best moves, every move's score.
 
-    Scores are from the side to move: 0 a draw; a win W*H/2 + 1 minus the stones the
-    winner has played at the end (22 - stones in Connect Four, 33 - stones in Forza
-    4x4); a loss the negative of the opponent's win.
+    Scores are from the side to move: 0 a draw, positive a win (the sooner, the
+    higher), negative a loss; the game's docs page gives its scale.
     """
     if game_name is None:
-        if columns is None:
+        with_columns = [
+            name for name in solvable_games() if get_game(name).has_column_strings
+        ]
+        if columns is None or len(with_columns) != 1:
             raise typer.BadParameter("name the game with --game", param_hint="--game")
-        game_name = "connect4"
+        game_name = with_columns[0]
     game = get_game(game_name)
     rules = game.rules
     if columns is not None:
         if position is not None:
             raise typer.BadParameter("give either POSITION or --columns", param_hint="--columns")
-        moves_from_columns = getattr(game, "moves_from_columns", None)
-        if moves_from_columns is None:
-            raise PartitaError(f"{game.name} has no column strings")
         state = rules.initial()
-        for move in moves_from_columns(columns, state):
+        for move in game.moves_from_columns(columns, state):
             state = rules.apply(state, move)
     else:
         state = game.parse_position(position) if position is not None else rules.initial()
     if moves:
         state = game.play_line(moves, state)
-    solver = Solver(game, table_size=table_size)
+    solver = solver_for(game, table_size=table_size)
     solution = solver.solve(state, max_nodes=budget or None, max_seconds=seconds)
     if as_json:
         data = {"position": game.format_position(state), "game": game.name}

@@ -14,8 +14,8 @@ from rich.text import Text
 from partita.cli.app import app
 from partita.cli.options import ArchiveOption, JsonOption, StrictOption, archive_path
 from partita.errors import PartitaError
+from partita.games.registry import all_games
 from partita.notation.files import validate_paths
-from partita.notation.registry import all_games
 from partita.notation.replay import ReplayedRecord, replay
 from partita.notation.writer import write_record
 

@@ -50,7 +50,7 @@ SymmetryOption = Annotated[
     bool,
     typer.Option(
         "--symmetry",
-        help="Merge positions equal under a symmetry of the board (Forza 4x4: 8, Connect Four: 2).",
+        help="Merge positions equal under a symmetry of the board (`partita games` lists their number).",
     ),
 ]
 
@@ -64,7 +64,7 @@ def _existing(db: Path | None) -> Path:
 
 @app.command()
 def tree(
-    game: Annotated[str, typer.Option("--game", help="Game tag (forza4x4, connect4...).")],
+    game: Annotated[str, typer.Option("--game", help="Game tag (see `partita games`).")],
     db: ArchiveOption = None,
     player: PlayerFilter = None,
     result: ResultFilter = None,

@@ -1,7 +1,7 @@
 """Notation of Forceball: the turn log and the table position.
 
 Grammar only here (the BNF is in ``docs/forceball.md``); the meaning comes from
-:mod:`partita.games.forceball`. One token per ply:
+:mod:`partita.games.forceball.rules`. One token per ply:
 
 * ``deck:c12,c3.1,...`` the deck order of a new period, top card first;
 * ``face:c4,c20`` one showing of a face-off (Player1's card, Player2's card);
@@ -25,7 +25,7 @@ import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import CHANCE
-from partita.games.forceball import (
+from partita.games.forceball.rules import (
     DRAW,
     EMPTY,
     END,
@@ -155,7 +155,7 @@ class ForceballNotation(GameNotation):
 
     def configure(self, tags: Mapping[str, str]) -> ForceballNotation:
         """Resolve the Deck tag (``TagError`` for an unknown deck), then the league."""
-        from partita.notation.decks import get_deck
+        from partita.games.forceball.decks import get_deck
 
         rules = self.rules
         deck_name = tags.get("Deck", "example")
@@ -453,7 +453,7 @@ def _format(move: Any) -> str:
 
 
 def _default_rules() -> ForceballRules:
-    from partita.notation.decks import get_deck
+    from partita.games.forceball.decks import get_deck
 
     return ForceballRules(get_deck("example"))
 

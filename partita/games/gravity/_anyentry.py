@@ -11,7 +11,7 @@ its row (``l``, ``r``) or column (``t``, ``b``), so it is precomputed per
 occupancy. The landing cells are kept in two sets, those of row entries and those of
 column entries, and a move recomputes only its own row and column.
 
-The search is the one of :mod:`partita.analysis._topentry` (negamax, null window,
+The search is the one of :mod:`partita.games.gravity._topentry` (negamax, null window,
 bounds in a bounded transposition table) without the Connect-Four-only pruning
 (a piece here can also block an opponent's cell from a distance), with the
 transposition table keyed by the smallest image of the position under the board's
@@ -20,7 +20,7 @@ symmetries, so that symmetric positions are searched once.
 
 from __future__ import annotations
 
-from partita.analysis._common import BitMap, SearchCore, bisect_score, winning_cells
+from partita.games.gravity._search import BitMap, SearchCore, bisect_score, winning_cells
 
 
 class AnyEntrySearch(SearchCore):
@@ -29,7 +29,7 @@ class AnyEntrySearch(SearchCore):
     ``sides`` is a subset of ``"tblr"``; ``symmetries`` is a list of cell
     permutations (on row-major 0-based indices ``r * width + c``, the identity
     first) folded in the transposition table. ``table_size``, ``node_limit`` and
-    ``deadline`` as in :class:`~partita.analysis._topentry.TopEntrySearch`.
+    ``deadline`` as in :class:`~partita.games.gravity._topentry.TopEntrySearch`.
     """
 
     def __init__(

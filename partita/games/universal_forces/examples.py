@@ -7,7 +7,7 @@ studies from set-up positions show the endings that ordinary play seldom reaches
 (a pin win, a board on which no side can move). Comments are added where
 something worth noting happens: the first move of each kind, forced passes, the end.
 
-Run ``python benchmarks/make_universal_forces_examples.py`` from the repository
+Run ``python partita/games/universal_forces/examples.py`` from the repository
 root; ``--check`` only reports whether the shipped files are up to date.
 """
 
@@ -18,7 +18,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from partita.games.universal_forces import (
+from partita.games.universal_forces.notation import UNIVERSAL_FORCES, UniversalForcesNotation
+from partita.games.universal_forces.rules import (
     FORCE_NAMES,
     HOME,
     PASS,
@@ -27,11 +28,11 @@ from partita.games.universal_forces import (
     UniversalForcesState,
 )
 from partita.notation.model import Node, Record
-from partita.notation.universal_forces import UNIVERSAL_FORCES, UniversalForcesNotation
 from partita.notation.writer import write_record
 
-ROOT = Path(__file__).resolve().parent.parent
-FOLDER = ROOT / "examples" / "universal-forces"
+#: Where the examples go by default: ``examples/universal-forces`` of the current
+#: directory (a checkout).
+FOLDER = Path("examples") / "universal-forces"
 
 NAMES = (
     "Aiyana Redfeather",
@@ -405,15 +406,25 @@ def build(folder: Path = FOLDER) -> list[tuple[Path, str]]:
     return written
 
 
-if __name__ == "__main__":
-    if "--check" in sys.argv:
+def main(argv: list[str] | None = None) -> int:
+    """``--out DIR`` (default ``examples``) writes ``DIR/universal-forces/*.pgr``;
+    ``--check`` says whether the shipped files are up to date instead."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    out = Path(args[args.index("--out") + 1]) if "--out" in args else Path("examples")
+    folder = out / "universal-forces"
+    if "--check" in args:
         stale = [
             path.name
             for name, games in build_games().items()
-            if (path := FOLDER / name).read_text(encoding="utf-8")
+            if (path := folder / name).read_text(encoding="utf-8")
             != "\n".join(record_text(g, n) for g, n in games)
         ]
         print("stale: " + ", ".join(stale) if stale else "up to date")
-        sys.exit(1 if stale else 0)
-    for path, _ in build():
-        print(path.relative_to(ROOT))
+        return 1 if stale else 0
+    for path, _ in build(folder):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

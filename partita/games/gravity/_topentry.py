@@ -14,7 +14,7 @@ The hot function is one closure with every constant bound as a default argument
 
 from __future__ import annotations
 
-from partita.analysis._common import BitMap, SearchCore, bisect_score, winning_cells
+from partita.games.gravity._search import BitMap, SearchCore, bisect_score, winning_cells
 
 
 class TopEntrySearch(SearchCore):
@@ -23,7 +23,7 @@ class TopEntrySearch(SearchCore):
     ``table_size`` bounds the transposition table (entries: it is emptied when
     full); ``node_limit`` (a total of ``nodes``) and ``deadline`` (a
     ``time.perf_counter()`` value) bound the work: when either is reached,
-    :class:`~partita.analysis._common.SearchExhausted` is raised.
+    :class:`~partita.games.gravity._search.SearchExhausted` is raised.
     """
 
     def __init__(

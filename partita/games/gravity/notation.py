@@ -2,19 +2,20 @@
 Connect Four column strings.
 
 Grammar only here (the BNF is in ``docs/forza4x4.md``); the meaning of a token
-comes from :mod:`partita.games.gravity`. A move is one entry code (``t4``), read
+comes from :mod:`partita.games.gravity.rules`. A move is one entry code (``t4``), read
 leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
 (``8/8/8/1o6/ox6/8/8/2xx4 o``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.gravity import (
+from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
     Forza4x4Rules,
@@ -197,6 +198,23 @@ class GravityNotation(GameNotation):
         return "".join(text)
 
     # -- Connect Four column strings -------------------------------------------------------
+    def trusted_move_reader(self) -> Callable[[Any, str], Any]:
+        """Entry codes mean the same move in every position: a cached look-up."""
+        cache: dict[str, Entry] = {}
+        entry = self.entry
+
+        def read(state: Any, token: str) -> Entry:
+            move = cache.get(token)
+            if move is None:
+                move = cache[token] = entry(token)
+            return move
+
+        return read
+
+    @property
+    def has_column_strings(self) -> bool:  # type: ignore[override]
+        return self.rules.entry_sides == "t"
+
     def moves_from_columns(self, text: str, state: GravityState | None = None) -> list[Entry]:
         """The moves of a column string (``"4453"``: t4 t4 t5 t3), each checked
         legal in turn from ``state`` (the initial position by default).

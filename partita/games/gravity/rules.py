@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from partita.errors import NotationError, SetupError
-from partita.games.base import Outcome, Rules
+from partita.games.base import Outcome, PlacementImages, Rules
 
 __all__ = [
     "ConnectFourRules",
@@ -73,7 +73,7 @@ class Entry:
         """The entry a canonical code names (``"t4"``); ``NotationError`` otherwise.
 
         Only the canonical spelling is read here; the notation layer
-        (:mod:`partita.notation.gravity`) also accepts ``T4`` and ``t04``.
+        (:mod:`partita.games.gravity.notation`) also accepts ``T4`` and ``t04``.
         """
         match = _CANONICAL_ENTRY.fullmatch(text)
         if match is None:
@@ -663,6 +663,46 @@ class GravityRules(Rules):
             keys.append(images & mask | side)
             images >>= slot
         return tuple(keys)
+
+    def placement_images(self) -> PlacementImages:
+        """The images of every symmetry packed into one int (a slot of ``2 * W * H``
+        bits per symmetry, each holding ``x | o << W*H`` of that image), built from
+        :meth:`transform` on one-piece positions (see the contract)."""
+        count = self.symmetry_count
+        cells = self.cell_count
+        slot = 2 * cells
+        chunks = (cells + 7) // 8
+        piece = [
+            sum(
+                self.transform(GravityState(1 << bit, 0, 0, 0), symmetry).x << (symmetry * slot)
+                for symmetry in range(count)
+            )
+            for bit in range(cells)
+        ]
+        steps = tuple(piece) + tuple(images << cells for images in piece)
+        tables = []
+        for chunk in range(chunks):
+            images = [0] * 256
+            for value in range(1, 256):
+                low = value & -value
+                bit = chunk * 8 + low.bit_length() - 1
+                images[value] = images[value ^ low] | (piece[bit] if bit < cells else 0)
+            tables.append(tuple(images))
+
+        def packed_images(state: GravityState) -> int:
+            x, o = state.x, state.o
+            px = po = 0
+            for table in tables:
+                if not (x or o):
+                    break
+                px |= table[x & 255]
+                po |= table[o & 255]
+                x >>= 8
+                o >>= 8
+            return px | po << cells
+
+        shifts = tuple(symmetry * slot for symmetry in range(count))
+        return PlacementImages(steps, packed_images, slot, (1 << slot) - 1, shifts, slot)
 
     def canonical_key(self, state: GravityState) -> int:
         """The smallest key over the symmetries (same value as the contract's

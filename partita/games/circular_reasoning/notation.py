@@ -1,7 +1,7 @@
 """Notation of Circular Reasoning: token moves, positions.
 
 Grammar only here (the BNF is in ``docs/circular-reasoning.md``); the meaning comes
-from :mod:`partita.games.circular_reasoning`. A move is a token letter, a direction
+from :mod:`partita.games.circular_reasoning.rules`. A move is a token letter, a direction
 and a destination (``T>M10``, ``S<G``), ``@`` first for a token entering from the
 reserve (``@C>O2``), or ``--`` for a forced pass. A position lists each side's three
 tokens, the gateways, the round and the side to move:
@@ -16,7 +16,7 @@ from functools import lru_cache
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.circular_reasoning import (
+from partita.games.circular_reasoning.rules import (
     GOAL,
     PASS,
     RESERVE,

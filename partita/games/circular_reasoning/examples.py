@@ -4,7 +4,7 @@ Writes ``examples/circular-reasoning/*.pgr`` (the hand-made invalid records in
 ``examples/invalid/circular-reasoning/`` are not touched). Seeded and deterministic:
 the same code gives the same files. Run from the repository root::
 
-    .venv/bin/python benchmarks/make_circular_reasoning_examples.py [--out examples]
+    .venv/bin/python partita/games/circular_reasoning/examples.py [--out examples]
 
 How a game is made: a seeded heuristic player picks among the engine's legal moves
 (win if it can, then prefer the Goal Area, then moves that bring a token nearer the
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from partita.games.circular_reasoning import (
+from partita.games.circular_reasoning.rules import (
     GATEWAY_WORDS,
     GOAL,
     RESERVE,
@@ -35,13 +35,12 @@ from partita.games.circular_reasoning import (
     Pass,
     cell_name,
 )
+from partita.games.registry import get_game
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
-from partita.notation.registry import get_game
 from partita.notation.replay import replay
 from partita.notation.writer import write_record
 
-ROOT = Path(__file__).resolve().parent.parent
 GAME = "circular-reasoning"
 NAMES = [
     "Ada Lindqvist",
@@ -302,7 +301,7 @@ def build(out: Path) -> list[tuple[Path, int]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "examples")
+    parser.add_argument("--out", type=Path, default=Path("examples"))
     args = parser.parse_args(argv)
     for path, count in build(args.out):
         print(f"{path}: {count} record(s)")

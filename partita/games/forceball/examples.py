@@ -4,7 +4,7 @@ Writes ``examples/forceball/<league>.pgr`` (the hand-made invalid records are no
 touched). Seeded and deterministic: the same code gives the same files. Run from the
 repository root::
 
-    .venv/bin/python benchmarks/make_forceball_examples.py [--out examples]
+    .venv/bin/python partita/games/forceball/examples.py [--out examples]
 
 How a game is made: a seeded heuristic player builds each turn action by action on
 the engine's turn runner (so every choice sees the table as it is): it draws unless
@@ -26,7 +26,7 @@ import random
 import sys
 from pathlib import Path
 
-from partita.games.forceball import (
+from partita.games.forceball.rules import (
     ATTACK_TYPES,
     DEFENCE_TYPES,
     DRAW,
@@ -53,13 +53,12 @@ from partita.games.forceball import (
     _a,
     _TurnRunner,
 )
+from partita.games.registry import get_game
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
-from partita.notation.registry import get_game
 from partita.notation.replay import replay
 from partita.notation.writer import write_record
 
-ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = [
     ("Maja Lindqvist", "Tomás Ó Briain"),
     ("Ayşe Demir", "Kofi Mensah"),
@@ -375,7 +374,7 @@ def play_game(league: str, seed: int, names) -> tuple[Record, set]:
     record = Record(tags=tags)
     record.root.comments.append(
         f"A complete {league} league game with the example deck, played by a seeded "
-        "heuristic player (benchmarks/make_forceball_examples.py)"
+        "heuristic player (partita/games/forceball/examples.py)"
     )
     node = record.root
     seen: set = set()
@@ -452,7 +451,7 @@ def build(out: Path) -> list[tuple[Path, int]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "examples")
+    parser.add_argument("--out", type=Path, default=Path("examples"))
     args = parser.parse_args(argv)
     for path, count in build(args.out):
         print(f"{path}: {count} record(s)")

@@ -21,7 +21,7 @@ from functools import cached_property
 from html import escape
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
-from partita.games.forceball import TYPE_LETTERS, ForceballRules, ForceballState
+from partita.games.forceball.rules import TYPE_LETTERS, ForceballRules, ForceballState
 
 __all__ = ["ForceballBoard"]
 

@@ -1,15 +1,13 @@
-"""Pieces shared by the search cores and the graphs: budgets, the table, bit tricks."""
+"""Pieces shared by the gravity search cores: budgets, the table, bit tricks."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 
-from partita.errors import PartitaError
+from partita.errors import BudgetExceeded
 
-
-class BudgetExceeded(PartitaError):
-    """The work allowed (nodes, positions or seconds) ran out before the answer."""
+__all__ = ["BudgetExceeded", "SearchExhausted", "checkpoint"]
 
 
 class SearchExhausted(Exception):

@@ -1,4 +1,7 @@
-"""The `decks` command: the Forceball decks partita knows, and their cards."""
+"""The `decks` command: the Forceball decks partita knows, and their cards.
+
+A game's own command: the Forceball spec lists it in ``commands`` and the CLI adds it.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from partita.cli.app import app
 from partita.cli.options import JsonOption
-from partita.notation.decks import (
+from partita.games.forceball.decks import (
     DECKS_ENV,
     deck_as_dict,
     format_deck,
@@ -24,7 +26,6 @@ console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
-@app.command()
 def decks(
     name: Annotated[
         str | None,

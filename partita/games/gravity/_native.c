@@ -1,8 +1,8 @@
 /*
  * Optional compiled search core of partita's gravity-game solver.
  *
- * The same two searches as the pure-Python cores (partita/analysis/_topentry.py
- * for top-entry boards such as Connect Four, partita/analysis/_anyentry.py for
+ * The same two searches as the pure-Python cores (partita/games/gravity/_topentry.py
+ * for top-entry boards such as Connect Four, partita/games/gravity/_anyentry.py for
  * boards with entries from several sides such as Forza 4x4), with the same board
  * layouts, bounds, move ordering and score convention, so that both give the same
  * scores (tests/test_solver.py checks it). The transposition table is a fixed
@@ -671,7 +671,7 @@ static PyObject *raise_exhausted(SearchObject *self)
     PyObject *module, *kind, *error;
     const char *reason = self->stop == STOP_TIME ? "time" : "nodes";
     self->stop = STOP_NONE;
-    module = PyImport_ImportModule("partita.analysis._common");
+    module = PyImport_ImportModule("partita.games.gravity._search");
     if (module == NULL)
         return NULL;
     kind = PyObject_GetAttrString(module, "SearchExhausted");
@@ -768,7 +768,7 @@ static PyGetSetDef Search_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject SearchType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "partita.analysis._native.Search",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "partita.games.gravity._native.Search",
     .tp_doc = "Search(width, height, sides, symmetries, table_size): exact gravity search.",
     .tp_basicsize = sizeof(SearchObject),
     .tp_itemsize = 0,

@@ -6,7 +6,7 @@ format and its checks are documented in ``docs/forceball-decks.md``. The loader
 rejects a malformed file with the file, the card (index and id) and the reason; an
 unknown key is a problem (a typo, not a feature).
 
-Known decks: the decks shipped in :mod:`partita.decks`, then every ``*.toml`` in the
+Known decks: the decks shipped in :mod:`partita.games.forceball.decks`, then every ``*.toml`` in the
 directories listed in ``$PARTITA_DECKS`` (``os.pathsep``-separated; an entry may also
 name one file). A record's ``[Deck "…"]`` tag is resolved by :func:`get_deck`.
 """
@@ -23,8 +23,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from partita.errors import DeckError, TagError
-from partita.games.forceball_cards import (
+from partita.errors import TagError
+from partita.games.forceball.cards import (
     ATTACK_TYPES,
     BASE_ID_PATTERN,
     DEFENCE_TYPES,
@@ -33,12 +33,14 @@ from partita.games.forceball_cards import (
     SPECIALS,
     Card,
     Deck,
+    DeckError,
     card_problem,
     expand_copies,
 )
 
 DECKS_ENV = "PARTITA_DECKS"
-SHIPPED_PACKAGE = "partita.decks"
+#: The folder of shipped deck files, package data of :mod:`partita.games.forceball`.
+SHIPPED_FOLDER = "shipped_decks"
 DECK_KEYS = ("name", "description", "card")
 CARD_KEYS = ("id", "types", "force", "speed", "special", "count")
 REQUIRED_CARD_KEYS = ("id", "types", "force", "speed")
@@ -306,8 +308,8 @@ def _toml_string(text: str) -> str:
 
 
 def shipped_deck_files() -> list[Path]:
-    """The deck files that come with partita (package data of :mod:`partita.decks`)."""
-    folder = resources.files(SHIPPED_PACKAGE)
+    """The deck files that come with partita (``shipped_decks/`` beside this module)."""
+    folder = resources.files("partita.games.forceball").joinpath(SHIPPED_FOLDER)
     return sorted(
         Path(str(entry))
         for entry in folder.iterdir()

@@ -4,7 +4,7 @@ Writes ``examples/forza4x4/*.pgr`` and ``examples/connect4/*.pgr`` (the hand-mad
 ``examples/invalid/`` is not touched). Seeded and deterministic: the same code gives
 the same files. Run from the repository root::
 
-    .venv/bin/python benchmarks/make_examples.py [--out examples]
+    .venv/bin/python partita/games/gravity/examples.py [--out examples]
 
 How a game is made: a seeded heuristic player (win if it can, block an immediate
 loss, prefer moves that extend its own lines and make threats, else random, with an
@@ -28,13 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from partita.games.registry import get_game
 from partita.notation.base import GameNotation
 from partita.notation.model import Node, Record
-from partita.notation.registry import get_game
 from partita.notation.replay import replay
 from partita.notation.writer import write_record
 
-ROOT = Path(__file__).resolve().parent.parent
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 DIRECTION_NAMES = {(0, 1): "row", (1, 0): "column", (1, 1): "diagonal", (1, -1): "diagonal"}
 LINE = 4
@@ -905,7 +904,7 @@ def build(out: Path) -> Iterator[tuple[Path, int]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "examples")
+    parser.add_argument("--out", type=Path, default=Path("examples"))
     args = parser.parse_args(argv)
     for path, count in build(args.out):
         print(f"{path}: {count} records")

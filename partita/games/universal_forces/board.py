@@ -22,7 +22,7 @@ from functools import cache
 from html import escape
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
-from partita.games.universal_forces import FORCES, UniversalForcesRules, UniversalForcesState
+from partita.games.universal_forces.rules import FORCES, UniversalForcesRules, UniversalForcesState
 from partita.notation.base import GameNotation
 
 __all__ = ["UniversalForcesBoard"]

@@ -21,7 +21,7 @@ from functools import cache
 from html import escape
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
-from partita.games.circular_reasoning import (
+from partita.games.circular_reasoning.rules import (
     COLOR_LETTERS,
     GOAL,
     RESERVE,

@@ -2,7 +2,7 @@
 ``M1:3xM1:4``, ``C1-H``, ``--``) and positions.
 
 Grammar only here (the BNF is in ``docs/universal-forces.md``); what a move does
-comes from :mod:`partita.games.universal_forces`. ``-`` is the generic operator and
+comes from :mod:`partita.games.universal_forces.rules`. ``-`` is the generic operator and
 is accepted for every step; ``+`` (a stack) and ``x`` (onto opponents) claim what
 happens, and a false claim is an illegal move. The writer emits the exact operator.
 """
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.universal_forces import (
+from partita.games.universal_forces.rules import (
     FORCE_NAMES,
     FORCES,
     HOME,

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from partita.errors import IllegalMoveError, SetupError, TagError
 from partita.games.base import CHANCE, Outcome, Rules, TagSpec
-from partita.games.forceball_cards import ATTACK_TYPES, DEFENCE_TYPES, Card, Deck
+from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES, Card, Deck
 
 __all__ = [
     "LEAGUES",
@@ -444,7 +444,7 @@ class ForceballRules(Rules):
 
     def sample_move(self, state: ForceballState, rng: Any) -> Any:
         """A random legal move: a random deck order, random face-off cards, or a
-        turn built action by action (:mod:`partita.games.forceball` ``_sample_turn``)."""
+        turn built action by action (:mod:`partita.games.forceball.rules` ``_sample_turn``)."""
         if state.phase == SHUFFLE:
             order = [self.ids[i] for i in range(len(self.cards))]
             rng.shuffle(order)

@@ -3,7 +3,7 @@
 The rulebook does not list its cards, so a deck is data: a name, a description and
 its cards, each with one maneuver type (or one attack and one defence type on a combo
 card), a force, a speed requirement and an optional special symbol. Files are read by
-:mod:`partita.notation.decks`; this module only holds the values and checks them, so
+:mod:`partita.games.forceball.decks`; this module only holds the values and checks them, so
 the rules engine can depend on it without touching the file system.
 """
 
@@ -12,7 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from partita.errors import DeckError
+from partita.errors import PartitaError
+
+
+class DeckError(PartitaError, ValueError):
+    """A Forceball deck (file or value) that breaks the deck rules."""
+
 
 ATTACK_TYPES = ("Shot", "Pass", "Dribble")
 DEFENCE_TYPES = ("Interception", "Block", "Tackle")

@@ -6,9 +6,9 @@ winner has played when the game ends (22 - stones on the 7x6 Connect Four board,
 33 - stones on the 8x8 Forza 4x4 board), a loss the negative of the opponent's win.
 So the sooner the win, the higher the score, and perfect play maximises it.
 
-Two search cores do the work (see :mod:`partita.analysis._topentry` for
-top-entry boards, :mod:`partita.analysis._anyentry` for boards with entries from
-several sides); a compiled core (``partita.analysis._native``) is used instead
+Two search cores do the work (see :mod:`partita.games.gravity._topentry` for
+top-entry boards, :mod:`partita.games.gravity._anyentry` for boards with entries from
+several sides); a compiled core (``partita.games.gravity._native``) is used instead
 when it was built, and gives the same answers. This module turns the engine's
 states into theirs, scores every legal move and enforces the budgets.
 """
@@ -21,12 +21,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from partita.analysis._anyentry import AnyEntrySearch
-from partita.analysis._common import BudgetExceeded, SearchExhausted
-from partita.analysis._topentry import TopEntrySearch
+from partita.analysis.solving import DEFAULT_TABLE_SIZE, score_value
 from partita.errors import PartitaError
 from partita.games.base import Rules
-from partita.games.gravity import GravityRules, GravityState
+from partita.games.gravity._anyentry import AnyEntrySearch
+from partita.games.gravity._search import BudgetExceeded, SearchExhausted
+from partita.games.gravity._topentry import TopEntrySearch
+from partita.games.gravity.rules import GravityRules, GravityState
 
 __all__ = [
     "DEFAULT_TABLE_SIZE",
@@ -41,12 +42,9 @@ __all__ = [
     "solve",
 ]
 
-#: Default bound of the transposition table, in positions (about 100 bytes each in
-#: the pure-Python cores).
-DEFAULT_TABLE_SIZE = 1 << 20
 
 try:  # the optional compiled core
-    from partita.analysis import _native  # type: ignore[attr-defined]
+    from partita.games.gravity import _native  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
@@ -54,11 +52,6 @@ except ImportError:  # pragma: no cover - depends on the build
 def native_available() -> bool:
     """Whether the compiled search core was built and can be used."""
     return _native is not None
-
-
-def score_value(score: int) -> str:
-    """``"win"``, ``"draw"`` or ``"loss"``: the result a score means for the side to move."""
-    return "win" if score > 0 else "loss" if score < 0 else "draw"
 
 
 def plies_from_score(score: int, cells: int, stones: int) -> int | None:

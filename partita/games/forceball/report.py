@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from partita.analysis import charts
-from partita.analysis.report import Section, Table, register_section
+from partita.analysis.report import Section, Table
 from partita.errors import PartitaError
-from partita.games.forceball import TurnSummary
-from partita.games.forceball_cards import ATTACK_TYPES, DEFENCE_TYPES
+from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
+from partita.games.forceball.rules import TurnSummary
 from partita.notation.base import GameNotation
 
 __all__ = ["ForceballStatistics", "forceball_section", "forceball_statistics"]
@@ -178,5 +178,3 @@ def forceball_section(db: Any, notation: GameNotation, game_ids: list[int]) -> S
     )
     return section
 
-
-register_section("forceball", forceball_section)

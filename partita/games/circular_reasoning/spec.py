@@ -1,0 +1,16 @@
+"""The spec of Circular Reasoning (named in a ``partita.games`` entry point)."""
+
+from __future__ import annotations
+
+from partita.games.spec import GameSpec
+
+__all__ = ["CIRCULAR_REASONING"]
+
+CIRCULAR_REASONING = GameSpec(
+    name="circular-reasoning",
+    title="Circular Reasoning",
+    notation="partita.games.circular_reasoning.notation:CIRCULAR_REASONING",
+    board="partita.games.circular_reasoning.board:CircularReasoningBoard",
+    docs="docs/circular-reasoning.md",
+    examples="partita.games.circular_reasoning.examples",
+)

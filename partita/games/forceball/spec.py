@@ -1,0 +1,18 @@
+"""The spec of Forceball (named in a ``partita.games`` entry point)."""
+
+from __future__ import annotations
+
+from partita.games.spec import GameSpec
+
+__all__ = ["FORCEBALL"]
+
+FORCEBALL = GameSpec(
+    name="forceball",
+    title="Forceball",
+    notation="partita.games.forceball.notation:FORCEBALL",
+    board="partita.games.forceball.board:ForceballBoard",
+    report_sections=("partita.games.forceball.report:forceball_section",),
+    commands=("partita.games.forceball.cli:decks",),
+    docs="docs/forceball.md",
+    examples="partita.games.forceball.examples",
+)

@@ -1,0 +1,27 @@
+"""The specs of Forza 4x4 and Connect Four (named in ``partita.games`` entry points)."""
+
+from __future__ import annotations
+
+from partita.games.spec import GameSpec
+
+__all__ = ["CONNECT4", "FORZA4X4"]
+
+FORZA4X4 = GameSpec(
+    name="forza4x4",
+    title="Forza 4x4",
+    notation="partita.games.gravity.notation:FORZA4X4",
+    board="partita.games.gravity.board:GravityBoard",
+    solver="partita.games.gravity.solver:Solver",
+    docs="docs/forza4x4.md",
+    examples="partita.games.gravity.examples",
+)
+
+CONNECT4 = GameSpec(
+    name="connect4",
+    title="Connect Four",
+    notation="partita.games.gravity.notation:CONNECT4",
+    board="partita.games.gravity.board:GravityBoard",
+    solver="partita.games.gravity.solver:Solver",
+    docs="docs/forza4x4.md",
+    examples="partita.games.gravity.examples",
+)

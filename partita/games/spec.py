@@ -1,0 +1,125 @@
+"""What a game package offers partita: one :class:`GameSpec` per `Game` tag.
+
+A game is a plugin. Its package (``partita/games/<game>/`` for the built-in games,
+any installed distribution for the others) declares one ``GameSpec`` per `Game` tag
+and names it in the ``partita.games`` entry-point group; :mod:`partita.games.registry`
+finds it there. The framework asks the spec, never the game's modules, for what it
+needs: the notation (which carries the rules engine), the board that draws it, the
+report sections about it, an exact solver if it has one, extra commands.
+
+Everything but the name and the title is a *reference*, ``"module:attribute"``,
+imported the first time it is asked for: listing the games, or running a command
+that needs none of them, loads no grammar, no drawing code and no solver. A
+reference may also be the object itself (handy in tests and small plugins).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from partita.errors import PartitaError
+
+if TYPE_CHECKING:  # the notation layer sits above this module
+    from partita.games.base import Rules, TagSpec
+    from partita.notation.base import GameNotation
+
+__all__ = ["GameSpec", "resolve"]
+
+#: A lazily imported object: ``"package.module:attribute"``, or the object itself.
+Reference = Any
+
+
+def resolve(reference: Reference, *, what: str = "object") -> Any:
+    """The object a reference names (imported on first use); anything but a string
+    is returned as it is. ``PartitaError`` naming the reference if it cannot load."""
+    if not isinstance(reference, str):
+        return reference
+    module_name, _, attribute = reference.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attribute.split(".") if attribute else ():
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as error:
+        raise PartitaError(f"cannot load the {what} '{reference}': {error}") from error
+    return target
+
+
+@dataclass(frozen=True, eq=False)
+class GameSpec:
+    """One game as a plugin declares it.
+
+    * ``name``: the `Game` tag value; ``title``: a human title.
+    * ``notation``: the unconfigured :class:`~partita.notation.base.GameNotation`
+      (or a callable returning it); it carries the rules engine.
+    * ``board``: a factory ``board(notation) -> Board`` for SVG diagrams
+      (:mod:`partita.analysis.diagrams`); without one the text diagram is drawn.
+    * ``report_sections``: builders ``builder(db, notation, game_ids) -> Section | None``
+      of extra report sections (:mod:`partita.analysis.report`).
+    * ``solver``: a factory ``solver(notation, table_size=...)`` of an exact solver
+      (see :mod:`partita.analysis.solving`); ``None`` if the game has none.
+    * ``commands``: typer commands (functions) or typer apps added to the
+      ``partita`` command line (a game's own tools, such as a deck listing).
+    * ``docs``: the game's documentation page (a path or an address).
+    * ``examples``: a module whose ``main(argv)`` writes the game's example records.
+    """
+
+    name: str
+    title: str
+    notation: Reference
+    board: Reference = None
+    report_sections: Sequence[Reference] = ()
+    solver: Reference = None
+    commands: Sequence[Reference] = ()
+    docs: str | None = None
+    examples: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def game(self) -> GameNotation:
+        """The game's notation (rules inside), loaded on first use."""
+        loaded = resolve(self.notation, what=f"notation of {self.name}")
+        if callable(loaded) and not hasattr(loaded, "parse_move"):
+            loaded = loaded()
+        if getattr(loaded, "name", None) != self.name:
+            raise PartitaError(
+                f"the notation of game '{self.name}' calls itself "
+                f"'{getattr(loaded, 'name', '?')}'"
+            )
+        return loaded  # type: ignore[no-any-return]
+
+    @property
+    def rules(self) -> Rules:
+        return self.game.rules
+
+    @property
+    def tags(self) -> tuple[TagSpec, ...]:
+        return tuple(self.game.rules.tags)
+
+    @property
+    def variants(self) -> Sequence[Mapping[str, str]]:
+        return self.game.variants()
+
+    def board_factory(self) -> Callable[[Any], Any] | None:
+        """The board factory, or ``None`` when the game draws only text."""
+        if self.board is None:
+            return None
+        return resolve(self.board, what=f"board of {self.name}")  # type: ignore[no-any-return]
+
+    def section_builders(self) -> list[Callable[..., Any]]:
+        return [
+            resolve(reference, what=f"report section of {self.name}")
+            for reference in self.report_sections
+        ]
+
+    def solver_factory(self) -> Callable[..., Any] | None:
+        """The exact solver's factory, or ``None`` when the game has none."""
+        if self.solver is None:
+            return None
+        return resolve(self.solver, what=f"solver of {self.name}")  # type: ignore[no-any-return]
+
+    def command_objects(self) -> list[Any]:
+        return [resolve(reference, what=f"command of {self.name}") for reference in self.commands]

@@ -1,0 +1,16 @@
+"""The spec of Universal Forces (named in a ``partita.games`` entry point)."""
+
+from __future__ import annotations
+
+from partita.games.spec import GameSpec
+
+__all__ = ["UNIVERSAL_FORCES"]
+
+UNIVERSAL_FORCES = GameSpec(
+    name="universal-forces",
+    title="Universal Forces",
+    notation="partita.games.universal_forces.notation:UNIVERSAL_FORCES",
+    board="partita.games.universal_forces.board:UniversalForcesBoard",
+    docs="docs/universal-forces.md",
+    examples="partita.games.universal_forces.examples",
+)
