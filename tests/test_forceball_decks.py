@@ -38,7 +38,7 @@ from partita.games.forceball.decks import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_FILE = ROOT / "partita" / "decks" / "example.toml"
+EXAMPLE_FILE = ROOT / "partita" / "games" / "forceball" / "shipped_decks" / "example.toml"
 
 # Fifteen plain cards: the smallest valid deck (written out by hand).
 BASE_CARDS = "".join(

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from partita.analysis import report as report_module
 from partita.analysis.diagrams import board_for, render_diagram
 from partita.analysis.report import (
     ReportOptions,
@@ -157,7 +156,12 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
             tables=[Table(["kind", "count"], [["maneuver", 3]])],
         )
 
-    monkeypatch.setitem(report_module._SECTIONS, "connect4", [statistics])
+    from dataclasses import replace
+
+    from partita.games import registry
+
+    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))
+    registry.register(replace(registry.get_spec("connect4"), report_sections=(statistics,)))
     data = build_report(archive, options=ReportOptions(viewer_games=0))
     parts = {part["game"]: part for part in data["games"]}
     assert [section.title for section in parts["connect4"]["sections"]] == ["Attacks <won>"]

@@ -339,13 +339,14 @@ def test_novelty_command(archive, runner, tmp_path):
 def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):
     import random
 
-    from partita.analysis import tree as tree_module
+    from partita.games.base import Rules
     from partita.games.gravity.notation import CONNECT4, FORZA4X4
+    from partita.games.gravity.rules import GravityRules
 
     for game in (FORZA4X4, CONNECT4):
         rules = game.rules
-        quick = tree_module._fast_image_keys(rules, rules.symmetry_count)
-        assert quick is not None
+        quick = rules.symmetric_keys
+        assert type(rules).symmetric_keys is not Rules.symmetric_keys  # the fast one
         chooser = random.Random(5)
         for _ in range(30):
             state = rules.initial()
@@ -360,7 +361,9 @@ def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):
             assert quick(state) == expected
     # And the folded tree is the same through the engine's own transform.
     quick_tree = tree_from_archive(archive, "forza4x4", depth=4, symmetry=True).as_dict()
-    monkeypatch.setattr(tree_module, "_fast_image_keys", lambda rules, count: None)
+    # The contract's defaults: keys through transform, no packed images.
+    monkeypatch.setattr(GravityRules, "symmetric_keys", Rules.symmetric_keys)
+    monkeypatch.setattr(GravityRules, "placement_images", Rules.placement_images)
     slow_tree = tree_from_archive(archive, "forza4x4", depth=4, symmetry=True).as_dict()
     assert quick_tree == slow_tree
 

@@ -86,8 +86,7 @@ class GameSpec:
             loaded = loaded()
         if getattr(loaded, "name", None) != self.name:
             raise PartitaError(
-                f"the notation of game '{self.name}' calls itself "
-                f"'{getattr(loaded, 'name', '?')}'"
+                f"the notation of game '{self.name}' calls itself '{getattr(loaded, 'name', '?')}'"
             )
         return loaded  # type: ignore[no-any-return]
 

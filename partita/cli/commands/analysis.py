@@ -69,9 +69,7 @@ def solve(
     higher), negative a loss; the game's docs page gives its scale.
     """
     if game_name is None:
-        with_columns = [
-            name for name in solvable_games() if get_game(name).has_column_strings
-        ]
+        with_columns = [name for name in solvable_games() if get_game(name).has_column_strings]
         if columns is None or len(with_columns) != 1:
             raise typer.BadParameter("name the game with --game", param_hint="--game")
         game_name = with_columns[0]
