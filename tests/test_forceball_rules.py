@@ -13,7 +13,7 @@ from forceball_table import DECK, GAMES, discard, hand, ids, maneuvers, play, re
 
 from partita.games.base import CHANCE
 from partita.games.forceball.notation import ForceballNotation
-from partita.games.forceball.rules import FACEOFF, OVER, SHUFFLE, TURN, FaceOff, Shuffle
+from partita.games.forceball.values import FACEOFF, OVER, SHUFFLE, TURN, FaceOff, Shuffle
 
 ORDER = ["s1", "i1", "s2", "b1", "p1", "t1", "d1", "b2", "p2", "t2", "d2", "i3", "s3", "pb"]
 REST = [card for card in (c.id for c in DECK.cards) if card not in ORDER]
