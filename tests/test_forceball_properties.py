@@ -2,7 +2,7 @@
 ever lost or duplicated, scores change only on goals and declined stakes (by what a
 goal is worth), the worth resets after every attack, games end; and the sampler's
 own turns are legal as built (it never leans on the fallback to representative
-moves).
+moves), the spec's readings on raised stakes included.
 
 A few hundred games per league run by default; ``-m slow`` plays thousands.
 """
@@ -12,13 +12,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from forceball_table import GAMES, table
 
 from partita.games.forceball.sampler import sample_turn
 from partita.games.forceball.values import (
     LEAGUES,
     OVER,
     TURN,
+    Draw,
     End,
+    Play,
     Special,
     Stakes,
     Turn,
@@ -142,3 +145,34 @@ def test_the_sampler_builds_only_legal_turns(league):
                 turns += 1
             state = rules.apply(state, rules.sample_move(state, rng))
     assert turns > 500
+
+
+def test_the_sampler_requests_stakes_before_the_compulsory_draw():
+    rules = GAMES["pro"].rules
+    state = table("pro", hand1="", speed1="d1", hand2="b1", draw="s1,p1,d2")
+    turns = [sample_turn(rules, state, random.Random(seed)) for seed in range(600)]
+    assert all(rules.illegal_reason(state, turn) is None for turn in turns)
+    first = [turn.actions[0] for turn in turns]
+    assert any(isinstance(action, Stakes) for action in first)
+    assert all(isinstance(action, (Stakes, Draw)) for action in first)
+    # with the draw pile empty too, the period ends as the turn begins
+    empty = table("pro", hand1="", speed1="d1", hand2="b1", draw="")
+    for seed in range(200):
+        assert sample_turn(rules, empty, random.Random(seed)) == Turn((Draw(),))
+
+
+def test_the_sampler_declines_mid_maneuver_only_with_a_card_that_can_reach():
+    # the force to beat is 6 (s3); b1 reaches at most 2 + 3 = 5 with this speed pile,
+    # i3 (5, speed 3) reaches 8
+    rules = GAMES["pro"].rules
+    state = table("pro", next="2", hand2="b1,i3", speed2="t1,d1,p1", pile1="s3", draw="f1,f2")
+    declined = 0
+    for seed in range(1500):
+        turn = sample_turn(rules, state, random.Random(seed))
+        assert turn is not None and rules.illegal_reason(state, turn) is None
+        actions = turn.actions
+        if Stakes(False) in actions and any(isinstance(action, Play) for action in actions):
+            plays = [action for action in actions if isinstance(action, Play)]
+            assert actions.index(plays[0]) < actions.index(Stakes(False))
+            declined += 1
+    assert declined > 0

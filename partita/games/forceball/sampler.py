@@ -111,10 +111,12 @@ def _build_turn(runner: TurnRunner, rules: ForceballRules, rng: Any, actions: li
         return runner.stage in (Stage.DONE, Stage.NEED_END, Stage.CLOSED)
 
     def maybe_stakes() -> bool:
-        """Possibly request raised stakes; True if a decline ended the turn."""
+        """Possibly request raised stakes; True if a decline ended the turn. A
+        request may come before the compulsory draw, unless the draw pile is
+        empty too (the period then ends as the turn begins)."""
         if (
             level >= PRO
-            and not runner.must_draw
+            and (runner.draw or not runner.must_draw)
             and runner.requester != mover
             and rng.random() < 0.04
         ):

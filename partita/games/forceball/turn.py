@@ -52,7 +52,7 @@ from partita.games.forceball.words import plural, seat_name, with_article
 if TYPE_CHECKING:
     from partita.games.forceball.rules import ForceballRules
 
-__all__ = ["PendingManeuver", "Stage", "TurnRunner"]
+__all__ = ["PendingManeuver", "Stage", "TurnRunner", "reachable_force"]
 
 _ADJUSTMENT_WORDS: dict[type, str] = {
     SpeedUp: "increasing the speed",
@@ -88,6 +88,22 @@ class PendingManeuver:
 
     def stand(self) -> Maneuver:
         return Maneuver(self.card, self.type, self.foul, tuple(self.increases), self.force)
+
+
+def reachable_force(
+    rules: ForceballRules, force: int, kind: str, speed: list[int], hand: list[int]
+) -> int:
+    """The most force a maneuver of ``kind`` and ``force`` can reach with the
+    increases its player could still lay on it: the whole speed pile, and the
+    hand's cards having that type (none before the junior league)."""
+    if rules.level < JUNIOR:
+        return force
+    speed_of = rules.speed_of
+    return (
+        force
+        + sum(speed_of[card] for card in speed)
+        + sum(speed_of[card] for card in hand if rules.cards[card].has_type(kind))
+    )
 
 
 class TurnRunner:
@@ -196,7 +212,15 @@ class TurnRunner:
         if stage == Stage.NEED_END and not isinstance(action, End):
             return f"{self.why_over}: write '/' before anything else"
         if self.must_draw and not isinstance(action, Draw):
-            return "your hand is empty, so your turn starts with a draw ('>')"
+            # raised stakes may come before the compulsory draw, unless the draw
+            # pile is empty too: then the period ends as the turn begins
+            if not isinstance(action, Stakes):
+                return "your hand is empty, so your turn starts with a draw ('>')"
+            if not self.draw:
+                return (
+                    "your hand and the draw pile are empty, so the period ends as your "
+                    "turn begins: no request fits in before the draw ('>')"
+                )
         if stage == Stage.WON and not isinstance(action, (Special, RewardHand, RewardSpeed)):
             return (
                 "the attack is over: after '/' come only the winner's Lucky shot or "
@@ -404,6 +428,27 @@ class TurnRunner:
             )
         return None
 
+    def _check_reach(self) -> str | None:
+        """Why the maneuver could not reach the force to beat even with every
+        increase still available (its card may not be played at all)."""
+        maneuver = self.maneuver
+        assert maneuver is not None
+        reach = reachable_force(
+            self.rules,
+            maneuver.force,
+            maneuver.type,
+            self.speed[self.mover],
+            self.hands[self.mover],
+        )
+        if reach < self.beat:
+            kind = with_article(maneuver.type)
+            return (
+                f"{self.rules.ids[maneuver.card]} cannot be played as {kind}: with every "
+                f"increase you could still lay its force reaches at most {reach}, and the "
+                f"force to beat is {self.beat}; a declined doubling does not excuse it"
+            )
+        return None
+
     def _do_referee(self, action: RefereeCheck) -> str | None:
         card_id = action.card
         if self.stage != Stage.PLAYED or self.maneuver is None or not self.maneuver.foul:
@@ -455,7 +500,13 @@ class TurnRunner:
             self.worth *= 2
             self.requester = self.mover
             return None
-        # declined: the attack is interrupted, the requester scores the current worth
+        # declined: the attack is interrupted, the requester scores the current worth;
+        # a maneuver made so far stands as it is, if its card could reach the force
+        # to beat with the increases still available
+        if self.maneuver is not None:
+            reason = self._check_reach()
+            if reason:
+                return reason
         self.scores[self.mover] += self.worth
         if self.maneuver is not None:
             self._stand_maneuver()
