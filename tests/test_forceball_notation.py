@@ -16,24 +16,24 @@ from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError, TagError
 from partita.games.forceball.notation import _fast_move, parse_token
-from partita.games.forceball.rules import (
-    DRAW,
-    END,
-    FORCE_HAND,
-    FORCE_SPEED,
-    PLAY,
-    REFEREE,
-    REHAND,
-    REWARD_HAND,
-    REWARD_SPEED,
-    SPECIAL,
-    SPEED_DOWN,
-    SPEED_SWAP,
-    SPEED_UP,
-    STAKES,
-    TRANSFORM,
+from partita.games.forceball.values import (
+    Draw,
+    End,
     FaceOff,
+    ForceHand,
+    ForceSpeed,
+    Play,
+    RefereeCheck,
+    Rehand,
+    RewardHand,
+    RewardSpeed,
     Shuffle,
+    Special,
+    SpeedDown,
+    SpeedSwap,
+    SpeedUp,
+    Stakes,
+    Transform,
     Turn,
 )
 from partita.games.registry import get_game
@@ -45,20 +45,20 @@ GAME = GAMES["pro"]
 # -- the turn grammar -----------------------------------------------------------------------
 
 TOKENS = {
-    ">": Turn(((DRAW,),)),
+    ">": Turn((Draw(),)),
     ">+c12@c17^2^c3": Turn(
-        ((DRAW,), (SPEED_UP, "c12"), (PLAY, "c17", None), (FORCE_SPEED, 2), (FORCE_HAND, "c3"))
+        (Draw(), SpeedUp("c12"), Play("c17", None), ForceSpeed(2), ForceHand("c3"))
     ),
-    "-@c1": Turn(((SPEED_DOWN,), (PLAY, "c1", None))),
-    "~c3.2@c1": Turn(((SPEED_SWAP, "c3.2"), (PLAY, "c1", None))),
-    "%2/": Turn(((TRANSFORM, 2), (END,))),
-    "#c1,c2>0@c5": Turn(((REHAND, ("c1", "c2"), 0), (PLAY, "c5", None))),
-    "@c17=S^1:c40": Turn(((PLAY, "c17", "Shot"), (FORCE_SPEED, 1), (REFEREE, "c40"))),
-    "*y@c1*n": Turn(((STAKES, True), (PLAY, "c1", None), (STAKES, False))),
-    "/|c9>3": Turn(((END,), (SPECIAL, "c9"), (REWARD_HAND, 3))),
-    ">/>c4,c7": Turn(((DRAW,), (END,), (REWARD_SPEED, ("c4", "c7")))),
-    "/>c4,_": Turn(((END,), (REWARD_SPEED, ("c4", "_")))),
-    "/>_": Turn(((END,), (REWARD_SPEED, ("_",)))),
+    "-@c1": Turn((SpeedDown(), Play("c1", None))),
+    "~c3.2@c1": Turn((SpeedSwap("c3.2"), Play("c1", None))),
+    "%2/": Turn((Transform(2), End())),
+    "#c1,c2>0@c5": Turn((Rehand(("c1", "c2"), 0), Play("c5", None))),
+    "@c17=S^1:c40": Turn((Play("c17", "Shot"), ForceSpeed(1), RefereeCheck("c40"))),
+    "*y@c1*n": Turn((Stakes(True), Play("c1", None), Stakes(False))),
+    "/|c9>3": Turn((End(), Special("c9"), RewardHand(3))),
+    ">/>c4,c7": Turn((Draw(), End(), RewardSpeed(("c4", "c7")))),
+    "/>c4,_": Turn((End(), RewardSpeed(("c4", "_")))),
+    "/>_": Turn((End(), RewardSpeed(("_",)))),
     "deck:c1,c2,c3": Shuffle(("c1", "c2", "c3")),
     "face:c4,c20": FaceOff("c4", "c20"),
 }
@@ -89,23 +89,21 @@ def test_malformed_tokens_are_notation_errors(token):
 
 _ID = st.from_regex(r"[a-z][a-z0-9_]{0,5}(\.[1-9][0-9]?)?", fullmatch=True)
 _ACTION = st.one_of(
-    st.just((DRAW,)),
-    st.tuples(st.just(SPEED_UP), _ID),
-    st.just((SPEED_DOWN,)),
-    st.tuples(st.just(SPEED_SWAP), _ID),
-    st.tuples(st.just(TRANSFORM), st.integers(0, 9)),
-    st.tuples(st.just(REHAND), st.lists(_ID, min_size=1, max_size=4).map(tuple), st.integers(0, 9)),
-    st.tuples(st.just(PLAY), _ID, st.sampled_from([None, "Shot", "Interception", "Tackle"])),
-    st.tuples(st.just(FORCE_SPEED), st.integers(0, 9)),
-    st.tuples(st.just(FORCE_HAND), _ID),
-    st.tuples(st.just(REFEREE), _ID),
-    st.tuples(st.just(STAKES), st.booleans()),
-    st.just((END,)),
-    st.tuples(st.just(SPECIAL), _ID),
-    st.tuples(st.just(REWARD_HAND), st.integers(0, 9)),
-    st.tuples(
-        st.just(REWARD_SPEED), st.lists(_ID | st.just("_"), min_size=1, max_size=3).map(tuple)
-    ),
+    st.just(Draw()),
+    st.builds(SpeedUp, _ID),
+    st.just(SpeedDown()),
+    st.builds(SpeedSwap, _ID),
+    st.builds(Transform, st.integers(0, 9)),
+    st.builds(Rehand, st.lists(_ID, min_size=1, max_size=4).map(tuple), st.integers(0, 9)),
+    st.builds(Play, _ID, st.sampled_from([None, "Shot", "Interception", "Tackle"])),
+    st.builds(ForceSpeed, st.integers(0, 9)),
+    st.builds(ForceHand, _ID),
+    st.builds(RefereeCheck, _ID),
+    st.builds(Stakes, st.booleans()),
+    st.just(End()),
+    st.builds(Special, _ID),
+    st.builds(RewardHand, st.integers(0, 9)),
+    st.builds(RewardSpeed, st.lists(_ID | st.just("_"), min_size=1, max_size=3).map(tuple)),
 )
 
 

@@ -1,6 +1,8 @@
 """Forceball invariants over seeded random legal play, in every league: no card is
 ever lost or duplicated, scores change only on goals and declined stakes (by what a
-goal is worth), the worth resets after every attack, games end.
+goal is worth), the worth resets after every attack, games end; and the sampler's
+own turns are legal as built (it never leans on the fallback to representative
+moves), the spec's readings on raised stakes included.
 
 A few hundred games per league run by default; ``-m slow`` plays thousands.
 """
@@ -10,14 +12,18 @@ from __future__ import annotations
 import random
 
 import pytest
+from forceball_table import GAMES, table
 
-from partita.games.forceball.rules import (
-    END,
+from partita.games.forceball.sampler import sample_turn
+from partita.games.forceball.values import (
     LEAGUES,
     OVER,
-    SPECIAL,
-    STAKES,
     TURN,
+    Draw,
+    End,
+    Play,
+    Special,
+    Stakes,
     Turn,
 )
 from partita.games.registry import get_game
@@ -32,17 +38,16 @@ def _scored_by(rules, state, move) -> int | None:
     if not isinstance(move, Turn):
         return None
     mover = state.to_move
-    kinds = [action[0] for action in move.actions]
-    if (STAKES, False) in move.actions:
+    if Stakes(False) in move.actions:
         return mover  # the requester scores when the opponent declines
-    if END in kinds:
+    if End() in move.actions:
         opponent = 1 - mover
         pile = state.piles[opponent]
         # a foul seen in this turn or Stress: the opponent wins with his last maneuver
         if pile and pile[-1].type == "Shot":
             return opponent
-        for action in move.actions[kinds.index(END) :]:
-            if action[0] == SPECIAL and rules.cards[rules.index[action[1]]].special == (
+        for action in move.actions[move.actions.index(End()) :]:
+            if isinstance(action, Special) and rules.cards[rules.index[action.card]].special == (
                 "lucky-shot"
             ):
                 return opponent
@@ -71,9 +76,9 @@ def _play_games(league: str, games: int, seed: int) -> dict:
             if any(gained):
                 assert scorer is not None, (league, number, plies, game.format_move(state, move))
                 assert gained[1 - scorer] == 0
-                doublings = sum(1 for action in move.actions if action == (STAKES, True))
+                doublings = move.actions.count(Stakes(True))
                 assert gained[scorer] == state.worth * 2**doublings
-                if (STAKES, False) in move.actions:
+                if Stakes(False) in move.actions:
                     stats["declined"] += 1
                 else:
                     stats["goals"] += 1
@@ -120,3 +125,54 @@ def test_every_position_of_random_games_round_trips(league):
             assert rules.key(back) == rules.key(state), text
             assert game.format_position(back) == text
             state = rules.apply(state, rules.sample_move(state, rng))
+
+
+@pytest.mark.parametrize("league", LEAGUES)
+def test_the_sampler_builds_only_legal_turns(league):
+    """Every turn the sampler builds is legal as it stands: no step refused, no
+    finished turn refused (either would fall back to the representative moves)."""
+    game = GAME.configure({"League": league})
+    rules = game.rules
+    turns = 0
+    for seed in range(15):
+        rng = random.Random(seed)
+        state = rules.initial()
+        while rules.outcome(state) is None:
+            if state.phase == TURN:
+                turn = sample_turn(rules, state, random.Random(rng.random()))
+                assert turn is not None, game.format_position(state)
+                assert rules.illegal_reason(state, turn) is None, game.format_move(state, turn)
+                turns += 1
+            state = rules.apply(state, rules.sample_move(state, rng))
+    assert turns > 500
+
+
+def test_the_sampler_requests_stakes_before_the_compulsory_draw():
+    rules = GAMES["pro"].rules
+    state = table("pro", hand1="", speed1="d1", hand2="b1", draw="s1,p1,d2")
+    turns = [sample_turn(rules, state, random.Random(seed)) for seed in range(600)]
+    assert all(rules.illegal_reason(state, turn) is None for turn in turns)
+    first = [turn.actions[0] for turn in turns]
+    assert any(isinstance(action, Stakes) for action in first)
+    assert all(isinstance(action, (Stakes, Draw)) for action in first)
+    # with the draw pile empty too, the period ends as the turn begins
+    empty = table("pro", hand1="", speed1="d1", hand2="b1", draw="")
+    for seed in range(200):
+        assert sample_turn(rules, empty, random.Random(seed)) == Turn((Draw(),))
+
+
+def test_the_sampler_declines_mid_maneuver_only_with_a_card_that_can_reach():
+    # the force to beat is 6 (s3); b1 reaches at most 2 + 3 = 5 with this speed pile,
+    # i3 (5, speed 3) reaches 8
+    rules = GAMES["pro"].rules
+    state = table("pro", next="2", hand2="b1,i3", speed2="t1,d1,p1", pile1="s3", draw="f1,f2")
+    declined = 0
+    for seed in range(1500):
+        turn = sample_turn(rules, state, random.Random(seed))
+        assert turn is not None and rules.illegal_reason(state, turn) is None
+        actions = turn.actions
+        if Stakes(False) in actions and any(isinstance(action, Play) for action in actions):
+            plays = [action for action in actions if isinstance(action, Play)]
+            assert actions.index(plays[0]) < actions.index(Stakes(False))
+            declined += 1
+    assert declined > 0

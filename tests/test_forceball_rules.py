@@ -13,7 +13,7 @@ from forceball_table import DECK, GAMES, discard, hand, ids, maneuvers, play, re
 
 from partita.games.base import CHANCE
 from partita.games.forceball.notation import ForceballNotation
-from partita.games.forceball.rules import FACEOFF, OVER, SHUFFLE, TURN, FaceOff, Shuffle
+from partita.games.forceball.values import FACEOFF, OVER, SHUFFLE, TURN, FaceOff, Shuffle
 
 ORDER = ["s1", "i1", "s2", "b1", "p1", "t1", "d1", "b2", "p2", "t2", "d2", "i3", "s3", "pb"]
 REST = [card for card in (c.id for c in DECK.cards) if card not in ORDER]
@@ -667,6 +667,73 @@ class TestRaisedStakes:
     def test_raised_stakes_are_a_pro_league_rule(self):
         state = table("senior", hand1="s1", speed1="d1")
         assert "pro league rule" in refused(state, "*y@s1")
+
+    def test_a_request_may_come_before_the_compulsory_draw(self):
+        # spec reading: stakes at any point of the own turn, also before the draw an
+        # empty hand makes compulsory; the draw is still owed after an accepted one
+        state = table(self.league, hand1="", speed1="d1", hand2="b1", draw="s1,p1")
+        after = play(state, "*y>@s1", league=self.league)
+        assert (after.worth, after.requester) == (2, 0)
+        assert maneuvers(after, 0) == ["s1"] and ids(after.draw) == ["p1"]
+        assert "hand is empty" in refused(state, "*y/", self.league)
+        assert "hand is empty" in refused(state, "*y@s1", self.league)
+
+    def test_a_request_declined_before_the_compulsory_draw_ends_the_attack(self):
+        state = table(self.league, hand1="", speed1="d1", hand2="b1", draw="s1,p1")
+        after = play(state, "*n", league=self.league)
+        assert after.scores == (1, 0)  # the requester scores the current worth
+        assert (after.attacker, after.to_move) == (1, 1)  # the decliner attacks next
+        assert ids(after.draw) == ["s1", "p1"] and hand(after, 0) == []  # no draw owed
+        assert "nothing can follow" in refused(state, "*n>", self.league)
+
+    def test_no_request_fits_in_when_the_draw_pile_is_empty_too(self):
+        # spec reading: with the draw pile empty too, the period ends as the turn begins
+        state = table(self.league, hand1="", speed1="d1", hand2="b1", draw="")
+        assert "no request fits in" in refused(state, "*y>", self.league)
+        assert "no request fits in" in refused(state, "*n", self.league)
+        assert play(state, ">", league=self.league).phase == SHUFFLE
+
+    def test_outside_the_pro_league_a_request_first_is_refused_as_stakes(self):
+        state = table("senior", hand1="", speed1="d1", hand2="b1", draw="s1")
+        assert "raising the stakes is a pro league rule" in refused(state, "*y>")
+
+    def test_a_declined_doubling_does_not_excuse_a_card_that_cannot_reach(self):
+        # spec reading: a card is played only if it can reach the force to beat with
+        # the increases still available (the whole speed pile, the hand's cards of
+        # its type): b1 (2) + t1 (speed 1) + b2 (a Block, speed 2) = 5 < s3 (6)
+        state = table(self.league, next="2", hand2="b1,b2", speed2="t1", pile1="s3")
+        message = refused(state, "@b1*n", self.league)
+        assert "b1 cannot be played as a Block" in message
+        assert "reaches at most 5, and the force to beat is 6" in message
+        assert "its force is 2 and the force to beat is 6" in refused(state, "@b1", self.league)
+
+    def test_a_declined_doubling_stands_a_card_that_could_reach(self):
+        # b2 (3) + t2 (2) + t1 (1) + b1 (a Block, 1) = 7 >= 6: the increases need
+        # not be laid before the decline interrupts the attack
+        state = table(self.league, next="2", hand2="b1,b2", speed2="t1,t2", pile1="s3")
+        after = play(state, "@b2*n", league=self.league)
+        assert after.scores == (0, 1) and (after.attacker, after.to_move) == (0, 0)
+        assert {"b2", "s3"} <= set(discard(after)) and ids(after.speed[1]) == ["t1", "t2"]
+        after = play(state, "@b2^1*n", league=self.league)  # t2 laid: 5, reach still 7
+        assert {"b2", "t2", "s3"} <= set(discard(after)) and ids(after.speed[1]) == ["t1"]
+
+    def test_the_reach_counts_what_is_left_after_the_increases_laid(self):
+        # b1 (2) + t1 (1) = 3 < s2 (4): nothing is left to lay after ^1
+        state = table(self.league, next="2", hand2="b1", speed2="t1", pile1="s2")
+        assert "reaches at most 3, and the force to beat is 4" in refused(
+            state, "@b1^1*n", self.league
+        )
+
+    def test_the_reach_of_a_foul_counts_the_hands_cards_of_the_declared_type(self):
+        # s1 (2) played as a Block against st (a Shot, 4): t1 (1) and the hand's
+        # Blocks; s2 is a Shot and cannot increase a Block
+        shots = table(self.league, next="2", hand2="s1,s2", speed2="t1", pile1="st")
+        assert "reaches at most 3, and the force to beat is 4" in refused(
+            shots, "@s1=B*n", self.league
+        )
+        blocks = table(self.league, next="2", hand2="s1,b1", speed2="t1", pile1="st")
+        after = play(blocks, "@s1=B*n", league=self.league)  # 2 + 1 + 1 = 4
+        assert after.scores == (0, 1)
 
 
 @pytest.mark.parametrize("league", ["little", "junior", "senior", "pro"])

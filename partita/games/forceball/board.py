@@ -21,7 +21,8 @@ from functools import cached_property
 from html import escape
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
-from partita.games.forceball.rules import TYPE_LETTERS, ForceballRules, ForceballState
+from partita.games.forceball.rules import ForceballRules
+from partita.games.forceball.values import TYPE_LETTERS, ForceballState
 
 __all__ = ["ForceballBoard"]
 

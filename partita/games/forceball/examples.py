@@ -26,33 +26,35 @@ import random
 import sys
 from pathlib import Path
 
-from partita.games.forceball.rules import (
-    ATTACK_TYPES,
-    DEFENCE_TYPES,
-    DRAW,
-    END,
-    FORCE_HAND,
-    FORCE_SPEED,
+from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
+from partita.games.forceball.rules import ForceballRules
+from partita.games.forceball.sampler import ManeuverPlan, plan_increases
+from partita.games.forceball.turn import Stage, TurnRunner
+from partita.games.forceball.values import (
+    EMPTY,
     JUNIOR,
-    PLAY,
     PRO,
-    REFEREE,
-    REHAND,
-    REWARD_HAND,
-    REWARD_SPEED,
     SENIOR,
-    SPECIAL,
-    SPEED_UP,
-    STAKES,
-    TRANSFORM,
     TURN,
+    Action,
+    Draw,
+    End,
     FaceOff,
-    ForceballRules,
+    ForceHand,
+    ForceSpeed,
+    Play,
+    RefereeCheck,
+    Rehand,
+    RewardHand,
+    RewardSpeed,
     Shuffle,
+    Special,
+    SpeedUp,
+    Stakes,
+    Transform,
     Turn,
-    _a,
-    _TurnRunner,
 )
+from partita.games.forceball.words import with_article
 from partita.games.registry import get_game
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
@@ -78,16 +80,16 @@ WANTED = {
 
 
 def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
-    runner = _TurnRunner(rules, state)
-    actions: list[tuple] = []
+    runner = TurnRunner(rules, state)
+    actions: list[Action] = []
 
-    def do(action: tuple) -> None:
+    def do(action: Action) -> None:
         actions.append(action)
         reason = runner.step(action)
         assert reason is None, (action, reason)
 
     def open_turn() -> bool:
-        return runner.stage in (runner.START, runner.DRAWN, runner.ADJUSTED)
+        return runner.stage in (Stage.START, Stage.DRAWN, Stage.ADJUSTED)
 
     mover = runner.mover
     hand = runner.hands[mover]
@@ -95,18 +97,18 @@ def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
     top = runner.draw[0] if runner.draw else None
     avoid = top is not None and rules.stress[top] and rng.random() < 0.6
     if runner.must_draw or (len(hand) < 6 and not avoid and rng.random() < 0.9):
-        do((DRAW,))
+        do(Draw())
     if open_turn() and hand:
         if len(speed) < 3 and rng.random() < 0.8:
             spare = _spare_card(rules, hand, len(speed), mover == runner.attacker)
-            do((SPEED_UP, rules.ids[spare]))
+            do(SpeedUp(rules.ids[spare]))
         elif rules.level >= JUNIOR and len(speed) > 3 and rng.random() < 0.5:
             count = 0
             for card in runner.draw[:2]:
                 if rules.stress[card]:
                     break
                 count += 1
-            do((TRANSFORM, count))
+            do(Transform(count))
     if open_turn():
         stake_first = (
             rules.level >= PRO
@@ -115,25 +117,24 @@ def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
             and rng.random() < 0.15
         )
         if stake_first:
-            do((STAKES, rng.random() < 0.6))
+            do(Stakes(rng.random() < 0.6))
     if open_turn():
         choice = _choose(runner, rules, rng)
         if choice is None:
-            do((END,))
+            do(End())
         else:
-            card, declared, from_speed, from_hand = choice
-            do((PLAY, rules.ids[card], declared))
-            if from_speed:
-                do((FORCE_SPEED, from_speed))
-            for extra in from_hand:
-                do((FORCE_HAND, rules.ids[extra]))
-            if declared is not None:
+            do(Play(rules.ids[choice.card], choice.declared))
+            if choice.from_speed:
+                do(ForceSpeed(choice.from_speed))
+            for extra in choice.from_hand:
+                do(ForceHand(rules.ids[extra]))
+            if choice.declared is not None:
                 pile = runner.draw if runner.referee_pile() == "draw" else runner.discard
                 if pile:
-                    do((REFEREE, rules.ids[rng.choice(pile)]))
-    if runner.stage == runner.NEED_END:
-        do((END,))
-    if runner.stage == runner.WON:
+                    do(RefereeCheck(rules.ids[rng.choice(pile)]))
+    if runner.stage == Stage.NEED_END:
+        do(End())
+    if runner.stage == Stage.WON:
         winner = runner.winner
         specials = []
         if winner == runner.attacker and runner.win_type in ("Pass", "Dribble"):
@@ -141,15 +142,15 @@ def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
         elif winner != runner.attacker and runner.win_type in ("Block", "Tackle"):
             specials = [c for c in runner.hands[winner] if rules.goalie[c]]
         if specials:
-            do((SPECIAL, rules.ids[specials[0]]))
+            do(Special(rules.ids[specials[0]]))
         if runner.win_type in ("Pass", "Block"):
-            do((REWARD_HAND, min(3, len(runner.draw) + 1)))
+            do(RewardHand(min(3, len(runner.draw) + 1)))
         elif runner.win_type in ("Dribble", "Tackle"):
             cards = sorted(runner.draw[:2], key=lambda c: rules.speed_of[c])
             wanted = [rules.ids[c] for c in cards]
             if len(runner.draw) < 2:
-                wanted.append("_")
-            do((REWARD_SPEED, tuple(wanted)))
+                wanted.append(EMPTY)
+            do(RewardSpeed(tuple(wanted)))
     return Turn(tuple(actions))
 
 
@@ -168,7 +169,7 @@ def _spare_card(rules: ForceballRules, hand: list[int], speed: int, attacking: b
     return min(spares or hand, key=lambda card: (rules.force[card], rules.ids[card]))
 
 
-def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):
+def _choose(runner: TurnRunner, rules: ForceballRules, rng: random.Random) -> ManeuverPlan | None:
     """The cheapest answer (fewest increase cards, then the weakest card), preferring
     a Shot as the attacker and an Interception as the defender; a foul if nothing
     else answers (senior); ``None``: do not respond."""
@@ -188,21 +189,10 @@ def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):
         if rules.level >= SENIOR:
             kinds += [(kind, kind) for kind in allowed if not info.has_type(kind)]
         for kind, declared in kinds:
-            need = runner.beat - info.force
-            from_speed, from_hand = 0, []
-            if need > 0:
-                if rules.level < JUNIOR:
-                    continue
-                pile = list(speed)
-                while need > 0 and pile:
-                    need -= rules.speed_of[pile.pop()]
-                    from_speed += 1
-                for other in hand:
-                    if need > 0 and other != card and rules.cards[other].has_type(kind):
-                        from_hand.append(other)
-                        need -= rules.speed_of[other]
-                if need > 0:
-                    continue
+            plan = plan_increases(rules, card, kind, runner.beat, speed, hand)
+            if plan is None:
+                continue
+            from_speed, from_hand = plan
             cost = (
                 declared is not None,
                 kind != favourite
@@ -211,7 +201,7 @@ def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):
                 info.force,
                 rules.ids[card],
             )
-            options.append((cost, (card, declared, from_speed, from_hand)))
+            options.append((cost, ManeuverPlan(card, declared, from_speed, from_hand)))
     if not options:
         return None
     options.sort()
@@ -252,27 +242,28 @@ def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tupl
             notes.append(f"Face-off: {shown}, no winner: show again")
     elif isinstance(move, Turn):
         mover = state.to_move
-        kinds = [action[0] for action in move.actions]
-        if TRANSFORM in kinds:
+        kinds = {type(action) for action in move.actions}
+        if Transform in kinds:
             events.append("transform")
-        if FORCE_SPEED in kinds or FORCE_HAND in kinds:
+        if ForceSpeed in kinds or ForceHand in kinds:
             events.append("increase")
         for action in move.actions:
-            if action[0] == PLAY and action[2] is not None:
-                referee = [a for a in move.actions if a[0] == REFEREE]
-                card = referee[0][1] if referee else None
+            if isinstance(action, Play) and action.declared is not None:
+                referee = [a.card for a in move.actions if isinstance(a, RefereeCheck)]
+                card = referee[0] if referee else None
+                fouled = f"{action.card} is played as {with_article(action.declared)}"
                 if card and rules.referee[rules.index[card]]:
                     events.append("seen foul")
                     notes.append(
-                        f"Foul: {action[1]} is played as {_a(action[2])}, but the referee check "
+                        f"Foul: {fouled}, but the referee check "
                         f"reveals {card}, a Referee card: the maneuver is forfeit"
                     )
                 else:
                     events.append("unseen foul")
                     check = f"the referee check reveals {card}" if card else "no referee"
-                    notes.append(f"Foul: {action[1]} is played as {_a(action[2])}; {check}")
-            if action[0] == STAKES:
-                if action[1]:
+                    notes.append(f"Foul: {fouled}; {check}")
+            if isinstance(action, Stakes):
+                if action.accepted:
                     events.append("stakes accepted")
                     notes.append(
                         f"{_seat(mover, names)} raises the stakes and "
@@ -284,55 +275,57 @@ def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tupl
                         f"{_seat(mover, names)} raises the stakes; {_seat(1 - mover, names)} "
                         f"declines and gives away {state.worth}"
                     )
-            if action[0] == SPECIAL:
-                card = rules.index[action[1]]
+            if isinstance(action, Special):
+                card = rules.index[action.card]
                 if rules.lucky[card]:
                     events.append("lucky shot")
-                    notes.append(f"Lucky shot {action[1]}: the won maneuver becomes a Shot")
+                    notes.append(f"Lucky shot {action.card}: the won maneuver becomes a Shot")
                 else:
                     events.append("goalie")
                     notes.append(
-                        f"Goalie {action[1]}: the won maneuver becomes an Interception and "
+                        f"Goalie {action.card}: the won maneuver becomes an Interception and "
                         f"{_seat(1 - mover, names)} takes the ball"
                     )
-            if action[0] == REWARD_HAND:
+            if isinstance(action, RewardHand):
                 events.append("pass reward")
                 notes.append(
                     f"{_seat(1 - mover, names)} wins the attack with a Pass or Block and "
-                    f"draws {action[1]} cards as the reward"
+                    f"draws {action.draws} cards as the reward"
                 )
-            if action[0] == REWARD_SPEED:
+            if isinstance(action, RewardSpeed):
                 events.append("dribble reward")
                 notes.append(
                     f"{_seat(1 - mover, names)} wins the attack with a Dribble or Tackle and "
-                    f"puts {', '.join(action[1])} on the speed pile, the last on top"
+                    f"puts {', '.join(action.cards)} on the speed pile, the last on top"
                 )
         drawn = 0
-        for action in move.actions[: kinds.index(END)] if END in kinds else ():
-            if action[0] == DRAW:
+        for action in move.actions:
+            if isinstance(action, End):
+                break
+            if isinstance(action, Draw):
                 drawn += 1
-            elif action[0] == TRANSFORM:
-                drawn += action[1]
-            elif action[0] == REHAND:
-                drawn += action[2]
+            elif isinstance(action, (Transform, Rehand)):
+                drawn += action.draws
+        else:
+            drawn = 0  # no '/': the turn's maneuver stood, no Stress ended it
         last = state.draw[drawn - 1] if 0 < drawn <= len(state.draw) else None
-        if last is not None and rules.stress[last] and PLAY not in kinds:
+        if last is not None and rules.stress[last] and Play not in kinds:
             events.append("stress")
             notes.append(f"Stress: {ids[last]} is drawn and ends the turn")
         gained = [after.scores[s] - state.scores[s] for s in (0, 1)]
         for seat in (0, 1):
-            if gained[seat] and (STAKES, False) not in move.actions:
+            if gained[seat] and Stakes(False) not in move.actions:
                 events.append("goal")
                 notes.append(
                     f"Goal for {_seat(seat, names)} ({gained[seat]}): "
                     f"{after.scores[0]}-{after.scores[1]}"
                 )
         if (
-            END in kinds
+            End in kinds
             and not any(gained)
             and after.phase == TURN
             and after.attacker != state.attacker
-            and (SPECIAL not in kinds)
+            and (Special not in kinds)
         ):
             events.append("interception")
             notes.append(f"{_seat(after.attacker, names)} takes the ball")

@@ -1,7 +1,8 @@
 """Notation of Forceball: the turn log and the table position.
 
 Grammar only here (the BNF is in ``docs/forceball.md``); the meaning comes from
-:mod:`partita.games.forceball.rules`. One token per ply:
+:mod:`partita.games.forceball.rules` (the moves are
+:mod:`partita.games.forceball.values`). One token per ply:
 
 * ``deck:c12,c3.1,...`` the deck order of a new period, top card first;
 * ``face:c4,c20`` one showing of a face-off (Player1's card, Player2's card);
@@ -25,35 +26,36 @@ import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import CHANCE
-from partita.games.forceball.rules import (
-    DRAW,
+from partita.games.forceball.rules import ForceballRules
+from partita.games.forceball.values import (
     EMPTY,
-    END,
     FACEOFF,
-    FORCE_HAND,
-    FORCE_SPEED,
     LEAGUES,
     OVER,
-    PLAY,
-    REFEREE,
-    REHAND,
-    REWARD_HAND,
-    REWARD_SPEED,
     SHUFFLE,
-    SPECIAL,
-    SPEED_DOWN,
-    SPEED_SWAP,
-    SPEED_UP,
-    STAKES,
-    TRANSFORM,
     TURN,
     TYPE_LETTERS,
     TYPE_OF_LETTER,
+    Action,
+    Draw,
+    End,
     FaceOff,
-    ForceballRules,
     ForceballState,
+    ForceHand,
+    ForceSpeed,
     Maneuver,
+    Play,
+    RefereeCheck,
+    Rehand,
+    RewardHand,
+    RewardSpeed,
     Shuffle,
+    Special,
+    SpeedDown,
+    SpeedSwap,
+    SpeedUp,
+    Stakes,
+    Transform,
     Turn,
 )
 from partita.notation.base import GameNotation, parse_position_text
@@ -372,73 +374,72 @@ def _fast_move(text: str) -> Shuffle | FaceOff | Turn | None:
     return Turn(tuple(actions)) if actions else None
 
 
-def _action_of(text: str, group: Mapping[str, str]) -> tuple:
-    """The engine's action tuple for one action: its text and its named fields."""
+def _action_of(text: str, group: Mapping[str, str]) -> Action:
+    """The engine's action for one action token: its text and its named fields."""
     if "reward" in group:
-        return (REWARD_HAND, int(group["reward"]))
+        return RewardHand(int(group["reward"]))
     if "onto" in group:
-        return (REWARD_SPEED, tuple(group["onto"].split(",")))
+        return RewardSpeed(tuple(group["onto"].split(",")))
     if text == ">":
-        return (DRAW,)
+        return Draw()
     if "up" in group:
-        return (SPEED_UP, group["up"])
+        return SpeedUp(group["up"])
     if text == "-":
-        return (SPEED_DOWN,)
+        return SpeedDown()
     if "swap" in group:
-        return (SPEED_SWAP, group["swap"])
+        return SpeedSwap(group["swap"])
     if "transform" in group:
-        return (TRANSFORM, int(group["transform"]))
+        return Transform(int(group["transform"]))
     if "discards" in group:
-        return (REHAND, tuple(group["discards"].split(",")), int(group["redraw"]))
+        return Rehand(tuple(group["discards"].split(",")), int(group["redraw"]))
     if "play" in group:
         letter = group.get("declared")
-        return (PLAY, group["play"], TYPE_OF_LETTER[letter.upper()] if letter else None)
+        return Play(group["play"], TYPE_OF_LETTER[letter.upper()] if letter else None)
     if "fromspeed" in group:
-        return (FORCE_SPEED, int(group["fromspeed"]))
+        return ForceSpeed(int(group["fromspeed"]))
     if "fromhand" in group:
-        return (FORCE_HAND, group["fromhand"])
+        return ForceHand(group["fromhand"])
     if "referee" in group:
-        return (REFEREE, group["referee"])
+        return RefereeCheck(group["referee"])
     if "stakes" in group:
-        return (STAKES, group["stakes"].lower() == "y")
+        return Stakes(group["stakes"].lower() == "y")
     if text == "/":
-        return (END,)
-    return (SPECIAL, group["special"])
+        return End()
+    return Special(group["special"])
 
 
-def _format_action(action: tuple) -> str:
-    kind = action[0]
-    if kind == DRAW:
-        return ">"
-    if kind == SPEED_UP:
-        return "+" + action[1]
-    if kind == SPEED_DOWN:
-        return "-"
-    if kind == SPEED_SWAP:
-        return "~" + action[1]
-    if kind == TRANSFORM:
-        return f"%{action[1]}"
-    if kind == REHAND:
-        return "#" + ",".join(action[1]) + f">{action[2]}"
-    if kind == PLAY:
-        declared = action[2]
-        return "@" + action[1] + ("=" + TYPE_LETTERS[declared] if declared else "")
-    if kind == FORCE_SPEED:
-        return f"^{action[1]}"
-    if kind == FORCE_HAND:
-        return "^" + action[1]
-    if kind == REFEREE:
-        return ":" + action[1]
-    if kind == STAKES:
-        return "*y" if action[1] else "*n"
-    if kind == END:
-        return "/"
-    if kind == SPECIAL:
-        return "|" + action[1]
-    if kind == REWARD_HAND:
-        return f">{action[1]}"
-    if kind == REWARD_SPEED:
-        return ">" + ",".join(action[1])
+def _format_action(action: Action) -> str:
+    match action:
+        case Draw():
+            return ">"
+        case SpeedUp(card):
+            return "+" + card
+        case SpeedDown():
+            return "-"
+        case SpeedSwap(card):
+            return "~" + card
+        case Transform(draws):
+            return f"%{draws}"
+        case Rehand(discards, draws):
+            return "#" + ",".join(discards) + f">{draws}"
+        case Play(card, declared):
+            return "@" + card + ("=" + TYPE_LETTERS[declared] if declared else "")
+        case ForceSpeed(count):
+            return f"^{count}"
+        case ForceHand(card):
+            return "^" + card
+        case RefereeCheck(card):
+            return ":" + card
+        case Stakes(accepted):
+            return "*y" if accepted else "*n"
+        case End():
+            return "/"
+        case Special(card):
+            return "|" + card
+        case RewardHand(draws):
+            return f">{draws}"
+        case RewardSpeed(cards):
+            return ">" + ",".join(cards)
     raise ValueError(f"unknown Forceball action {action!r}")
 
 

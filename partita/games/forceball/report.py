@@ -18,7 +18,7 @@ from partita.analysis import charts
 from partita.analysis.report import Section, Table
 from partita.errors import PartitaError
 from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
-from partita.games.forceball.rules import TurnSummary
+from partita.games.forceball.values import TurnSummary
 from partita.notation.base import GameNotation
 
 __all__ = ["ForceballStatistics", "forceball_section", "forceball_statistics"]
