@@ -24,13 +24,16 @@ pile, the discard pile, a hand, a speed pile or a maneuver pile), which
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from partita.errors import IllegalMoveError, SetupError, TagError
 from partita.games.base import CHANCE, Outcome, Rules, TagSpec
 from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES, Card, Deck
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = [
     "LEAGUES",
@@ -86,6 +89,9 @@ REWARD_SPEED = "reward-speed"  # ("reward-speed", (ids...)): Dribble/Tackle rewa
 #: In a Dribble/Tackle reward: a draw attempted on the empty draw pile.
 EMPTY = "_"
 
+#: One action of a turn: its kind, then its arguments (see the kinds above).
+Action = tuple[Any, ...]
+
 ADJUSTMENTS = (SPEED_UP, SPEED_DOWN, SPEED_SWAP, TRANSFORM, REHAND)
 _ADJUSTMENT_WORDS = {
     SPEED_UP: "increasing the speed",
@@ -115,7 +121,7 @@ class FaceOff:
 class Turn:
     """One player's turn: its actions in order (see the action kinds above)."""
 
-    actions: tuple[tuple, ...]
+    actions: tuple[Action, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +208,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-class ForceballRules(Rules):
+class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
     """Forceball for one deck and one league."""
 
     name: ClassVar[str] = "forceball"
@@ -306,7 +312,7 @@ class ForceballRules(Rules):
         """Forceball numbers turns: every ply (shuffles and face-offs too) has its own."""
         return state.ply + 1, True
 
-    def key(self, state: ForceballState) -> tuple:
+    def key(self, state: ForceballState) -> tuple[Any, ...]:
         return (
             state.phase,
             state.to_move,
@@ -403,8 +409,8 @@ class ForceballRules(Rules):
             for maneuver in state.piles[seat]:
                 if state.phase == FACEOFF:
                     raise SetupError("maneuver piles are empty at a face-off")
-                card = self.cards[maneuver.card]
-                if maneuver.foul == card.has_type(maneuver.type):
+                info = self.cards[maneuver.card]
+                if maneuver.foul == info.has_type(maneuver.type):
                     raise SetupError(
                         f"maneuver {self.ids[maneuver.card]}: a foul declares a type the card does not have"
                     )
@@ -665,7 +671,9 @@ class ForceballRules(Rules):
             f"period {state.period} of {self.periods}; score {state.scores[0]}-{state.scores[1]}",
         ]
         if state.phase == OVER:
-            lines.append(f"game over: {self.outcome(state).reason}")
+            outcome = self.outcome(state)
+            assert outcome is not None
+            lines.append(f"game over: {outcome.reason}")
         elif state.phase == SHUFFLE:
             lines.append("next: the shuffle of a new period")
         elif state.phase == FACEOFF:
@@ -717,7 +725,7 @@ class _TurnRunner:
         self.stage = self.START
         self.must_draw = not state.hands[self.mover]
         self.beat = rules.force_to_beat(state)
-        self.maneuver: list | None = None  # [card, type, foul, increases, force]
+        self.maneuver: list[Any] | None = None  # [card, type, foul, increases, force]
         self.why_over = ""  # why the turn cannot go on
         self.winner = -1
         self.win_type: str | None = None  # the winner's maneuver type, None: no maneuver
@@ -789,7 +797,7 @@ class _TurnRunner:
         self.win_type = pile[-1].type if pile else None
 
     # -- one action --------------------------------------------------------------------
-    def step(self, action: tuple) -> str | None:
+    def step(self, action: Action) -> str | None:
         kind = action[0]
         stage = self.stage
         if stage == self.DONE:
@@ -812,7 +820,7 @@ class _TurnRunner:
             return f"{action!r} is no Forceball action"
         return handler(self, action)
 
-    def _do_draw(self, action: tuple) -> str | None:
+    def _do_draw(self, action: Action) -> str | None:
         if self.stage != self.START:
             return "a draw ('>') comes first in the turn: you draw at most one card before adjusting the speed"
         self.must_draw = False
@@ -831,18 +839,19 @@ class _TurnRunner:
         self.stage = self.ADJUSTED
         return None
 
-    def _do_speed_up(self, action: tuple) -> str | None:
+    def _do_speed_up(self, action: Action) -> str | None:
         reason = self._adjusting(SPEED_UP)
         if reason:
             return reason
         card, reason = self._in_hand(action[1], "put on your speed pile")
         if reason:
             return reason
+        assert card is not None
         self.hands[self.mover].remove(card)
         self.speed[self.mover].append(card)
         return None
 
-    def _do_speed_down(self, action: tuple) -> str | None:  # "speed-": decrease
+    def _do_speed_down(self, action: Action) -> str | None:  # "speed-": decrease
         reason = self._adjusting(SPEED_DOWN)
         if reason:
             return reason
@@ -852,13 +861,14 @@ class _TurnRunner:
         self.hands[self.mover].append(speed.pop())
         return None
 
-    def _do_speed_swap(self, action: tuple) -> str | None:
+    def _do_speed_swap(self, action: Action) -> str | None:
         reason = self._adjusting(SPEED_SWAP)
         if reason:
             return reason
         card, reason = self._in_hand(action[1], "swapped onto your speed pile")
         if reason:
             return reason
+        assert card is not None
         speed = self.speed[self.mover]
         if not speed:
             return f"{action[1]} cannot restructure the speed: your speed pile is empty"
@@ -868,7 +878,7 @@ class _TurnRunner:
         speed.append(card)
         return None
 
-    def _do_transform(self, action: tuple) -> str | None:
+    def _do_transform(self, action: Action) -> str | None:
         reason = self._adjusting(TRANSFORM)
         if reason:
             return reason
@@ -881,7 +891,7 @@ class _TurnRunner:
         self.discard.append(speed.pop())
         return self._draws(count, "transforming the speed", True)
 
-    def _do_rehand(self, action: tuple) -> str | None:
+    def _do_rehand(self, action: Action) -> str | None:
         reason = self._adjusting(REHAND)
         if reason:
             return reason
@@ -894,6 +904,7 @@ class _TurnRunner:
             card, reason = self._in_hand(card_id, "discarded")
             if reason:
                 return reason
+            assert card is not None
             self.hands[self.mover].remove(card)
             self.discard.append(card)
         if count > len(cards):
@@ -903,13 +914,14 @@ class _TurnRunner:
             )
         return self._draws(count, "restructuring the hand", True)
 
-    def _do_play(self, action: tuple) -> str | None:
+    def _do_play(self, action: Action) -> str | None:
         card_id, declared = action[1], action[2]
         if self.stage >= self.PLAYED:
             return f"{card_id}: you make one maneuver per turn"
         card, reason = self._in_hand(card_id, "played")
         if reason:
             return reason
+        assert card is not None
         rules = self.rules
         info = rules.cards[card]
         attacking = self.mover == self.attacker
@@ -951,7 +963,7 @@ class _TurnRunner:
             return f"{what}: the force is increased only right after playing your maneuver"
         return self._needs(JUNIOR, "increasing the force")
 
-    def _do_force_speed(self, action: tuple) -> str | None:
+    def _do_force_speed(self, action: Action) -> str | None:
         count = action[1]
         reason = self._increasing(f"^{count}")
         if reason:
@@ -964,13 +976,14 @@ class _TurnRunner:
             )
         if count < 1:
             return "^0 increases nothing"
+        assert self.maneuver is not None  # stage PLAYED
         for _ in range(count):
             card = speed.pop()
             self.maneuver[3].append(card)
             self.maneuver[4] += self.rules.speed_of[card]
         return None
 
-    def _do_force_hand(self, action: tuple) -> str | None:
+    def _do_force_hand(self, action: Action) -> str | None:
         card_id = action[1]
         reason = self._increasing(f"^{card_id}")
         if reason:
@@ -978,6 +991,8 @@ class _TurnRunner:
         card, reason = self._in_hand(card_id, "laid on your maneuver")
         if reason:
             return reason
+        assert card is not None
+        assert self.maneuver is not None  # stage PLAYED
         kind = self.maneuver[1]
         info = self.rules.cards[card]
         if not info.has_type(kind):
@@ -991,6 +1006,7 @@ class _TurnRunner:
         return None
 
     def _check_force(self) -> str | None:
+        assert self.maneuver is not None  # stage PLAYED
         card, kind, _, _, force = self.maneuver
         if force < self.beat:
             card_id = self.rules.ids[card]
@@ -1000,9 +1016,9 @@ class _TurnRunner:
             )
         return None
 
-    def _do_referee(self, action: tuple) -> str | None:
+    def _do_referee(self, action: Action) -> str | None:
         card_id = action[1]
-        if self.stage != self.PLAYED or not self.maneuver[2]:
+        if self.stage != self.PLAYED or self.maneuver is None or not self.maneuver[2]:
             return f"the referee check (':{card_id}') follows a foul only"
         reason = self._check_force()
         if reason:
@@ -1035,11 +1051,12 @@ class _TurnRunner:
         return "discard" if 2 * len(self.draw) < self.state.dealt else "draw"
 
     def _stand_maneuver(self) -> None:
+        assert self.maneuver is not None  # stage PLAYED
         card, kind, foul, increases, force = self.maneuver
         self.piles[self.mover].append(Maneuver(card, kind, foul, tuple(increases), force))
         self.maneuver = None
 
-    def _do_stakes(self, action: tuple) -> str | None:
+    def _do_stakes(self, action: Action) -> str | None:
         accepted = action[1]
         reason = self._needs(PRO, "raising the stakes")
         if reason:
@@ -1061,7 +1078,7 @@ class _TurnRunner:
         self.why_over = "the raised stakes were declined, which ended the attack"
         return None
 
-    def _do_end(self, action: tuple) -> str | None:
+    def _do_end(self, action: Action) -> str | None:
         if self.stage == self.PLAYED:
             return "'/' ends an attack, but your maneuver stands: the opponent answers it"
         if self.stage in (self.WON, self.DONE):
@@ -1086,7 +1103,7 @@ class _TurnRunner:
             self.hands[seat].extend(self.speed[seat])
             self.speed[seat] = []
 
-    def _do_special(self, action: tuple) -> str | None:
+    def _do_special(self, action: Action) -> str | None:
         card_id = action[1]
         if self.stage != self.WON:
             return f"|{card_id}: Lucky shot and Goalie are played once the attack is won"
@@ -1133,7 +1150,7 @@ class _TurnRunner:
             return f"{who} won without a maneuver and just takes the ball"
         return f"{who} won with {_a(self.win_type)}"
 
-    def _do_reward_hand(self, action: tuple) -> str | None:
+    def _do_reward_hand(self, action: Action) -> str | None:
         count = action[1]
         if self.stage != self.WON or self.rewarded:
             return f">{count}: a reward is taken once the attack is won"
@@ -1150,7 +1167,7 @@ class _TurnRunner:
         self.mover = saved
         return reason
 
-    def _do_reward_speed(self, action: tuple) -> str | None:
+    def _do_reward_speed(self, action: Action) -> str | None:
         cards = action[1]
         written = ">" + ",".join(cards)
         if self.stage != self.WON or self.rewarded:
@@ -1192,6 +1209,7 @@ class _TurnRunner:
             reason = self._check_force()
             if reason:
                 return reason
+            assert self.maneuver is not None
             if self.maneuver[2]:  # a foul without the referee check
                 pile = self.referee_pile()
                 if self.draw if pile == "draw" else self.discard:
@@ -1219,7 +1237,7 @@ class _TurnRunner:
         self.worth = 1
         self.requester = -1
 
-    _HANDLERS: ClassVar[dict] = {}
+    _HANDLERS: ClassVar[dict[str, Callable[[_TurnRunner, Action], str | None]]] = {}
 
     def freeze(self) -> ForceballState:
         phase = self.phase
@@ -1275,7 +1293,7 @@ def _sample_turn(rules: ForceballRules, state: ForceballState, rng: Any) -> Turn
     choice is made on the table as it is at that moment. ``None`` if a step was
     refused (the caller then falls back to the representative moves)."""
     runner = _TurnRunner(rules, state)
-    actions: list[tuple] = []
+    actions: list[Action] = []
     try:
         _build_turn(runner, rules, rng, actions)
     except _Refused:
@@ -1283,12 +1301,14 @@ def _sample_turn(rules: ForceballRules, state: ForceballState, rng: Any) -> Turn
     return Turn(tuple(actions))
 
 
-def _build_turn(runner: _TurnRunner, rules: ForceballRules, rng: Any, actions: list) -> None:
+def _build_turn(
+    runner: _TurnRunner, rules: ForceballRules, rng: Any, actions: list[Action]
+) -> None:
     ids = rules.ids
     mover = runner.mover
     level = rules.level
 
-    def do(action: tuple) -> None:
+    def do(action: Action) -> None:
         actions.append(action)
         if runner.step(action) is not None:
             raise _Refused
@@ -1376,7 +1396,7 @@ def _draw_count(runner: _TurnRunner, rules: ForceballRules, wanted: int) -> int:
 
 
 def _choose_maneuver(
-    runner: _TurnRunner, rules: ForceballRules, rng: Any
+    runner: _TurnRunner, rules: ForceballRules, rng: random.Random
 ) -> tuple[int, str | None, int, list[int]] | None:
     """A random playable maneuver with the increases it needs (sometimes a foul)."""
     mover = runner.mover
@@ -1385,13 +1405,13 @@ def _choose_maneuver(
     attacking = mover == runner.attacker
     allowed = ATTACK_TYPES if attacking else DEFENCE_TYPES
     can_increase = rules.level >= JUNIOR
-    options = []
+    options: list[tuple[int, str | None, int, list[int]]] = []
     for card in hand:
         info = rules.cards[card]
         if info.speed > len(speed):
             continue
         natural = info.attack_type if attacking else info.defence_type
-        kinds = []
+        kinds: list[tuple[str, str | None]] = []
         if natural is not None:
             kinds.append((natural, None))
         if rules.level >= SENIOR and rng.random() < 0.15:
@@ -1424,7 +1444,9 @@ def _choose_maneuver(
     return rng.choice(options)
 
 
-def _sample_winner_part(runner: _TurnRunner, rules: ForceballRules, rng: Any, do) -> None:
+def _sample_winner_part(
+    runner: _TurnRunner, rules: ForceballRules, rng: Any, do: Callable[[Action], None]
+) -> None:
     winner = runner.winner
     hand = runner.hands[winner]
     if rules.level >= SENIOR and rng.random() < 0.8:
