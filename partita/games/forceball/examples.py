@@ -24,11 +24,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
+from partita.games.forceball.notation import FORCEBALL
 from partita.games.forceball.rules import (
-    ATTACK_TYPES,
-    DEFENCE_TYPES,
     DRAW,
     END,
     FORCE_HAND,
@@ -46,14 +48,15 @@ from partita.games.forceball.rules import (
     STAKES,
     TRANSFORM,
     TURN,
+    Action,
     FaceOff,
     ForceballRules,
+    ForceballState,
     Shuffle,
     Turn,
     _a,
     _TurnRunner,
 )
-from partita.games.registry import get_game
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
 from partita.notation.replay import replay
@@ -77,11 +80,11 @@ WANTED = {
 # -- the player ----------------------------------------------------------------------------
 
 
-def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
+def heuristic_turn(rules: ForceballRules, state: ForceballState, rng: random.Random) -> Turn:
     runner = _TurnRunner(rules, state)
-    actions: list[tuple] = []
+    actions: list[Action] = []
 
-    def do(action: tuple) -> None:
+    def do(action: Action) -> None:
         actions.append(action)
         reason = runner.step(action)
         assert reason is None, (action, reason)
@@ -168,7 +171,9 @@ def _spare_card(rules: ForceballRules, hand: list[int], speed: int, attacking: b
     return min(spares or hand, key=lambda card: (rules.force[card], rules.ids[card]))
 
 
-def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):
+def _choose(
+    runner: _TurnRunner, rules: ForceballRules, rng: random.Random
+) -> tuple[int, str | None, int, list[int]] | None:
     """The cheapest answer (fewest increase cards, then the weakest card), preferring
     a Shot as the attacker and an Interception as the defender; a foul if nothing
     else answers (senior); ``None``: do not respond."""
@@ -178,18 +183,19 @@ def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):
     attacking = mover == runner.attacker
     allowed = ATTACK_TYPES if attacking else DEFENCE_TYPES
     favourite = "Shot" if attacking else "Interception"
-    options = []
+    options: list[tuple[tuple[Any, ...], tuple[int, str | None, int, list[int]]]] = []
     for card in hand:
         info = rules.cards[card]
         if info.speed > len(speed):
             continue
         natural = info.attack_type if attacking else info.defence_type
-        kinds = [(natural, None)] if natural else []
+        kinds: list[tuple[str, str | None]] = [(natural, None)] if natural else []
         if rules.level >= SENIOR:
             kinds += [(kind, kind) for kind in allowed if not info.has_type(kind)]
         for kind, declared in kinds:
             need = runner.beat - info.force
-            from_speed, from_hand = 0, []
+            from_speed = 0
+            from_hand: list[int] = []
             if need > 0:
                 if rules.level < JUNIOR:
                     continue
@@ -226,11 +232,18 @@ def _choose(runner: _TurnRunner, rules: ForceballRules, rng: random.Random):
 # -- comments ------------------------------------------------------------------------------
 
 
-def _seat(seat: int, names) -> str:
+def _seat(seat: int, names: Sequence[str]) -> str:
     return names[seat].split()[0]
 
 
-def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tuple[list[str], str]:
+def _events(
+    rules: ForceballRules,
+    state: ForceballState,
+    move: Shuffle | FaceOff | Turn,
+    after: ForceballState,
+    names: Sequence[str],
+    seen: set[str],
+) -> tuple[list[str], str]:
     """The events of one ply (for the WANTED check) and its comment ('' for none)."""
     events: list[str] = []
     notes: list[str] = []
@@ -355,8 +368,8 @@ def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tupl
 # -- games and records -------------------------------------------------------------------
 
 
-def play_game(league: str, seed: int, names) -> tuple[Record, set]:
-    game = get_game("forceball").configure({"League": league})
+def play_game(league: str, seed: int, names: Sequence[str]) -> tuple[Record, set[str]]:
+    game = FORCEBALL.configure({"League": league})
     rules = game.rules
     rng = random.Random(seed)
     state = rules.initial()
@@ -377,9 +390,10 @@ def play_game(league: str, seed: int, names) -> tuple[Record, set]:
         "heuristic player (partita/games/forceball/examples.py)"
     )
     node = record.root
-    seen: set = set()
-    commented: set = set()
+    seen: set[str] = set()
+    commented: set[str] = set()
     while rules.outcome(state) is None:
+        move: Shuffle | FaceOff | Turn
         if state.phase == "shuffle":
             order = list(rules.ids)
             rng.shuffle(order)
@@ -400,19 +414,20 @@ def play_game(league: str, seed: int, names) -> tuple[Record, set]:
         node = node.add(Node(game.format_move(state, move), comments=[comment] if keep else []))
         state = after
     outcome = rules.outcome(state)
+    assert outcome is not None
     node.comments.append(f"Final score {state.scores[0]}-{state.scores[1]}: {outcome.reason}")
     record.result = outcome.result_token()
     record.tags["Result"] = record.result
     return record, seen
 
 
-def _face_off(rules: ForceballRules, state, rng: random.Random) -> FaceOff:
+def _face_off(rules: ForceballRules, state: ForceballState, rng: random.Random) -> FaceOff:
     """Show the strongest attack card half the time, the weakest card otherwise."""
     shown = []
     for seat in (0, 1):
         hand = state.hands[seat]
 
-        def strength(card: int) -> tuple:
+        def strength(card: int) -> tuple[bool, int, str]:
             info = rules.cards[card]
             return (info.attack_type is not None, info.force, rules.ids[card])
 

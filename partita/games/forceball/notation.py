@@ -49,6 +49,7 @@ from partita.games.forceball.rules import (
     TURN,
     TYPE_LETTERS,
     TYPE_OF_LETTER,
+    Action,
     FaceOff,
     ForceballRules,
     ForceballState,
@@ -111,12 +112,12 @@ _MANEUVER = rf"{_ID}(?:=[SPDIBT])?(?:\^{_ID})*"
 _PILE = rf"-|{_MANEUVER}(?:,{_MANEUVER})*"
 
 
-def _field(name: str, pattern: str, what: str) -> pp.Regex:
+def _field(name: str, pattern: str, what: str) -> pp.ParserElement:
     return pp.Regex(rf"{name}=(?P<{name}>{pattern})").set_name(f"{name}=<{what}>")
 
 
 _GAP = pp.Suppress(pp.White(" \t")).set_name("a space")
-_FIELDS = [
+_FIELDS: list[pp.ParserElement] = [
     _field("next", r"shuffle|faceoff|over|[12]", "shuffle, faceoff, 1 or 2"),
     _field("period", r"[0-9]+", "number"),
     _field("score", r"[0-9]+-[0-9]+", "points-points"),
@@ -144,7 +145,7 @@ def _ids_text(ids: Sequence[str]) -> str:
     return ",".join(ids) if ids else "-"
 
 
-class ForceballNotation(GameNotation):
+class ForceballNotation(GameNotation[ForceballState, Shuffle | FaceOff | Turn]):
     """Turn-log tokens and table positions around a :class:`ForceballRules` engine."""
 
     rules: ForceballRules
@@ -241,6 +242,7 @@ class ForceballNotation(GameNotation):
                         )
                 card = rules.index[card_id]
                 info = rules.cards[card]
+                kind: str | None
                 if letter:
                     kind, foul = TYPE_OF_LETTER[letter], True
                 else:
@@ -372,7 +374,7 @@ def _fast_move(text: str) -> Shuffle | FaceOff | Turn | None:
     return Turn(tuple(actions)) if actions else None
 
 
-def _action_of(text: str, group: Mapping[str, str]) -> tuple:
+def _action_of(text: str, group: Mapping[str, str]) -> Action:
     """The engine's action tuple for one action: its text and its named fields."""
     if "reward" in group:
         return (REWARD_HAND, int(group["reward"]))
@@ -406,35 +408,35 @@ def _action_of(text: str, group: Mapping[str, str]) -> tuple:
     return (SPECIAL, group["special"])
 
 
-def _format_action(action: tuple) -> str:
+def _format_action(action: Action) -> str:
     kind = action[0]
     if kind == DRAW:
         return ">"
     if kind == SPEED_UP:
-        return "+" + action[1]
+        return f"+{action[1]}"
     if kind == SPEED_DOWN:
         return "-"
     if kind == SPEED_SWAP:
-        return "~" + action[1]
+        return f"~{action[1]}"
     if kind == TRANSFORM:
         return f"%{action[1]}"
     if kind == REHAND:
         return "#" + ",".join(action[1]) + f">{action[2]}"
     if kind == PLAY:
         declared = action[2]
-        return "@" + action[1] + ("=" + TYPE_LETTERS[declared] if declared else "")
+        return f"@{action[1]}" + ("=" + TYPE_LETTERS[declared] if declared else "")
     if kind == FORCE_SPEED:
         return f"^{action[1]}"
     if kind == FORCE_HAND:
-        return "^" + action[1]
+        return f"^{action[1]}"
     if kind == REFEREE:
-        return ":" + action[1]
+        return f":{action[1]}"
     if kind == STAKES:
         return "*y" if action[1] else "*n"
     if kind == END:
         return "/"
     if kind == SPECIAL:
-        return "|" + action[1]
+        return f"|{action[1]}"
     if kind == REWARD_HAND:
         return f">{action[1]}"
     if kind == REWARD_SPEED:
