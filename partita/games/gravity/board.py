@@ -6,8 +6,8 @@ from functools import cache
 from typing import Any
 
 from partita.analysis.diagrams import Board, Label, Layout, Shape
-from partita.games.gravity.rules import GravityRules
 from partita.games.gravity.notation import GravityNotation
+from partita.games.gravity.rules import GravityRules
 
 __all__ = ["GravityBoard"]
 
