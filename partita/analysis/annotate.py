@@ -112,6 +112,7 @@ def annotate_record(
     for ply, node in enumerate(record.root.mainline(), start=1):
         if ply > replayed.plies:
             break
+        assert node.move is not None, "only the root holds no move"
         move = game.parse_move(state, node.move)
         if ply >= from_ply:
             played.append((ply, node, state, move))

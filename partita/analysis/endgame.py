@@ -65,7 +65,7 @@ def build_graph(
         raise PartitaError(
             f"endgame graphs are for two sides, and this {rules.name} game has {rules.sides(state)}"
         )
-    graph = nx.DiGraph(root=key_of(state), game=rules.name)
+    graph: nx.DiGraph[Hashable] = nx.DiGraph(root=key_of(state), game=rules.name)
     root = graph.graph["root"]
     graph.add_node(root, **_node_data(rules, state))
     frontier = deque([(root, state)])

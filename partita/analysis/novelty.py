@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from partita.errors import PartitaError
 from partita.games.base import DRAW, WIN, parse_result_token
@@ -251,9 +251,9 @@ def find_novelty(replayed: ReplayedRecord, reference: Any) -> Novelty:
     return result
 
 
-def _known(date: str | None) -> bool:
+def _known(date: str | None) -> TypeGuard[str]:
     """A date whose year is known (``2023.??.??`` yes, ``????.??.??`` no)."""
-    return bool(date) and date[:4].isdigit()  # type: ignore[index]
+    return date is not None and date[:4].isdigit()
 
 
 def _continuations(seen: list[_Seen], mover: int, sides: int) -> list[Continuation]:

@@ -470,7 +470,7 @@ def _lengths(rows: list[dict], notation: GameNotation) -> dict:
     if not plies:
         return {"chart": None, "summary": None}
     sides_default = notation.rules.min_sides
-    kinds = {"decisive": [], "drawn": [], "unfinished": []}
+    kinds: dict[str, list[int]] = {"decisive": [], "drawn": [], "unfinished": []}
     for row in rows:
         kinds[_outcome_kind(row["result"], row["sides"] or sides_default)].append(row["plies"])
     low, high = min(plies), max(plies)
@@ -708,6 +708,7 @@ def viewer_game(record: Record, game_id: int | str) -> dict | None:
                     current = rules.apply(current, forced)
                 number, opens = rules.move_number(current)
                 entry["n"] = f"{number}." if opens else f"{number}..."
+                assert child.move is not None, "only the root holds no move"
                 after = rules.apply(current, game.parse_move(current, child.move))
             except PartitaError:
                 entry["bad"] = True

@@ -187,12 +187,14 @@ class OpeningTree:
     def graph(self) -> nx.MultiDiGraph:
         """The tree as a networkx graph (built once, on first use)."""
         if self._graph is None:
-            graph = nx.MultiDiGraph()
+            graph: nx.MultiDiGraph[Hashable] = nx.MultiDiGraph()
             graph.add_nodes_from(
                 (node, {"ply": ply, "games": games}) for node, (ply, games) in self.nodes.items()
             )
+            # types-networkx types add_edges_from as Graph's: no (u, v, key, data) edges.
             graph.add_edges_from(
-                (stats.parent, stats.child, stats.move, {"stats": stats}) for stats in self.edges()
+                (stats.parent, stats.child, stats.move, {"stats": stats})  # type: ignore[misc]
+                for stats in self.edges()
             )
             self._graph = graph
         return self._graph
@@ -292,7 +294,7 @@ class OpeningTree:
 
     def write_graphml(self, path: str | Path) -> None:
         """GraphML with scalar attributes (lists become space-separated text)."""
-        flat = nx.MultiDiGraph()
+        flat: nx.MultiDiGraph[str] = nx.MultiDiGraph()
         name = self.position
         for node, (ply, games) in self.nodes.items():
             flat.add_node(name(node), games=games, ply=ply)
@@ -437,7 +439,8 @@ class _Frames:
             if keep and self._steps is not None:
                 self._packed_images(state, plain, level, parent, keep)
             return found[0], found[1], None
-        keys = self.image_keys(state, plain, level, parent, keep)
+        # One game's keys are of one kind (ints, strings, tuples) and compare.
+        keys: tuple[Any, ...] = self.image_keys(state, plain, level, parent, keep)
         best = min(keys)
         symmetries = tuple(index for index, key in enumerate(keys) if key == best)
         cache[plain] = (best, _IDENTITY if symmetries == _IDENTITY else symmetries, None)
@@ -1107,6 +1110,7 @@ def _gather(
             if outcome is None:
                 unfinished += games
             else:
+                kind: int
                 for side, kind in enumerate(outcome):  # type: ignore[arg-type]
                     tallies[side][kind] += games
         stats.won = share(tuple(tally[0] for tally in tallies))

@@ -176,7 +176,7 @@ class ArchiveWriter:
         strictness, in this process or in a worker."""
         summary = self.summary
         summary.records += 1
-        if type(prepared) is Refusal:
+        if isinstance(prepared, Refusal):
             summary.refused += 1
             summary.refusals.append(prepared)
         else:
@@ -454,13 +454,13 @@ class _Preparer:
         in_flight: deque[tuple[_Chunk, Future | list]] = deque()
         in_workers = 0
         while True:
-            while in_workers < queued and (chunk := next(chunks, None)) is not None:
-                in_flight.append((chunk, pool.submit(prepare_chunk, chunk.data)))
+            while in_workers < queued and (queued_chunk := next(chunks, None)) is not None:
+                in_flight.append((queued_chunk, pool.submit(prepare_chunk, queued_chunk.data)))
                 in_workers += 1
             if not in_flight:
                 return
             chunk, head = in_flight[0]
-            if type(head) is list:
+            if isinstance(head, list):
                 in_flight.popleft()
                 yield chunk, head
                 continue

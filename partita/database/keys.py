@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from hashlib import blake2b
+from typing import Any
 
 __all__ = ["encode_key", "fold_key", "key_folder"]
 
@@ -43,7 +44,7 @@ def encode_key(key: Hashable) -> bytes:
     Nested tuples are walked with an explicit stack: no recursion.
     """
     parts: list[bytes] = []
-    stack: list[object] = [key]
+    stack: list[Any] = [key]  # anything a key may hold
     while stack:
         value = stack.pop()
         kind = type(value)

@@ -88,7 +88,7 @@ POSITION_COLUMNS: tuple[str, ...] = ("key", "game_id", "ply", "move", "next_move
 
 def _create_v1(db: Database) -> None:
     """Games, positions, problems and their indexes."""
-    db["games"].create(
+    db.table("games").create(
         {
             "id": int,
             "game": str,
@@ -121,9 +121,9 @@ def _create_v1(db: Database) -> None:
         not_null={"plies", "status", "tags", "pgr", "moves", "hash"},
         column_order=list(GAME_COLUMNS),
     )
-    db["games"].create_index(["hash"], index_name="games_hash", unique=True)
-    db["games"].create_index(["moves"], index_name="games_moves")
-    db["games"].create_index(["game", "date_min"], index_name="games_game_date")
+    db.table("games").create_index(["hash"], index_name="games_hash", unique=True)
+    db.table("games").create_index(["moves"], index_name="games_moves")
+    db.table("games").create_index(["game", "date_min"], index_name="games_game_date")
     db.execute(
         "CREATE TABLE positions (\n"
         "   key INTEGER NOT NULL,\n"
@@ -134,7 +134,7 @@ def _create_v1(db: Database) -> None:
         "   PRIMARY KEY (key, game_id, ply)\n"
         ") WITHOUT ROWID"
     )
-    db["problems"].create(
+    db.table("problems").create(
         {
             "id": int,
             "game_id": int,
@@ -151,8 +151,8 @@ def _create_v1(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id")],
         not_null={"game_id", "kind", "severity", "message"},
     )
-    db["problems"].create_index(["game_id"], index_name="problems_game")
-    db["problems"].create_index(["kind"], index_name="problems_kind")
+    db.table("problems").create_index(["game_id"], index_name="problems_game")
+    db.table("problems").create_index(["kind"], index_name="problems_kind")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ def _migrate(db: Database, path: str) -> None:
     if "schema_version" not in tables:
         if tables & {"games", "positions", "problems"}:
             raise ArchiveError(f"{path} is not a partita archive (it has no schema_version table)")
-        db["schema_version"].create(
+        db.table("schema_version").create(
             {"version": int, "description": str, "applied": str}, pk="version"
         )
     current = schema_version(db)
@@ -198,7 +198,7 @@ def _migrate(db: Database, path: str) -> None:
             continue
         with db.atomic():
             migration.apply(db)
-            db["schema_version"].insert(
+            db.table("schema_version").insert(
                 {
                     "version": migration.version,
                     "description": migration.description,

@@ -22,9 +22,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 from partita.errors import IllegalMoveError
+
+if TYPE_CHECKING:
+    import random
+
+#: A game's state type (an immutable position value).
+StateT = TypeVar("StateT")
+#: A game's move type (an immutable, hashable value).
+MoveT = TypeVar("MoveT", bound=Hashable)
 
 #: The side to move when the next move is a chance event (a shuffle, a reveal).
 CHANCE = -1
@@ -125,11 +133,12 @@ class TagSpec:
     cosmetic: bool = False
 
 
-class Rules(ABC):
+class Rules(ABC, Generic[StateT, MoveT]):
     """One rule set, possibly configured (board size, variant, layout, deck...).
 
     Engines are stateless apart from their configuration; states carry everything
-    that changes. ``configure`` returns a new engine for a record's tags.
+    that changes. ``configure`` returns a new engine for a record's tags. A game
+    declares its state and move types: ``class GravityRules(Rules[GravityState, Entry])``.
     """
 
     #: The `Game` tag value.
@@ -144,28 +153,28 @@ class Rules(ABC):
     notation_summary: ClassVar[str] = ""
 
     # -- configuration ------------------------------------------------------
-    def configure(self, tags: Mapping[str, str]) -> Rules:
+    def configure(self, tags: Mapping[str, str]) -> Self:
         """The engine for a record with these tags; ``TagError`` on a bad value."""
         return self
 
     # -- states --------------------------------------------------------------
     @abstractmethod
-    def initial(self, sides: int = 2) -> Any:
+    def initial(self, sides: int = 2) -> StateT:
         """The starting position for this many sides."""
 
     @abstractmethod
-    def sides(self, state: Any) -> int:
+    def sides(self, state: StateT) -> int:
         """How many sides play in this state."""
 
     @abstractmethod
-    def side_to_move(self, state: Any) -> int:
+    def side_to_move(self, state: StateT) -> int:
         """Seat index (from 0) of the side to move, or ``CHANCE``."""
 
     @abstractmethod
-    def legal_moves(self, state: Any) -> Sequence[Any]:
+    def legal_moves(self, state: StateT) -> Sequence[MoveT]:
         """Every legal move, in a fixed order; empty once the game is over."""
 
-    def sample_move(self, state: Any, rng: Any) -> Any:
+    def sample_move(self, state: StateT, rng: random.Random) -> MoveT:
         """A random legal move (``rng`` is a ``random.Random``), for playouts and tests.
 
         Uniform over :meth:`legal_moves` by default. A game whose moves cannot all be
@@ -176,14 +185,14 @@ class Rules(ABC):
         return rng.choice(list(self.legal_moves(state)))
 
     @abstractmethod
-    def illegal_reason(self, state: Any, move: Any) -> str | None:
+    def illegal_reason(self, state: StateT, move: MoveT) -> str | None:
         """Why ``move`` is illegal here, in a player's words; ``None`` if legal."""
 
     @abstractmethod
-    def apply(self, state: Any, move: Any) -> Any:
+    def apply(self, state: StateT, move: MoveT) -> StateT:
         """Trusted fast path: the state after a move known to be legal."""
 
-    def play(self, state: Any, move: Any) -> Any:
+    def play(self, state: StateT, move: MoveT) -> StateT:
         """Checked path: the state after ``move``, or ``IllegalMoveError``."""
         reason = self.illegal_reason(state, move)
         if reason is not None:
@@ -191,13 +200,13 @@ class Rules(ABC):
         return self.apply(state, move)
 
     @abstractmethod
-    def outcome(self, state: Any) -> Outcome | None:
+    def outcome(self, state: StateT) -> Outcome | None:
         """The outcome if the rules have ended the game, else ``None``."""
 
-    def is_over(self, state: Any) -> bool:
+    def is_over(self, state: StateT) -> bool:
         return self.outcome(state) is not None
 
-    def forced_pass(self, state: Any) -> Any | None:
+    def forced_pass(self, state: StateT) -> MoveT | None:
         """The pass move if the rules force the side to move to pass, else ``None``.
 
         Readers insert an omitted forced pass with it; games without passes keep
@@ -205,11 +214,11 @@ class Rules(ABC):
         """
         return None
 
-    def is_pass(self, move: Any) -> bool:
+    def is_pass(self, move: MoveT) -> bool:
         return False
 
     # -- numbering -------------------------------------------------------------
-    def move_number(self, state: Any) -> tuple[int, bool]:
+    def move_number(self, state: StateT) -> tuple[int, bool]:
         """The record's move number for the next move and whether it opens it.
 
         Two-sided games number rounds of two plies; a game may rotate the first
@@ -221,31 +230,31 @@ class Rules(ABC):
         return ply // sides + 1, ply % sides == 0
 
     @abstractmethod
-    def ply(self, state: Any) -> int:
+    def ply(self, state: StateT) -> int:
         """Plies (turns of any side, passes included) played from the initial state."""
 
     # -- keys and symmetry -------------------------------------------------------
     @abstractmethod
-    def key(self, state: Any) -> Hashable:
+    def key(self, state: StateT) -> Hashable:
         """A position key for graphs and the archive: equal for positions with the
         same future, stable across runs (ints, strings, bytes, tuples of those)."""
 
     #: How many symmetries the game has (1: only the identity).
     symmetry_count: ClassVar[int] = 1
 
-    def transform(self, state: Any, symmetry: int) -> Any:
+    def transform(self, state: StateT, symmetry: int) -> StateT:
         """The state mapped by symmetry number ``symmetry`` (0 is the identity)."""
         if symmetry != 0:
             raise ValueError(f"{self.name} has no symmetry {symmetry}")
         return state
 
-    def transform_move(self, move: Any, symmetry: int) -> Any:
+    def transform_move(self, move: MoveT, symmetry: int) -> MoveT:
         """The move mapped by the same symmetry as :meth:`transform`."""
         if symmetry != 0:
             raise ValueError(f"{self.name} has no symmetry {symmetry}")
         return move
 
-    def symmetric_keys(self, state: Any) -> tuple[Hashable, ...]:
+    def symmetric_keys(self, state: StateT) -> tuple[Hashable, ...]:
         """``key(transform(state, k))`` for every symmetry ``k`` in order (the
         identity first), for graphs that fold symmetric positions. Games with a
         faster way (one pass over packed tables) override it with the same values."""
@@ -261,13 +270,16 @@ class Rules(ABC):
         :meth:`symmetric_keys`."""
         return None
 
-    def canonical_key(self, state: Any) -> Hashable:
+    def canonical_key(self, state: StateT) -> Hashable:
         """The smallest key over all symmetries: equal for symmetric positions."""
         if self.symmetry_count == 1:
             return self.key(state)
-        return min(self.key(self.transform(state, k)) for k in range(self.symmetry_count))
+        # One game's keys are of one kind (ints, strings, tuples) and compare.
+        keys: list[Any] = [self.key(self.transform(state, k)) for k in range(self.symmetry_count)]
+        smallest: Hashable = min(keys)
+        return smallest
 
     # -- display -----------------------------------------------------------------
     @abstractmethod
-    def diagram(self, state: Any) -> str:
+    def diagram(self, state: StateT) -> str:
         """A text diagram of the position, for terminals."""

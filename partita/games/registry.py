@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from partita.errors import PartitaError, UnknownGameError
 from partita.games.spec import GameSpec
@@ -100,7 +100,7 @@ def get_spec(name: str) -> GameSpec:
         raise UnknownGameError(f"unknown game '{name}' (supported: {known})") from None
 
 
-def get_game(name: str) -> GameNotation:
+def get_game(name: str) -> GameNotation[Any, Any]:
     """The game a `Game` tag names (unconfigured); ``UnknownGameError`` otherwise."""
     return get_spec(name).game
 
@@ -111,7 +111,7 @@ def all_specs() -> list[GameSpec]:
     return [_SPECS[name] for name in sorted(_SPECS)]
 
 
-def all_games() -> list[GameNotation]:
+def all_games() -> list[GameNotation[Any, Any]]:
     return [spec.game for spec in all_specs()]
 
 

@@ -79,7 +79,7 @@ class GameSpec:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @cached_property
-    def game(self) -> GameNotation:
+    def game(self) -> GameNotation[Any, Any]:
         """The game's notation (rules inside), loaded on first use."""
         loaded = resolve(self.notation, what=f"notation of {self.name}")
         if callable(loaded) and not hasattr(loaded, "parse_move"):
@@ -88,10 +88,11 @@ class GameSpec:
             raise PartitaError(
                 f"the notation of game '{self.name}' calls itself '{getattr(loaded, 'name', '?')}'"
             )
-        return loaded  # type: ignore[no-any-return]
+        game: GameNotation[Any, Any] = loaded
+        return game
 
     @property
-    def rules(self) -> Rules:
+    def rules(self) -> Rules[Any, Any]:
         return self.game.rules
 
     @property
@@ -106,7 +107,8 @@ class GameSpec:
         """The board factory, or ``None`` when the game draws only text."""
         if self.board is None:
             return None
-        return resolve(self.board, what=f"board of {self.name}")  # type: ignore[no-any-return]
+        factory: Callable[[Any], Any] = resolve(self.board, what=f"board of {self.name}")
+        return factory
 
     def section_builders(self) -> list[Callable[..., Any]]:
         return [
@@ -118,7 +120,8 @@ class GameSpec:
         """The exact solver's factory, or ``None`` when the game has none."""
         if self.solver is None:
             return None
-        return resolve(self.solver, what=f"solver of {self.name}")  # type: ignore[no-any-return]
+        factory: Callable[..., Any] = resolve(self.solver, what=f"solver of {self.name}")
+        return factory
 
     def command_objects(self) -> list[Any]:
         return [resolve(reference, what=f"command of {self.name}") for reference in self.commands]

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Generic, Self
 
 import pyparsing as pp
 
 from partita.errors import NotationError, PartitaError
-from partita.games.base import Rules
+from partita.games.base import MoveT, Rules, StateT
 
 
 def parse_position_text(grammar: pp.ParserElement, text: str) -> pp.ParseResults:
@@ -33,17 +33,24 @@ def parse_position_text(grammar: pp.ParserElement, text: str) -> pp.ParseResults
         ) from None
 
 
-class GameNotation(ABC):
-    """A game as partita sees it: rules plus notation, configured for a record."""
+class GameNotation(ABC, Generic[StateT, MoveT]):
+    """A game as partita sees it: rules plus notation, configured for a record.
 
-    def __init__(self, rules: Rules) -> None:
+    Generic over the game's state and move types, like its rules engine
+    (``class GravityNotation(GameNotation[GravityState, Entry])``); a game narrows
+    :attr:`rules` to its own engine class with a class-level annotation.
+    """
+
+    rules: Rules[StateT, MoveT]
+
+    def __init__(self, rules: Rules[StateT, MoveT]) -> None:
         self.rules = rules
 
     @property
     def name(self) -> str:
         return self.rules.name
 
-    def configure(self, tags: Mapping[str, str]) -> GameNotation:
+    def configure(self, tags: Mapping[str, str]) -> Self:
         """This game configured by a record's tags (``TagError`` on a bad value)."""
         rules = self.rules.configure(tags)
         return self if rules is self.rules else type(self)(rules)
@@ -60,7 +67,7 @@ class GameNotation(ABC):
         its syntax; ``NotationError`` if it is no move of this game at all."""
 
     @abstractmethod
-    def parse_move(self, state: Any, text: str) -> Any:
+    def parse_move(self, state: StateT, text: str) -> MoveT:
         """The legal move ``text`` names in ``state``.
 
         Raises ``NotationError`` (malformed), ``IllegalMoveError`` (with the reason)
@@ -69,16 +76,16 @@ class GameNotation(ABC):
         """
 
     @abstractmethod
-    def format_move(self, state: Any, move: Any) -> str:
+    def format_move(self, state: StateT, move: MoveT) -> str:
         """The canonical token of ``move`` played in ``state``."""
 
-    def trusted_move_reader(self) -> Callable[[Any, str], Any]:
+    def trusted_move_reader(self) -> Callable[[StateT, str], MoveT]:
         """``(state, token) -> move`` for canonical tokens of moves known to be legal
         (archived mainlines): :meth:`parse_move` by default; a game whose moves do
         not depend on the position returns a cached dictionary look-up."""
         return self.parse_move
 
-    def replay_canonical(self, state: Any, tokens: Sequence[str]) -> list[Any]:
+    def replay_canonical(self, state: StateT, tokens: Sequence[str]) -> list[StateT]:
         """Fast path for importers: the state after each token of the longest prefix
         of ``tokens`` that is legal, canonically spelled (``format_move`` gives the
         token back) and needs no inserted pass; replay checks the rest move by move.
@@ -87,7 +94,7 @@ class GameNotation(ABC):
         generic version accepts (a differential test checks it).
         """
         rules = self.rules
-        states: list[Any] = []
+        states: list[StateT] = []
         for token in tokens:
             if rules.outcome(state) is not None or rules.forced_pass(state) is not None:
                 break
@@ -105,14 +112,14 @@ class GameNotation(ABC):
     #: (the published test sets' format for top-entry boards: ``"4453"``).
     has_column_strings: bool = False
 
-    def moves_from_columns(self, text: str, state: Any = None) -> list[Any]:
+    def moves_from_columns(self, text: str, state: StateT | None = None) -> list[MoveT]:
         """The moves of a column string, each checked legal in turn; games without
         column strings say so with ``NotationError``."""
         raise NotationError(f"{self.name} has no column strings")
 
     # -- positions -------------------------------------------------------------------
     @abstractmethod
-    def parse_position(self, text: str, sides: int | None = None) -> Any:
+    def parse_position(self, text: str, sides: int | None = None) -> StateT:
         """The state a position-notation string describes.
 
         ``NotationError`` if malformed, ``SetupError`` if impossible in principle
@@ -120,17 +127,17 @@ class GameNotation(ABC):
         """
 
     @abstractmethod
-    def format_position(self, state: Any) -> str:
+    def format_position(self, state: StateT) -> str:
         """The position notation of ``state``; ``parse_position`` reads it back."""
 
     # -- conveniences ------------------------------------------------------------------
-    def initial(self, sides: int = 2) -> Any:
+    def initial(self, sides: int = 2) -> StateT:
         return self.rules.initial(sides)
 
-    def diagram(self, state: Any) -> str:
+    def diagram(self, state: StateT) -> str:
         return self.rules.diagram(state)
 
-    def play_line(self, text: str, state: Any = None) -> Any:
+    def play_line(self, text: str, state: StateT | None = None) -> StateT:
         """The state after a space-separated line of moves (checked path)."""
         if state is None:
             state = self.rules.initial()
@@ -138,7 +145,7 @@ class GameNotation(ABC):
             state = self.rules.apply(state, self.parse_move(state, token))
         return state
 
-    def format_line(self, state: Any, moves: list) -> list[str]:
+    def format_line(self, state: StateT, moves: Sequence[MoveT]) -> list[str]:
         tokens = []
         for move in moves:
             tokens.append(self.format_move(state, move))

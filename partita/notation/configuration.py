@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from partita.notation.base import GameNotation
 
@@ -32,7 +33,9 @@ class Configuration:
     defaults: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
-    def of(cls, notation: GameNotation, sides: int, tags: Mapping[str, str]) -> Configuration:
+    def of(
+        cls, notation: GameNotation[Any, Any], sides: int, tags: Mapping[str, str]
+    ) -> Configuration:
         """The configuration of a record of ``notation`` with these tags."""
         specs = [spec for spec in notation.rules.tags if not spec.cosmetic]
         settings = tuple((spec.name, tags.get(spec.name) or spec.default or "") for spec in specs)
@@ -48,7 +51,7 @@ class Configuration:
             name: value for name, value in self.settings if value and value != defaults.get(name)
         }
 
-    def configure(self, notation: GameNotation) -> GameNotation:
+    def configure(self, notation: GameNotation[Any, Any]) -> GameNotation[Any, Any]:
         """``notation`` configured for this set-up."""
         return notation.configure(self.tags())
 

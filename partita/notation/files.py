@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from partita.errors import PartitaError
+
+if TYPE_CHECKING:
+    from partita.notation.replay import ReplayedRecord
 
 #: The extension of record files searched for in folders.
 RECORD_SUFFIX = ".pgr"
@@ -28,7 +32,9 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
-def validate_paths(paths: Iterable[str | Path], *, strict: bool = False) -> Iterator:
+def validate_paths(
+    paths: Iterable[str | Path], *, strict: bool = False
+) -> Iterator[ReplayedRecord]:
     """Read and replay every record of the files (folders: their ``*.pgr`` files).
 
     Yields one :class:`~partita.notation.replay.ReplayedRecord` per record, in file

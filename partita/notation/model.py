@@ -15,6 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from partita.notation.problems import Problem
 
 #: Tags written first, in this order, by the canonical writer.
 SEVEN_TAG_ORDER = ("Game", "Event", "Site", "Date", "Round")
@@ -71,7 +75,7 @@ class Node:
         self.children.append(child)
         return child
 
-    def add_move(self, move: str, **annotations) -> Node:
+    def add_move(self, move: str, **annotations: Any) -> Node:
         return self.add(Node(move, **annotations))
 
     # -- reading ------------------------------------------------------------------
@@ -121,7 +125,7 @@ class Node:
             stack.extend(zip(left.children, right.children, strict=True))
         return True
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable: no hash
 
     def __repr__(self) -> str:
         return f"Node({self.move!r}, children={len(self.children)})"
@@ -154,7 +158,7 @@ class Record:
     #: The record's text (the movetext part starts at ``movetext_offset``), kept so
     #: offsets become line and column only when a problem needs them.
     text: str = ""
-    syntax_problems: list = field(default_factory=list)
+    syntax_problems: list[Problem] = field(default_factory=list)
     #: Character offset of the result token in :attr:`text` (-1: none was read).
     result_offset: int = -1
 
@@ -163,7 +167,8 @@ class Record:
         return self.tags.get("Game")
 
     def mainline_moves(self) -> list[str]:
-        return [node.move for node in self.root.mainline()]
+        # Only the root holds no move.
+        return cast("list[str]", [node.move for node in self.root.mainline()])
 
     def same_game(self, other: Record) -> bool:
         """Same tags (in order), moves, annotations and result: what a round trip keeps."""

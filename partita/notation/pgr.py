@@ -91,7 +91,7 @@ STRAY_PATTERN = r"[}\]$]"
 
 
 # -- the token grammar --------------------------------------------------------------------
-def _atom(pattern: str, name: str, kind: str) -> pp.Regex:
+def _atom(pattern: str, name: str, kind: str) -> pp.ParserElement:
     element = pp.Regex(pattern).set_name(name)
     element.set_whitespace_chars(WHITESPACE)
     element.add_parse_action(lambda _s, loc, toks: (kind, toks[0], loc))

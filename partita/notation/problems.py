@@ -8,6 +8,7 @@ stop at a problem: they collect them and go on.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
@@ -52,7 +53,7 @@ class Problem:
     #: The record's Event and players, to recognise it in a long file.
     context: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["move"] = self.token  # the name the CLI's JSON promises
         return data

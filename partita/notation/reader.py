@@ -23,7 +23,7 @@ import io
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from partita.notation import pgr, scanner
 from partita.notation.model import Node, Record, SourceRef
@@ -59,7 +59,7 @@ __all__ = [
     "visit_records",
 ]
 
-Source = str | os.PathLike | bytes | io.IOBase | Any
+Source = str | os.PathLike[str] | bytes | io.IOBase | Any
 
 
 class _Skip:
@@ -187,6 +187,7 @@ class RecordBuilder(RecordVisitor):
 
     def begin_variation(self) -> None:
         self._stack.append((self._current, self._parent))
+        assert self._parent is not None, "a variation opens after a move"
         self._current, self._parent = self._parent, None  # the next move is a sibling
         self._starting = []
 
@@ -291,7 +292,9 @@ def read_records(
     return visit_records(source, RecordBuilder, name=name, reference=reference)
 
 
-def read_headers(source: Source, *, name: str | None = None) -> Iterator[tuple[SourceRef, dict]]:
+def read_headers(
+    source: Source, *, name: str | None = None
+) -> Iterator[tuple[SourceRef, dict[str, str]]]:
     """The place and the tags of every record, without reading any movetext."""
     return visit_records(source, HeaderCollector, name=name)
 
@@ -323,7 +326,8 @@ def split_records(source: Source, *, name: str | None = None) -> Iterator[RawRec
 
 def build_record(raw: RawRecord, *, reference: bool = False) -> Record:
     """The :class:`Record` of one raw record from :func:`split_records`."""
-    return _drive(raw, RecordBuilder(), pgr.tokenize if reference else scanner.tokenize)
+    record: Record = _drive(raw, RecordBuilder(), pgr.tokenize if reference else scanner.tokenize)
+    return record
 
 
 def parse_record(text: str, *, source: SourceRef | None = None, reference: bool = False) -> Record:
@@ -341,7 +345,8 @@ def parse_record(text: str, *, source: SourceRef | None = None, reference: bool 
             byte_offset=source.byte_offset + raw.source.byte_offset,
         )
     tokenize = pgr.tokenize if reference else scanner.tokenize
-    return _drive(raw, RecordBuilder(), tokenize)
+    record: Record = _drive(raw, RecordBuilder(), tokenize)
+    return record
 
 
 # -- lines ----------------------------------------------------------------------------------------
@@ -367,7 +372,7 @@ class _LineSource:
             if isinstance(source.read(0), bytes):
                 self.lines = _binary_lines(source)
             else:
-                self.lines = _text_lines(source)
+                self.lines = _text_lines(cast("Iterable[str]", source))
         else:
             raise TypeError(f"cannot read records from {type(source).__name__}")
 
@@ -407,7 +412,9 @@ class RawRecord:
 
     __slots__ = ("text", "source", "movetext_start", "problems")
 
-    def __init__(self, text: str, source: SourceRef, movetext_start: int, problems: list) -> None:
+    def __init__(
+        self, text: str, source: SourceRef, movetext_start: int, problems: list[tuple[int, str]]
+    ) -> None:
         self.text = text
         self.source = source
         self.movetext_start = movetext_start
@@ -524,7 +531,9 @@ def _split_records(
 _AFTER_RESULT = "token '{token}' after the result '{result}': a record ends with its result"
 
 
-def _drive(raw: RawRecord, visitor: RecordVisitor, tokenize: Callable) -> Any:
+def _drive(
+    raw: RawRecord, visitor: RecordVisitor, tokenize: Callable[..., list[scanner.Token]]
+) -> Any:
     text = raw.text
     if visitor.begin_record(raw.source, text) is SKIP:
         visitor.end_record()
@@ -676,7 +685,7 @@ def _drive(raw: RawRecord, visitor: RecordVisitor, tokenize: Callable) -> Any:
     return visitor.result()
 
 
-def _lexical(problem: Callable, token: tuple[str, str, int]) -> None:
+def _lexical(problem: Callable[..., None], token: tuple[str, str, int]) -> None:
     kind, token_text, offset = token
     found = scanner.lexical_problem(kind, token_text)
     if found is not None:
@@ -686,7 +695,11 @@ def _lexical(problem: Callable, token: tuple[str, str, int]) -> None:
 
 
 def _close_all(
-    visitor: RecordVisitor, problem: Callable, levels: list[int], opened: list[int], when: str
+    visitor: RecordVisitor,
+    problem: Callable[..., None],
+    levels: list[int],
+    opened: list[int],
+    when: str,
 ) -> None:
     count = len(opened)
     more = f" ({count} variations are open)" if count > 1 else ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from partita.errors import (
     AmbiguousMoveError,
@@ -38,7 +38,7 @@ class ReplayedRecord:
     """
 
     record: Record
-    game: GameNotation | None
+    game: GameNotation[Any, Any] | None
     problems: list[Problem] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
     keys: list[Hashable] = field(default_factory=list)
@@ -49,7 +49,7 @@ class ReplayedRecord:
     #: True when the mainline stopped at a move that could not be played.
     stopped: bool = False
     #: The state after each ply of ``moves`` (for writers and analysis).
-    states: list = field(default_factory=list)
+    states: list[Any] = field(default_factory=list)
     #: True when the record has variations (the writer's fast path needs none).
     has_variations: bool = False
 
@@ -67,7 +67,7 @@ class ReplayedRecord:
             return None
         return self.game.format_position(self.final_state)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The object `partita validate --json` prints for this record."""
         source = self.record.source
         return {
@@ -196,7 +196,7 @@ def replay_records(records: Iterable[Record], strict: bool = False) -> Iterator[
         yield replay(record, strict=strict)
 
 
-def _check_tags(record: Record, collect: _Collector) -> GameNotation | None:
+def _check_tags(record: Record, collect: _Collector) -> GameNotation[Any, Any] | None:
     """Required and known tags; the configured game, or None when replay is impossible."""
     tags = record.tags
     for name in ("Game", "Result"):
@@ -274,11 +274,11 @@ def _check_tags(record: Record, collect: _Collector) -> GameNotation | None:
     return game
 
 
-def _sides(record: Record, game: GameNotation) -> int:
+def _sides(record: Record, game: GameNotation[Any, Any]) -> int:
     return count_sides(record.tags, game.rules.min_sides)[0]
 
 
-def _starting_state(record: Record, game: GameNotation, collect: _Collector) -> Any:
+def _starting_state(record: Record, game: GameNotation[Any, Any], collect: _Collector) -> Any:
     tags = record.tags
     sides = _sides(record, game)
     if tags.get("SetUp") != "1":
@@ -306,6 +306,7 @@ def _check_number(node: Node, rules: Any, state: Any, ply: int, collect: _Collec
     """A move number written before ``node`` must be the rules' number, with
     ``N.`` before the move that opens a round and ``N...`` before any other."""
     number, opens = rules.move_number(state)
+    assert node.written_number is not None, "called for a written move number"
     written, dots = node.written_number
     if written != number:
         expected = f"{number}." if opens else f"{number}..."
@@ -362,7 +363,7 @@ class _LineReplayer:
     Shared by the mainline and the variations so both are checked the same way.
     """
 
-    def __init__(self, game: GameNotation, collect: _Collector) -> None:
+    def __init__(self, game: GameNotation[Any, Any], collect: _Collector) -> None:
         self.game = game
         self.rules = game.rules
         self.collect = collect
@@ -384,6 +385,7 @@ class _LineReplayer:
         ``None`` after reporting why the move cannot be played."""
         rules = self.rules
         token = node.move
+        assert token is not None, "only the root holds no move"
         plies: list[tuple[Any, Any, Any]] = []
         outcome = rules.outcome(state)
         if outcome is not None:
@@ -450,7 +452,11 @@ class _LineReplayer:
 
 
 def _replay_mainline(
-    record: Record, game: GameNotation, start: Any, collect: _Collector, replayed: ReplayedRecord
+    record: Record,
+    game: GameNotation[Any, Any],
+    start: Any,
+    collect: _Collector,
+    replayed: ReplayedRecord,
 ) -> list[tuple[Node, Any, int]]:
     """Replay the mainline; return where variations branch off it: for each
     mainline node with alternatives, (that node's parent, the state there, plies).
@@ -462,9 +468,11 @@ def _replay_mainline(
     """
     rules = game.rules
     nodes = list(record.root.mainline())
-    states = game.replay_canonical(start, [node.move for node in nodes])
+    # Only the root holds no move.
+    tokens = cast("list[str]", [node.move for node in nodes])
+    states = game.replay_canonical(start, tokens)
     fast = len(states)
-    moves = [node.move for node in nodes[:fast]]
+    moves = tokens[:fast]
     branches: list[tuple[Node, Any, int]] = []
     parent = record.root
     before = start
@@ -499,7 +507,7 @@ def _replay_mainline(
 
 
 def _replay_variations(
-    game: GameNotation, branches: list[tuple[Node, Any, int]], collect: _Collector
+    game: GameNotation[Any, Any], branches: list[tuple[Node, Any, int]], collect: _Collector
 ) -> None:
     """Check every variation from the position before the move it replaces.
 
@@ -522,7 +530,7 @@ def _replay_variations(
 
 
 def _check_result(
-    record: Record, game: GameNotation, replayed: ReplayedRecord, collect: _Collector
+    record: Record, game: GameNotation[Any, Any], replayed: ReplayedRecord, collect: _Collector
 ) -> None:
     if replayed.stopped:
         return

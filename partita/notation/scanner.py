@@ -98,6 +98,7 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     kinds = _KIND_OF_GROUP
     for match in _MASTER.finditer(text, start, end):
         group = match.lastindex
+        assert group is not None  # every alternative of the master pattern is a group
         kind = kinds[group]
         token = match[group]
         offset = match.start(group)
@@ -117,6 +118,7 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
 def tag_pair(token: str) -> tuple[str, str]:
     """Name and value (unescaped) of a ``tag`` token."""
     match = _TAG_PARTS.match(token)
+    assert match is not None, f"not a tag token: {token!r}"
     value = match["value"]
     if "\\" in value:
         value = _ESCAPE.sub(r"\1", value)

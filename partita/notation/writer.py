@@ -46,7 +46,10 @@ def tag_order(tags: dict[str, str]) -> list[str]:
 
 
 def write_record(
-    record: Record, game: GameNotation | None = None, *, replayed: ReplayedRecord | None = None
+    record: Record,
+    game: GameNotation[Any, Any] | None = None,
+    *,
+    replayed: ReplayedRecord | None = None,
 ) -> str:
     """The canonical text of ``record``, ending with a line break.
 
@@ -72,7 +75,7 @@ def write_record(
 
 
 def write_records(
-    records: Iterable[Record], stream: TextIO, game: GameNotation | None = None
+    records: Iterable[Record], stream: TextIO, game: GameNotation[Any, Any] | None = None
 ) -> int:
     """Write records to a text stream, a blank line between two; returns how many."""
     count = 0
@@ -112,7 +115,7 @@ class _Numbering:
 
     __slots__ = ("game", "sides")
 
-    def __init__(self, game: GameNotation | None, sides: int) -> None:
+    def __init__(self, game: GameNotation[Any, Any] | None, sides: int) -> None:
         self.game = game
         self.sides = sides
 
@@ -120,6 +123,7 @@ class _Numbering:
         """``(number, place in the round)`` of the move about to be played."""
         if state is None:
             return counter
+        assert self.game is not None, "states come from a game"
         number, opens = self.game.rules.move_number(state)
         if opens:
             return number, 0
@@ -166,7 +170,9 @@ class _Numbering:
         return forced, rules.apply(state, forced)
 
 
-def _start(record: Record, game: GameNotation | None) -> tuple[_Numbering, Any, tuple[int, int]]:
+def _start(
+    record: Record, game: GameNotation[Any, Any] | None
+) -> tuple[_Numbering, Any, tuple[int, int]]:
     """The numbering, the starting state (``None`` if unknown) and first counter."""
     tags = record.tags
     players = sum(1 for name in tags if _PLAYER_TAG.match(name))
@@ -194,7 +200,7 @@ def _start(record: Record, game: GameNotation | None) -> tuple[_Numbering, Any, 
     return _Numbering(game, max(sides, 1)), state, counter
 
 
-def _movetext_units(record: Record, game: GameNotation | None) -> Iterator[str]:
+def _movetext_units(record: Record, game: GameNotation[Any, Any] | None) -> Iterator[str]:
     """The movetext as units the wrapper never breaks (a move number with its move,
     a word of a comment, a parenthesis, a NAG, the result)."""
     numbering, state, counter = _start(record, game)
@@ -205,7 +211,7 @@ def _movetext_units(record: Record, game: GameNotation | None) -> Iterator[str]:
     # The cursor: the move to write next (None: its line is over), its parent, and
     # the state and counter before it. The stack holds what comes after a line ends:
     # a variation to open, a ')' to write, the line a variation interrupted.
-    parent: Node | None = root
+    parent: Node = root
     move_node = root.continuation
     state_before, counter_before = state, counter
     stack: list[Any] = []
@@ -226,7 +232,9 @@ def _movetext_units(record: Record, game: GameNotation | None) -> Iterator[str]:
         for comment in move_node.starting_comments:
             yield from _comment_units(comment)
             need_number = True
-        forced = numbering.forced_pass(state_before, move_node.move)
+        token = move_node.move
+        assert token is not None, "only the root holds no move"
+        forced = numbering.forced_pass(state_before, token)
         if forced is not None:  # an omitted forced pass is written as '--'
             number, place = numbering.label(state_before, counter_before)
             yield _numbered(PASS_TOKEN, number, place, need_number)
@@ -234,7 +242,7 @@ def _movetext_units(record: Record, game: GameNotation | None) -> Iterator[str]:
             counter_before = numbering.advance((number, place))
             state_before = forced[1]
         number, place = numbering.label(state_before, counter_before)
-        spelled, state_after = numbering.play(state_before, move_node.move)
+        spelled, state_after = numbering.play(state_before, token)
         yield _numbered(spelled + move_node.suffix, number, place, need_number)
         need_number = False
         counter_after = numbering.advance((number, place))

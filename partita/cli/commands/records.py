@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -143,6 +143,7 @@ def _caption(record, plies: int) -> str:
 
 def _show_text(replayed: ReplayedRecord, state, plies: int) -> None:
     record, game = replayed.record, replayed.game
+    assert game is not None  # the record named a known game
     for name, value in record.tags.items():
         console.print(f"{name}: {value}", markup=False)
     console.print()
@@ -161,6 +162,7 @@ def _show_text(replayed: ReplayedRecord, state, plies: int) -> None:
 def _numbered(replayed: ReplayedRecord) -> str:
     """The legal mainline with move numbers, as one paragraph."""
     game = replayed.game
+    assert game is not None  # the record named a known game
     rules = game.rules
     state = replayed.initial_state
     parts = []
@@ -179,7 +181,7 @@ def _numbered(replayed: ReplayedRecord) -> str:
 @app.command()
 def games(as_json: JsonOption = False) -> None:
     """The supported games: their tags and a summary of their notation."""
-    data = []
+    data: list[dict[str, Any]] = []
     for game in all_games():
         rules = game.rules
         data.append(

@@ -21,6 +21,7 @@ from functools import cache
 from html import escape
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
+from partita.games.circular_reasoning.notation import CircularReasoningNotation
 from partita.games.circular_reasoning.rules import (
     COLOR_LETTERS,
     GOAL,
@@ -32,7 +33,6 @@ from partita.games.circular_reasoning.rules import (
     CircularReasoningState,
     cell_name,
 )
-from partita.notation.base import GameNotation
 
 __all__ = ["CircularReasoningBoard"]
 
@@ -179,9 +179,9 @@ class CircularReasoningBoard(Board):
 
     rules: CircularReasoningRules
 
-    def __init__(self, game: GameNotation) -> None:
+    def __init__(self, game: CircularReasoningNotation) -> None:
         super().__init__(game)
-        self.rules = game.rules  # type: ignore[assignment]
+        self.rules = game.rules
 
     @property
     def layout(self) -> Layout:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from partita.games.circular_reasoning.notation import CIRCULAR_REASONING
 from partita.games.circular_reasoning.rules import (
     GATEWAY_WORDS,
     GOAL,
@@ -35,7 +36,6 @@ from partita.games.circular_reasoning.rules import (
     Pass,
     cell_name,
 )
-from partita.games.registry import get_game
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
 from partita.notation.replay import replay
@@ -87,7 +87,8 @@ def choose(rules: CircularReasoningRules, state: Any, rng: random.Random, care: 
     if rng.random() > care:
         return rng.choice(moves)
 
-    def score(move: Move) -> float:
+    def score(move: Move | Pass) -> float:
+        assert isinstance(move, Move), "a pass is never one of several moves"
         index = seat * 3 + SHAPES.index(move.shape)
         gain = depth(move.destination) - depth(state.tokens[index])
         value = 30.0 * gain + (50.0 if move.destination == GOAL else 0.0)
@@ -100,7 +101,7 @@ def choose(rules: CircularReasoningRules, state: Any, rng: random.Random, care: 
     return max(moves, key=score)
 
 
-def describe(rules: CircularReasoningRules, state: Any, move: Any, seen: set) -> str:
+def describe(rules: CircularReasoningRules, state: Any, move: Any, seen: set[object]) -> str:
     """A comment for a ply worth one, else ``""``; ``seen`` keeps what was said."""
     if isinstance(move, Pass):
         seat = rules.side_to_move(state)
@@ -175,13 +176,13 @@ def play_game(
     position: str | None = None,
     max_plies: int = 400,
 ) -> Game:
-    game = get_game(GAME).configure(tags)
+    game = CIRCULAR_REASONING.configure(tags)
     rules = game.rules
     sides = sum(1 for name in tags if name.startswith("Player"))
     state = game.parse_position(position, sides) if position else game.initial(sides)
     rng = random.Random(seed)
     record = Game(dict(tags))
-    seen: set = set()
+    seen: set[object] = set()
     while rules.outcome(state) is None and len(record.plies) < max_plies:
         move = choose(rules, state, rng, care)
         comment = describe(rules, state, move, seen)

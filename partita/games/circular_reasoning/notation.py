@@ -78,7 +78,7 @@ def _cell(text: str, context: str) -> int:
     return TRACKS.index(upper[0]) * SEGMENTS + segment - 1
 
 
-class CircularReasoningNotation(GameNotation):
+class CircularReasoningNotation(GameNotation[CircularReasoningState, Move | Pass]):
     """Token moves and positions around a :class:`CircularReasoningRules` engine."""
 
     rules: CircularReasoningRules

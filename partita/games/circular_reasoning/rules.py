@@ -327,7 +327,7 @@ def _relaxed_reach(
     return found
 
 
-class CircularReasoningRules(Rules):
+class CircularReasoningRules(Rules[CircularReasoningState, Move | Pass]):
     """The rules engine, configured by a variant (``basic``, ``advanced``), a
     :class:`BoardLayout` and the sides' colours (names, seat order)."""
 
@@ -386,7 +386,7 @@ class CircularReasoningRules(Rules):
                 layout = BoardLayout.parse(tags["Layout"])
             except ValueError as error:
                 raise TagError(f"Layout '{tags['Layout']}': {error}", "Layout") from None
-        colors = DEFAULT_COLORS
+        colors: tuple[str, ...] = DEFAULT_COLORS
         if "Colors" in tags:
             colors = _parse_colors(tags["Colors"], tags)
         if (variant, layout, colors) == (self.variant, self.layout, self.colors):
@@ -421,7 +421,7 @@ class CircularReasoningRules(Rules):
 
     def _moves(self, state: CircularReasoningState) -> list[Move]:
         seat = self.side_to_move(state)
-        moves = []
+        moves: list[Move] = []
         for shape in range(3):
             destinations = self.reach(state, seat * 3 + shape)
             moves.extend(Move(SHAPES[shape], cell) for cell in sorted(destinations))

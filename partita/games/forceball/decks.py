@@ -294,7 +294,7 @@ def _grouped(cards: tuple[Card, ...]) -> Iterator[tuple[Card, int | None]]:
         index += count
 
 
-def _attributes(card: Card) -> tuple:
+def _attributes(card: Card) -> tuple[object, ...]:
     return (card.types, card.force, card.speed, card.special)
 
 

@@ -20,7 +20,15 @@ symmetries, so that symmetric positions are searched once.
 
 from __future__ import annotations
 
-from partita.games.gravity._search import BitMap, SearchCore, bisect_score, winning_cells
+from collections.abc import Callable
+
+from partita.games.gravity._search import (
+    BitMap,
+    Closures,
+    SearchCore,
+    bisect_score,
+    winning_cells,
+)
 
 
 class AnyEntrySearch(SearchCore):
@@ -125,7 +133,7 @@ class AnyEntrySearch(SearchCore):
                 self.o_weights[r * rs + c] = tuple(1 << (n + image) for image in images)
 
     # -- positions ----------------------------------------------------------------------
-    def position(self, x: int, o: int) -> tuple:
+    def position(self, x: int, o: int) -> tuple[int, int, int, int, int, int, tuple[int, ...], int]:
         """The search arguments of a position given by compact row-major bitboards
         (``r * width + c``): current, opponent, mask, mask_t, row landings, column
         landings, keys, stones played."""
@@ -167,7 +175,7 @@ class AnyEntrySearch(SearchCore):
         arguments = (current, opponent, mask, mask_t, row_lands, column_lands, keys, stones)
         return bisect_score(lambda alpha, beta: negamax(*arguments, alpha, beta), low, high)
 
-    def _build(self):
+    def _build(self) -> Closures:
         cells = self.cells
         min_score = -(cells // 2) + 3
         max_score = (cells + 1) // 2 - 3
@@ -183,34 +191,34 @@ class AnyEntrySearch(SearchCore):
         weight = self.weight
 
         def negamax(
-            current,
-            opponent,
-            mask,
-            mask_t,
-            row_lands,
-            column_lands,
-            keys,
-            stones,
-            alpha,
-            beta,
-            s1=stride,
-            s2=2 * stride,
-            s3=3 * stride,
-            d1=stride - 1,
-            d2=2 * (stride - 1),
-            d3=3 * (stride - 1),
-            e1=stride + 1,
-            e2=2 * (stride + 1),
-            e3=3 * (stride + 1),
-            board=self.board,
-            row_landings=self.row_landings,
-            column_landings=self.column_landings,
-            row_full=self.row_full,
-            column_full=self.column_full,
-            x_weights=self.x_weights,
-            o_weights=self.o_weights,
-            table_get=table.get,
-        ):
+            current: int,
+            opponent: int,
+            mask: int,
+            mask_t: int,
+            row_lands: int,
+            column_lands: int,
+            keys: tuple[int, ...],
+            stones: int,
+            alpha: int,
+            beta: int,
+            s1: int = stride,
+            s2: int = 2 * stride,
+            s3: int = 3 * stride,
+            d1: int = stride - 1,
+            d2: int = 2 * (stride - 1),
+            d3: int = 3 * (stride - 1),
+            e1: int = stride + 1,
+            e2: int = 2 * (stride + 1),
+            e3: int = 3 * (stride + 1),
+            board: int = self.board,
+            row_landings: list[int] = self.row_landings,
+            column_landings: list[int] = self.column_landings,
+            row_full: int = self.row_full,
+            column_full: int = self.column_full,
+            x_weights: dict[int, tuple[int, ...]] = self.x_weights,
+            o_weights: dict[int, tuple[int, ...]] = self.o_weights,
+            table_get: Callable[[int], int | None] = table.get,
+        ) -> int:
             nonlocal nodes, next_check
             nodes += 1
             if nodes >= next_check:
@@ -362,10 +370,10 @@ class AnyEntrySearch(SearchCore):
             table[key] = alpha - min_score + 1
             return alpha
 
-        def count():
+        def count() -> int:
             return nodes
 
-        def recheck():
+        def recheck() -> None:
             nonlocal next_check
             next_check = nodes
 

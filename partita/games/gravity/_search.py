@@ -9,6 +9,10 @@ from partita.errors import BudgetExceeded
 
 __all__ = ["BudgetExceeded", "SearchExhausted", "checkpoint"]
 
+#: What a core's ``_build`` returns: the negamax closure, a reader of its node
+#: count and a call that makes it look at the budget at the next node.
+Closures = tuple[Callable[..., int], Callable[[], int], Callable[[], None]]
+
 
 class SearchExhausted(Exception):
     """Raised inside a search core when its node or time limit is reached."""
@@ -54,7 +58,7 @@ class SearchCore:
     def _start(self) -> None:
         self._negamax, self._count, self._recheck = self._build()
 
-    def _build(self):  # pragma: no cover - every core defines it
+    def _build(self) -> Closures:  # pragma: no cover - every core defines it
         raise NotImplementedError
 
     @property
@@ -123,7 +127,7 @@ class BitMap:
     __slots__ = ("tables",)
 
     def __init__(self, targets: list[int]) -> None:
-        self.tables = []
+        self.tables: list[list[int]] = []
         for start in range(0, len(targets), 8):
             chunk = targets[start : start + 8]
             table = [0] * 256

@@ -14,7 +14,15 @@ The hot function is one closure with every constant bound as a default argument
 
 from __future__ import annotations
 
-from partita.games.gravity._search import BitMap, SearchCore, bisect_score, winning_cells
+from collections.abc import Callable
+
+from partita.games.gravity._search import (
+    BitMap,
+    Closures,
+    SearchCore,
+    bisect_score,
+    winning_cells,
+)
 
 
 class TopEntrySearch(SearchCore):
@@ -86,7 +94,7 @@ class TopEntrySearch(SearchCore):
             lambda alpha, beta: negamax(current, mask, moves, alpha, beta, -1), low, high
         )
 
-    def _build(self):
+    def _build(self) -> Closures:
         """The negamax closure, with every constant bound locally."""
         stride = self.stride
         cells = self.width * self.height
@@ -100,28 +108,28 @@ class TopEntrySearch(SearchCore):
         next_check = 0
 
         def negamax(
-            current,
-            mask,
-            moves,
-            alpha,
-            beta,
-            threats,
-            s1=stride,
-            s2=2 * stride,
-            s3=3 * stride,
-            d1=stride - 1,
-            d2=2 * (stride - 1),
-            d3=3 * (stride - 1),
-            e1=stride + 1,
-            e2=2 * (stride + 1),
-            e3=3 * (stride + 1),
-            board=self.board,
-            bottom=self.bottom,
-            columns=tuple(self.column_masks[column] for column in self.order),
-            table=self.table,
-            table_get=self.table.get,
-            cells=cells,
-        ):
+            current: int,
+            mask: int,
+            moves: int,
+            alpha: int,
+            beta: int,
+            threats: int,
+            s1: int = stride,
+            s2: int = 2 * stride,
+            s3: int = 3 * stride,
+            d1: int = stride - 1,
+            d2: int = 2 * (stride - 1),
+            d3: int = 3 * (stride - 1),
+            e1: int = stride + 1,
+            e2: int = 2 * (stride + 1),
+            e3: int = 3 * (stride + 1),
+            board: int = self.board,
+            bottom: int = self.bottom,
+            columns: tuple[int, ...] = tuple(self.column_masks[column] for column in self.order),
+            table: dict[int, int] = self.table,
+            table_get: Callable[[int], int | None] = self.table.get,
+            cells: int = cells,
+        ) -> int:
             # ``threats``: the cells where the opponent would complete a line (the
             # parent computed them while ordering its moves), or -1 if unknown.
             nonlocal nodes, next_check
@@ -243,15 +251,15 @@ class TopEntrySearch(SearchCore):
             table[key] = alpha - min_score + 1
             return alpha
 
-        def count():
+        def count() -> int:
             return nodes
 
-        def recheck():
+        def recheck() -> None:
             nonlocal next_check
             next_check = nodes
 
         return negamax, count, recheck
 
 
-def _first(pair):
+def _first(pair: tuple[int, int, int]) -> int:
     return pair[0]

@@ -6,8 +6,8 @@ from functools import cache
 from typing import Any
 
 from partita.analysis.diagrams import Board, Label, Layout, Shape
+from partita.games.gravity.notation import GravityNotation
 from partita.games.gravity.rules import GravityRules
-from partita.notation.base import GameNotation
 
 __all__ = ["GravityBoard"]
 
@@ -20,9 +20,9 @@ class GravityBoard(Board):
 
     rules: GravityRules
 
-    def __init__(self, game: GameNotation) -> None:
+    def __init__(self, game: GravityNotation) -> None:
         super().__init__(game)
-        self.rules = game.rules  # type: ignore[assignment]
+        self.rules = game.rules
 
     @property
     def layout(self) -> Layout:

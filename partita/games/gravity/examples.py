@@ -59,7 +59,7 @@ class Geometry:
         return cls(8, 8, "tblr") if game == "forza4x4" else cls(7, 6, "t")
 
     def codes(self) -> list[str]:
-        codes = []
+        codes: list[str] = []
         for side in self.entries:
             count = self.width if side in "tb" else self.height
             codes.extend(f"{side}{n}" for n in range(1, count + 1))
@@ -110,7 +110,7 @@ def line_through(board: Board, cell: Cell, who: str) -> tuple[tuple[int, int], l
     return None
 
 
-def board_of(game: GameNotation, state: Any) -> tuple[Board, str]:
+def board_of(game: GameNotation[Any, Any], state: Any) -> tuple[Board, str]:
     """The pieces and the side to move, read from the engine's position notation."""
     rows, to_move = game.format_position(state).split(" ")
     board: Board = {}
@@ -228,7 +228,7 @@ def choose(table: Table, state: Any, rng: random.Random, style: Style) -> Option
     for index, option in enumerate(options):
         after = dict(board)
         after[option.cell] = me
-        score = sum(len(c) ** 2 for c in runs(board, option.cell, me).values())
+        score: float = sum(len(c) ** 2 for c in runs(board, option.cell, me).values())
         score += 0.5 * sum(len(c) ** 2 for c in runs(board, option.cell, opponent).values())
         score += style.noise * rng.random() * 10
         if not careless:
@@ -257,7 +257,7 @@ class Ply:
 def playout(
     table: Table, state: Any, rng: random.Random, style: Style, limit: int = 10_000
 ) -> list[Ply]:
-    plies = []
+    plies: list[Ply] = []
     while table.rules.outcome(state) is None and len(plies) < limit:
         option = choose(table, state, rng, style)
         after = table.play(state, option)
@@ -316,6 +316,7 @@ def search_draw(table: Table, rng: random.Random, budget: int = 20_000) -> list[
                 continue
             code = stack[-1].pop()
             cell = geometry.landing(board, code)
+            assert cell is not None, "a candidate entry is free"
             board[cell] = SIDE_LETTERS[len(placed) % 2]
             placed.append((code, cell))
             nodes += 1
@@ -591,9 +592,9 @@ def plan_game(
         return plies, "resignation", result_of(winner), closing
     if ending == "time":
         plies = plies[: cut_point(rng, plies, 0.4, 0.8)]
-        loser = rules.side_to_move(plies[-1].after)
-        closing = f"{SIDE_LETTERS[loser]} lost on time"
-        return plies, "time", result_of(1 - loser), closing
+        loser_seat = rules.side_to_move(plies[-1].after)
+        closing = f"{SIDE_LETTERS[loser_seat]} lost on time"
+        return plies, "time", result_of(1 - loser_seat), closing
     if ending == "agreement":
         plies = plies[: cut_point(rng, plies, 0.3, 0.6)]
         return plies, "agreement", "1/2-1/2", "draw agreed"

@@ -10,7 +10,6 @@ leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 import pyparsing as pp
 
@@ -53,7 +52,7 @@ _SIDE = pp.Regex(r"[xo]")("side").set_name("side to move (x or o)")
 POSITION = (_BOARD + _GAP - _SIDE).leave_whitespace().set_name("position")
 
 
-class GravityNotation(GameNotation):
+class GravityNotation(GameNotation[GravityState, Entry]):
     """Entry codes and FEN-like positions around a :class:`GravityRules` engine."""
 
     rules: GravityRules
@@ -198,12 +197,12 @@ class GravityNotation(GameNotation):
         return "".join(text)
 
     # -- Connect Four column strings -------------------------------------------------------
-    def trusted_move_reader(self) -> Callable[[Any, str], Any]:
+    def trusted_move_reader(self) -> Callable[[GravityState, str], Entry]:
         """Entry codes mean the same move in every position: a cached look-up."""
         cache: dict[str, Entry] = {}
         entry = self.entry
 
-        def read(state: Any, token: str) -> Entry:
+        def read(state: GravityState, token: str) -> Entry:
             move = cache.get(token)
             if move is None:
                 move = cache[token] = entry(token)

@@ -20,7 +20,7 @@ operations and one small loop over the lines through the landing cell.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -105,10 +105,10 @@ class GravityState:
 # A fast constructor for the trusted path: a frozen dataclass's __init__ sets each
 # field through object.__setattr__; the slot descriptors do the same job quicker.
 _new_object = object.__new__
-_set_x = GravityState.x.__set__  # type: ignore[attr-defined]
-_set_o = GravityState.o.__set__  # type: ignore[attr-defined]
-_set_ply = GravityState.ply.__set__  # type: ignore[attr-defined]
-_set_line = GravityState.line.__set__  # type: ignore[attr-defined]
+_set_x = GravityState.__dict__["x"].__set__
+_set_o = GravityState.__dict__["o"].__set__
+_set_ply = GravityState.__dict__["ply"].__set__
+_set_line = GravityState.__dict__["line"].__set__
 
 
 def _make_state(x: int, o: int, ply: int, line: int) -> GravityState:
@@ -120,7 +120,7 @@ def _make_state(x: int, o: int, ply: int, line: int) -> GravityState:
     return state
 
 
-class _FreeEntries(dict):
+class _FreeEntries(dict[int, tuple[Entry, ...]]):
     """Free entries of one side keyed by that side's border occupancy (masked
     bitboard), filled on first use: at most 2**W (or 2**H) small tuples."""
 
@@ -138,7 +138,7 @@ class _FreeEntries(dict):
 
 # Cell maps of the symmetries of a W x H board, on 0-based (column, row). Rotations
 # are clockwise. Those that need a square board are marked.
-_SYMMETRY_MAPS = (
+_SYMMETRY_MAPS: tuple[tuple[str, bool, Callable[[int, int, int, int], tuple[int, int]]], ...] = (
     ("identity", False, lambda c, r, w, h: (c, r)),
     ("rotation by 90 degrees", True, lambda c, r, w, h: (h - 1 - r, c)),
     ("rotation by 180 degrees", False, lambda c, r, w, h: (w - 1 - c, h - 1 - r)),
@@ -165,7 +165,7 @@ def _byte_table(images: Sequence[int], chunk: int) -> tuple[int, ...]:
     return tuple(table)
 
 
-class GravityRules(Rules):
+class GravityRules(Rules[GravityState, Entry]):
     """A gravity board: ``width`` x ``height`` cells, pieces entering from the
     ``entry_sides`` (a subset of ``"tblr"``), a line of ``line_length`` wins.
 

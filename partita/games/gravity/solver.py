@@ -19,11 +19,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from partita.analysis.solving import DEFAULT_TABLE_SIZE, score_value
 from partita.errors import PartitaError
-from partita.games.base import Rules
 from partita.games.gravity._anyentry import AnyEntrySearch
 from partita.games.gravity._search import BudgetExceeded, SearchExhausted
 from partita.games.gravity._topentry import TopEntrySearch
@@ -47,6 +46,21 @@ try:  # the optional compiled core
     from partita.games.gravity import _native  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
+
+
+class _Core(Protocol):
+    """What the solver asks of a search core (the Python ones and the compiled one)."""
+
+    table_size: int
+
+    @property
+    def nodes(self) -> int: ...
+
+    def clear(self) -> None: ...
+
+    def score(self, x: int, o: int) -> int: ...
+
+    def set_budget(self, node_limit: int | None, deadline: float | None) -> None: ...
 
 
 def native_available() -> bool:
@@ -124,7 +138,7 @@ class Solution:
         plies = plies_from_score(score, self.cells, self.stones)
         return None if plies is None else (plies + 1) // 2
 
-    def as_dict(self, token: Callable[[Any], str]) -> dict:
+    def as_dict(self, token: Callable[[Any], str]) -> dict[str, Any]:
         """The data ``partita solve --json`` prints; ``token`` writes a move."""
         return {
             "value": self.value,
@@ -177,6 +191,7 @@ class Solver:
         self.cells = rules.width * rules.height
         use_native = native_fits and backend != "python"
         self.backend = "native" if use_native else "python"
+        self.core: _Core
         symmetries = _symmetries(rules) if rules.entry_sides != "t" else None
         if use_native:
             self.core = _native.Search(
@@ -310,7 +325,7 @@ def _symmetries(rules: GravityRules) -> list[list[int]]:
 
 
 def solve(
-    game: Rules | Any,
+    game: Any,
     state: GravityState,
     *,
     max_nodes: int | None = None,

@@ -22,8 +22,8 @@ from functools import cache
 from html import escape
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
+from partita.games.universal_forces.notation import UniversalForcesNotation
 from partita.games.universal_forces.rules import FORCES, UniversalForcesRules, UniversalForcesState
-from partita.notation.base import GameNotation
 
 __all__ = ["UniversalForcesBoard"]
 
@@ -132,9 +132,9 @@ class UniversalForcesBoard(Board):
 
     rules: UniversalForcesRules
 
-    def __init__(self, game: GameNotation) -> None:
+    def __init__(self, game: UniversalForcesNotation) -> None:
         super().__init__(game)
-        self.rules = game.rules  # type: ignore[assignment]
+        self.rules = game.rules
 
     @property
     def layout(self) -> Layout:

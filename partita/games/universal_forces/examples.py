@@ -17,6 +17,7 @@ import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from partita.games.universal_forces.notation import UNIVERSAL_FORCES, UniversalForcesNotation
 from partita.games.universal_forces.rules import (
@@ -24,7 +25,9 @@ from partita.games.universal_forces.rules import (
     HOME,
     PASS,
     Entry,
+    Move,
     Step,
+    UniversalForcesRules,
     UniversalForcesState,
 )
 from partita.notation.model import Node, Record
@@ -34,7 +37,7 @@ from partita.notation.writer import write_record
 #: directory (a checkout).
 FOLDER = Path("examples") / "universal-forces"
 
-NAMES = (
+NAMES: tuple[str, ...] = (
     "Aiyana Redfeather",
     "Bartholomew Ng",
     "Chiara Dell'Acqua",
@@ -87,16 +90,16 @@ WHAT = {
 }
 
 
-def _ring(rules, cell: int) -> int:
+def _ring(rules: UniversalForcesRules, cell: int) -> int:
     return rules.geometry.ring_of[cell]
 
 
-def _angle(rules, cell: int) -> float:
+def _angle(rules: UniversalForcesRules, cell: int) -> float:
     low, high = rules.geometry.spans[cell]
     return float(low + high) / 2
 
 
-def potential(rules, cell: int, kind: int) -> float:
+def potential(rules: UniversalForcesRules, cell: int, kind: int) -> float:
     """How far along a force of ``kind`` on ``cell`` is: rings inward, then
     closeness to the quadrant of its colour."""
     geometry = rules.geometry
@@ -117,7 +120,7 @@ class Player:
     noise: float = 6.0
     likes: dict[str, float] = field(default_factory=dict)
 
-    def choose(self, game: UniversalForcesNotation, state: UniversalForcesState):
+    def choose(self, game: UniversalForcesNotation, state: UniversalForcesState) -> Move:
         rules = game.rules
         moves = rules.legal_moves(state)
         if moves == [PASS]:
@@ -147,6 +150,7 @@ class Player:
             score += self.rng.uniform(0, self.noise)
             if score > best_score:
                 best, best_score = move, score
+        assert best is not None, "a game in progress has a legal move"
         return best
 
 
@@ -198,7 +202,7 @@ def play_game(
     return tokens, comments, state
 
 
-def _comment(rules, state: UniversalForcesState, move, kind: str) -> str:
+def _comment(rules: UniversalForcesRules, state: UniversalForcesState, move: Any, kind: str) -> str:
     if kind == "pass":
         return f"Player{state.to_move + 1} has no legal action: {WHAT['pass']}"
     origin = rules.geometry.index[move.origin]
@@ -229,7 +233,9 @@ def record_text(record_game: Game, game: UniversalForcesNotation) -> str:
     return write_record(record, game)
 
 
-def _tags(event: str, round_number: int, date: str, players: list[str], **extra: str) -> dict:
+def _tags(
+    event: str, round_number: int, date: str, players: list[str], **extra: str
+) -> dict[str, str]:
     tags = {"Game": "universal-forces", "Event": event, "Site": "Kingston, Ontario"}
     tags.update({"Date": date, "Round": str(round_number)})
     for seat, name in enumerate(players, start=1):
@@ -238,7 +244,7 @@ def _tags(event: str, round_number: int, date: str, players: list[str], **extra:
     return tags
 
 
-def _finish(record_game: Game, state: UniversalForcesState, rules) -> None:
+def _finish(record_game: Game, state: UniversalForcesState, rules: UniversalForcesRules) -> None:
     outcome = rules.outcome(state)
     record_game.result = outcome.result_token() if outcome else "*"
 
@@ -272,7 +278,7 @@ def build_games() -> dict[str, list[tuple[Game, UniversalForcesNotation]]]:
     files["many-sides-race-home.pgr"] = many
 
     # -- three and four sides with a round limit
-    limited = []
+    limited: list[tuple[Game, UniversalForcesNotation]] = []
     for sides, limit, seed, players, event in (
         (3, 30, 5, NAMES[0:3], "Three-way league"),
         (3, 30, 6, NAMES[3:6], "Three-way league"),
@@ -364,7 +370,14 @@ def _studies(game: UniversalForcesNotation) -> list[tuple[Game, UniversalForcesN
     ]
 
 
-def _study(game, position, tokens, intro, players, number):
+def _study(
+    game: UniversalForcesNotation,
+    position: str,
+    tokens: list[str],
+    intro: str,
+    players: list[str],
+    number: int,
+) -> tuple[Game, UniversalForcesNotation]:
     """A scripted game from ``position``; a token may carry an annotation suffix."""
     rules = game.rules
     state = game.parse_position(position, len(players))

@@ -20,6 +20,7 @@ from partita.games.universal_forces.rules import (
     HOME,
     PASS,
     Entry,
+    Move,
     Pass,
     Step,
     UniversalForcesRules,
@@ -92,7 +93,7 @@ def _letters(counts: Sequence[int]) -> str:
     return "".join(letter * count for letter, count in zip(FORCES, counts, strict=True)) or "-"
 
 
-class UniversalForcesNotation(GameNotation):
+class UniversalForcesNotation(GameNotation[UniversalForcesState, Move]):
     """Moves and positions around a :class:`UniversalForcesRules` engine."""
 
     rules: UniversalForcesRules
@@ -100,7 +101,7 @@ class UniversalForcesNotation(GameNotation):
     def __init__(self, rules: UniversalForcesRules) -> None:
         super().__init__(rules)
         #: Parsed tokens: text -> (move, claimed operator or "", canonical text).
-        self._parsed: dict[str, tuple[object, str, str]] = {}
+        self._parsed: dict[str, tuple[Move, str, str]] = {}
 
     @property
     def title(self) -> str:
@@ -110,7 +111,7 @@ class UniversalForcesNotation(GameNotation):
         return ({}, {"RoundLimit": "10"})
 
     # -- moves ----------------------------------------------------------------------
-    def read(self, text: str) -> tuple[object, str, str]:
+    def read(self, text: str) -> tuple[Move, str, str]:
         """``(move, operator written, canonical spelling)`` of a token, syntax and
         cell names only; ``NotationError`` if it is no move of this game."""
         known = self._parsed.get(text)
@@ -126,7 +127,7 @@ class UniversalForcesNotation(GameNotation):
                 "(O1:9-O2:10, O2:10+O2:11, M1:3xM1:4), a home move (C1-H) or a pass (--)"
             ) from None
         if fields.get("pass"):
-            parsed: tuple[object, str, str] = (PASS, "", "--")
+            parsed: tuple[Move, str, str] = (PASS, "", "--")
         elif fields.get("force"):
             cell = self._known_cell(text, fields["cell"])
             force = fields["force"].upper()
@@ -159,7 +160,7 @@ class UniversalForcesNotation(GameNotation):
     def canonical_token(self, text: str) -> str:
         return self.read(text)[2]
 
-    def parse_move(self, state: UniversalForcesState, text: str) -> object:
+    def parse_move(self, state: UniversalForcesState, text: str) -> Move:
         move, claimed, _ = self.read(text)
         rules = self.rules
         reason = rules.illegal_reason(state, move)

@@ -118,6 +118,11 @@ class Pass:
 
 PASS = Pass()
 
+#: A move of Universal Forces: an entry, a step (home included) or the forced pass.
+Move = Entry | Step | Pass
+#: Per side, a count per kind (G, Y, B, R): reserves, homes, eliminated forces.
+Counts = tuple[tuple[int, ...], ...]
+
 
 # -- the board ------------------------------------------------------------------------
 
@@ -253,13 +258,13 @@ DOUBLE_TAKE, TAKE_AND_PIN, SACRIFICE = "double take", "take and pin", "sacrifice
 CONVERSION, THIRD_SIDE_TAKE, HOME_MOVE = "conversion", "third-side take", "home"
 
 
-def _bump(counts: tuple[tuple[int, ...], ...], side: int, kind: int, by: int):
+def _bump(counts: Counts, side: int, kind: int, by: int) -> Counts:
     row = list(counts[side])
     row[kind] += by
     return counts[:side] + (tuple(row),) + counts[side + 1 :]
 
 
-class UniversalForcesRules(Rules):
+class UniversalForcesRules(Rules[UniversalForcesState, Move]):
     """The Universal Forces rules engine, optionally with a round limit."""
 
     name: ClassVar[str] = "universal-forces"
@@ -451,15 +456,17 @@ class UniversalForcesRules(Rules):
         return result[1]
 
     # -- legal actions ----------------------------------------------------------------
-    def legal_moves(self, state: UniversalForcesState) -> list:
+    def legal_moves(self, state: UniversalForcesState) -> list[Move]:
         if state.outcome is not None:
             return []
         if state.stuck:
             return [PASS]
         return self._actions(state.cells, state.reserve[state.to_move], state.to_move)
 
-    def _actions(self, cells, reserve, side: int) -> list:
-        moves: list = []
+    def _actions(
+        self, cells: Sequence[tuple[int, ...]], reserve: Sequence[int], side: int
+    ) -> list[Move]:
+        moves: list[Move] = []
         for kind in range(4):
             if reserve[kind]:
                 entries = self._entry_moves[kind]
@@ -480,7 +487,7 @@ class UniversalForcesRules(Rules):
                 moves.append(self._home_moves[origin])
         return moves
 
-    def _can_act(self, cells, reserve, side: int) -> bool:
+    def _can_act(self, cells: Sequence[tuple[int, ...]], reserve: Sequence[int], side: int) -> bool:
         """Whether ``side`` has any action (the early-exit form of ``_actions``)."""
         for kind in range(4):
             if reserve[kind]:
@@ -612,7 +619,16 @@ class UniversalForcesRules(Rules):
                 eliminated = _bump(eliminated, force >> 2, force & 3, 1)
         return self._after(tuple(board), reserve, home, eliminated, side, state.ply, acted=True)
 
-    def _after(self, cells, reserve, home, eliminated, mover: int, ply: int, acted: bool):
+    def _after(
+        self,
+        cells: tuple[tuple[int, ...], ...],
+        reserve: Counts,
+        home: Counts,
+        eliminated: Counts,
+        mover: int,
+        ply: int,
+        acted: bool,
+    ) -> UniversalForcesState:
         """The state after ``mover``'s ply: next side, end of the game, forced pass."""
         sides = len(reserve)
         ply += 1
@@ -627,7 +643,14 @@ class UniversalForcesRules(Rules):
             cells, reserve, home, eliminated, following, ply, stuck, outcome
         )
 
-    def _ending(self, cells, reserve, home, acting: int | None, ply: int) -> Outcome | None:
+    def _ending(
+        self,
+        cells: Sequence[tuple[int, ...]],
+        reserve: Sequence[Sequence[int]],
+        home: Sequence[Sequence[int]],
+        acting: int | None,
+        ply: int,
+    ) -> Outcome | None:
         """The end of the game after a ply, bar the no-action end (``_after``)."""
         sides = len(reserve)
         if acting is not None:
@@ -648,7 +671,9 @@ class UniversalForcesRules(Rules):
             return self._by_homes(home, f"round limit reached ({self.round_limit} rounds)")
         return None
 
-    def _pins_everyone(self, cells, reserve, acting: int) -> bool:
+    def _pins_everyone(
+        self, cells: Sequence[tuple[int, ...]], reserve: Sequence[Sequence[int]], acting: int
+    ) -> bool:
         """The pin win: every other side still in play has forces on the board, all
         pinned by ``acting``'s forces, and no other side can act."""
         sides = len(reserve)
@@ -667,7 +692,7 @@ class UniversalForcesRules(Rules):
             return False
         return not any(self._can_act(cells, reserve[s], s) for s in range(sides) if s != acting)
 
-    def _by_homes(self, home, why: str) -> Outcome:
+    def _by_homes(self, home: Sequence[Sequence[int]], why: str) -> Outcome:
         """Most distinct kinds at home wins; sides tied for most share a draw."""
         counts = [sum(1 for count in row if count) for row in home]
         best = max(counts)
@@ -758,7 +783,10 @@ class UniversalForcesRules(Rules):
             raise SetupError(
                 f"round {round_number} is past the round limit of {self.round_limit} rounds"
             )
-        frozen = lambda rows: tuple(tuple(row) for row in rows)  # noqa: E731
+
+        def frozen(rows: Sequence[Sequence[int]]) -> Counts:
+            return tuple(tuple(row) for row in rows)
+
         board = tuple(tuple(contents) for contents in cells)
         last = (to_move - 1) % sides
         outcome = None
@@ -777,7 +805,7 @@ class UniversalForcesRules(Rules):
         )
 
     # -- keys ---------------------------------------------------------------------------
-    def key(self, state: UniversalForcesState) -> tuple:
+    def key(self, state: UniversalForcesState) -> tuple[bytes, int, int]:
         """Every cell's forces (two bytes: bottom and top, force + 1 or 0), then each
         side's reserve and home counts; the side to move; the round when a round
         limit makes it matter (0 otherwise)."""
