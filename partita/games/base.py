@@ -138,7 +138,7 @@ class Rules(ABC, Generic[StateT, MoveT]):
 
     Engines are stateless apart from their configuration; states carry everything
     that changes. ``configure`` returns a new engine for a record's tags. A game
-    declares its state and move types: ``class GravityRules(Rules[GravityState, Entry])``.
+    declares its state and move types: ``class BoardRules(Rules[BoardState, Drop])``.
     """
 
     #: The `Game` tag value.

@@ -37,7 +37,7 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
     """A game as partita sees it: rules plus notation, configured for a record.
 
     Generic over the game's state and move types, like its rules engine
-    (``class GravityNotation(GameNotation[GravityState, Entry])``); a game narrows
+    (``class BoardNotation(GameNotation[BoardState, Drop])``); a game narrows
     :attr:`rules` to its own engine class with a class-level annotation.
     """
 

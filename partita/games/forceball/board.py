@@ -21,6 +21,7 @@ from functools import cached_property
 from html import escape
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
+from partita.games.forceball.notation import ForceballNotation
 from partita.games.forceball.rules import ForceballRules
 from partita.games.forceball.values import TYPE_LETTERS, ForceballState
 
@@ -59,7 +60,7 @@ class ForceballBoard(Board):
 
     rules: ForceballRules
 
-    def __init__(self, game) -> None:
+    def __init__(self, game: ForceballNotation) -> None:
         super().__init__(game)
         self.rules = game.rules
 
@@ -114,18 +115,19 @@ class ForceballBoard(Board):
                     middle.append(("4", state.discard[-1]))
                 rows.append(middle)
                 continue
+            assert seat is not None  # only the middle row belongs to nobody
             key = str(seat + 1)
             if kind == "hand":
                 cards = list(state.hands[seat])
             elif kind == "speed":
                 cards = list(state.speed[seat])
             else:
-                cards = []
+                laid: list[tuple[str, int]] = []
                 for maneuver in state.piles[seat]:
                     foul = f"={TYPE_LETTERS[maneuver.type]}" if maneuver.foul else ""
-                    cards.append((key + foul, maneuver.card))
-                    cards.extend((key + "+", card) for card in maneuver.increases)
-                rows.append(cards)
+                    laid.append((key + foul, maneuver.card))
+                    laid.extend((key + "+", card) for card in maneuver.increases)
+                rows.append(laid)
                 continue
             rows.append([(key, card) for card in cards])
         return rows

@@ -24,9 +24,12 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
+from partita.games.forceball.notation import FORCEBALL
 from partita.games.forceball.rules import ForceballRules
 from partita.games.forceball.sampler import ManeuverPlan, plan_increases
 from partita.games.forceball.turn import Stage, TurnRunner
@@ -40,6 +43,7 @@ from partita.games.forceball.values import (
     Draw,
     End,
     FaceOff,
+    ForceballState,
     ForceHand,
     ForceSpeed,
     Play,
@@ -55,7 +59,6 @@ from partita.games.forceball.values import (
     Turn,
 )
 from partita.games.forceball.words import with_article
-from partita.games.registry import get_game
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
 from partita.notation.replay import replay
@@ -79,7 +82,7 @@ WANTED = {
 # -- the player ----------------------------------------------------------------------------
 
 
-def heuristic_turn(rules: ForceballRules, state, rng: random.Random) -> Turn:
+def heuristic_turn(rules: ForceballRules, state: ForceballState, rng: random.Random) -> Turn:
     runner = TurnRunner(rules, state)
     actions: list[Action] = []
 
@@ -179,13 +182,13 @@ def _choose(runner: TurnRunner, rules: ForceballRules, rng: random.Random) -> Ma
     attacking = mover == runner.attacker
     allowed = ATTACK_TYPES if attacking else DEFENCE_TYPES
     favourite = "Shot" if attacking else "Interception"
-    options = []
+    options: list[tuple[tuple[Any, ...], ManeuverPlan]] = []
     for card in hand:
         info = rules.cards[card]
         if info.speed > len(speed):
             continue
         natural = info.attack_type if attacking else info.defence_type
-        kinds = [(natural, None)] if natural else []
+        kinds: list[tuple[str, str | None]] = [(natural, None)] if natural else []
         if rules.level >= SENIOR:
             kinds += [(kind, kind) for kind in allowed if not info.has_type(kind)]
         for kind, declared in kinds:
@@ -216,11 +219,18 @@ def _choose(runner: TurnRunner, rules: ForceballRules, rng: random.Random) -> Ma
 # -- comments ------------------------------------------------------------------------------
 
 
-def _seat(seat: int, names) -> str:
+def _seat(seat: int, names: Sequence[str]) -> str:
     return names[seat].split()[0]
 
 
-def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tuple[list[str], str]:
+def _events(
+    rules: ForceballRules,
+    state: ForceballState,
+    move: Shuffle | FaceOff | Turn,
+    after: ForceballState,
+    names: Sequence[str],
+    seen: set[str],
+) -> tuple[list[str], str]:
     """The events of one ply (for the WANTED check) and its comment ('' for none)."""
     events: list[str] = []
     notes: list[str] = []
@@ -276,8 +286,8 @@ def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tupl
                         f"declines and gives away {state.worth}"
                     )
             if isinstance(action, Special):
-                card = rules.index[action.card]
-                if rules.lucky[card]:
+                special = rules.index[action.card]
+                if rules.lucky[special]:
                     events.append("lucky shot")
                     notes.append(f"Lucky shot {action.card}: the won maneuver becomes a Shot")
                 else:
@@ -348,8 +358,8 @@ def _events(rules: ForceballRules, state, move, after, names, seen: set) -> tupl
 # -- games and records -------------------------------------------------------------------
 
 
-def play_game(league: str, seed: int, names) -> tuple[Record, set]:
-    game = get_game("forceball").configure({"League": league})
+def play_game(league: str, seed: int, names: Sequence[str]) -> tuple[Record, set[str]]:
+    game = FORCEBALL.configure({"League": league})
     rules = game.rules
     rng = random.Random(seed)
     state = rules.initial()
@@ -370,9 +380,10 @@ def play_game(league: str, seed: int, names) -> tuple[Record, set]:
         "heuristic player (partita/games/forceball/examples.py)"
     )
     node = record.root
-    seen: set = set()
-    commented: set = set()
+    seen: set[str] = set()
+    commented: set[str] = set()
     while rules.outcome(state) is None:
+        move: Shuffle | FaceOff | Turn
         if state.phase == "shuffle":
             order = list(rules.ids)
             rng.shuffle(order)
@@ -393,19 +404,20 @@ def play_game(league: str, seed: int, names) -> tuple[Record, set]:
         node = node.add(Node(game.format_move(state, move), comments=[comment] if keep else []))
         state = after
     outcome = rules.outcome(state)
+    assert outcome is not None
     node.comments.append(f"Final score {state.scores[0]}-{state.scores[1]}: {outcome.reason}")
     record.result = outcome.result_token()
     record.tags["Result"] = record.result
     return record, seen
 
 
-def _face_off(rules: ForceballRules, state, rng: random.Random) -> FaceOff:
+def _face_off(rules: ForceballRules, state: ForceballState, rng: random.Random) -> FaceOff:
     """Show the strongest attack card half the time, the weakest card otherwise."""
     shown = []
     for seat in (0, 1):
         hand = state.hands[seat]
 
-        def strength(card: int) -> tuple:
+        def strength(card: int) -> tuple[bool, int, str]:
             info = rules.cards[card]
             return (info.attack_type is not None, info.force, rules.ids[card])
 

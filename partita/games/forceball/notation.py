@@ -113,12 +113,12 @@ _MANEUVER = rf"{_ID}(?:=[SPDIBT])?(?:\^{_ID})*"
 _PILE = rf"-|{_MANEUVER}(?:,{_MANEUVER})*"
 
 
-def _field(name: str, pattern: str, what: str) -> pp.Regex:
+def _field(name: str, pattern: str, what: str) -> pp.ParserElement:
     return pp.Regex(rf"{name}=(?P<{name}>{pattern})").set_name(f"{name}=<{what}>")
 
 
 _GAP = pp.Suppress(pp.White(" \t")).set_name("a space")
-_FIELDS = [
+_FIELDS: list[pp.ParserElement] = [
     _field("next", r"shuffle|faceoff|over|[12]", "shuffle, faceoff, 1 or 2"),
     _field("period", r"[0-9]+", "number"),
     _field("score", r"[0-9]+-[0-9]+", "points-points"),
@@ -146,7 +146,7 @@ def _ids_text(ids: Sequence[str]) -> str:
     return ",".join(ids) if ids else "-"
 
 
-class ForceballNotation(GameNotation):
+class ForceballNotation(GameNotation[ForceballState, Shuffle | FaceOff | Turn]):
     """Turn-log tokens and table positions around a :class:`ForceballRules` engine."""
 
     rules: ForceballRules
@@ -243,6 +243,7 @@ class ForceballNotation(GameNotation):
                         )
                 card = rules.index[card_id]
                 info = rules.cards[card]
+                kind: str | None
                 if letter:
                     kind, foul = TYPE_OF_LETTER[letter], True
                 else:

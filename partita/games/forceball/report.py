@@ -18,8 +18,8 @@ from partita.analysis import charts
 from partita.analysis.report import Section, Table
 from partita.errors import PartitaError
 from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
+from partita.games.forceball.notation import ForceballNotation
 from partita.games.forceball.values import TurnSummary
-from partita.notation.base import GameNotation
 
 __all__ = ["ForceballStatistics", "forceball_section", "forceball_statistics"]
 
@@ -36,7 +36,7 @@ class ForceballStatistics:
     turns: int = 0
     attacks: int = 0
     #: (won with, won by the attacker) -> attacks
-    won: Counter = field(default_factory=Counter)
+    won: Counter[tuple[str | None, bool]] = field(default_factory=Counter)
     #: period -> points per seat from goals
     goals: dict[int, list[int]] = field(default_factory=dict)
     #: period -> points per seat from declined doublings
@@ -44,7 +44,7 @@ class ForceballStatistics:
     fouls: int = 0
     fouls_seen: int = 0
     stress: int = 0
-    specials: Counter = field(default_factory=Counter)
+    specials: Counter[str] = field(default_factory=Counter)
     doublings_accepted: int = 0
     doublings_declined: int = 0
     periods_ended: int = 0
@@ -72,7 +72,7 @@ class ForceballStatistics:
 
 
 def forceball_statistics(
-    db: Any, notation: GameNotation, game_ids: list[int]
+    db: Any, notation: ForceballNotation, game_ids: list[int]
 ) -> ForceballStatistics:
     """The statistics of the archive's valid games among ``game_ids``, replayed
     through ``notation`` (the configured Forceball notation of the report part)."""
@@ -114,7 +114,7 @@ def _win_label(kind: str | None) -> str:
     return kind if kind is not None else "ball taken (no maneuver)"
 
 
-def forceball_section(db: Any, notation: GameNotation, game_ids: list[int]) -> Section | None:
+def forceball_section(db: Any, notation: ForceballNotation, game_ids: list[int]) -> Section | None:
     """The report's Forceball section for these games (``None`` without turns)."""
     stats = forceball_statistics(db, notation, game_ids)
     if not stats.turns:
@@ -126,7 +126,7 @@ def forceball_section(db: Any, notation: GameNotation, game_ids: list[int]) -> S
         f"{_count(stats.attacks, 'attack')} won, {_count(goals, 'point')} from goals, "
         f"{_count(stats.periods_ended, 'period')} played to the end."
     )
-    rows = []
+    rows: list[list[Any]] = []
     for kind in WIN_KINDS:
         by_attacker = stats.won[(kind, True)]
         by_defender = stats.won[(kind, False)]

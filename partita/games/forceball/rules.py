@@ -54,7 +54,7 @@ from partita.games.forceball.words import plural, seat_name, with_article
 __all__ = ["ForceballRules"]
 
 
-class ForceballRules(Rules):
+class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
     """Forceball for one deck and one league."""
 
     name: ClassVar[str] = "forceball"
@@ -158,7 +158,7 @@ class ForceballRules(Rules):
         """Forceball numbers turns: every ply (shuffles and face-offs too) has its own."""
         return state.ply + 1, True
 
-    def key(self, state: ForceballState) -> tuple:
+    def key(self, state: ForceballState) -> tuple[Any, ...]:
         return (
             state.phase,
             state.to_move,
@@ -255,8 +255,8 @@ class ForceballRules(Rules):
             for maneuver in state.piles[seat]:
                 if state.phase == FACEOFF:
                     raise SetupError("maneuver piles are empty at a face-off")
-                card = self.cards[maneuver.card]
-                if maneuver.foul == card.has_type(maneuver.type):
+                played = self.cards[maneuver.card]
+                if maneuver.foul == played.has_type(maneuver.type):
                     raise SetupError(
                         f"maneuver {self.ids[maneuver.card]}: a foul declares a type the card does not have"
                     )
@@ -517,8 +517,9 @@ class ForceballRules(Rules):
             f"Forceball, {self.league} league, deck '{self.deck.name}'",
             f"period {state.period} of {self.periods}; score {state.scores[0]}-{state.scores[1]}",
         ]
-        if state.phase == OVER:
-            lines.append(f"game over: {self.outcome(state).reason}")
+        outcome = self.outcome(state)
+        if state.phase == OVER and outcome is not None:
+            lines.append(f"game over: {outcome.reason}")
         elif state.phase == SHUFFLE:
             lines.append("next: the shuffle of a new period")
         elif state.phase == FACEOFF:

@@ -198,7 +198,7 @@ def _choose_maneuver(runner: TurnRunner, rules: ForceballRules, rng: Any) -> Man
     attacking = mover == runner.attacker
     allowed = ATTACK_TYPES if attacking else DEFENCE_TYPES
     can_increase = rules.level >= JUNIOR
-    options = []
+    options: list[ManeuverPlan] = []
     for card in hand:
         info = rules.cards[card]
         if info.speed > len(speed):
@@ -220,7 +220,8 @@ def _choose_maneuver(runner: TurnRunner, rules: ForceballRules, rng: Any) -> Man
             options.append(ManeuverPlan(card, declared, from_speed, from_hand))
     if not options:
         return None
-    return rng.choice(options)
+    chosen: ManeuverPlan = rng.choice(options)
+    return chosen
 
 
 def _sample_winner_part(
