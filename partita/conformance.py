@@ -132,7 +132,7 @@ class Case:
 
     @property
     def id(self) -> str:
-        """``game-variant values-sides``: ``tictactoe-5-4-2``, ``forza4x4-2``."""
+        """``game-variant values-sides``: ``universal-forces-10-3``, ``forza4x4-2``."""
         return "-".join(filter(None, (self.game.name, _variant_id(self.tags), str(self.sides))))
 
     def __str__(self) -> str:
@@ -643,7 +643,7 @@ CHECKS: tuple[Check, ...] = (
 class BoundCheck:
     """A check bound to a set-up and its seeds: call it to run it (``AssertionError``
     naming the seed on the first failure). ``str()`` is a test id:
-    ``random playouts[tictactoe-2]``."""
+    ``random playouts[forza4x4-2]``."""
 
     check: Check
     case: Case | None
@@ -736,7 +736,7 @@ def run_conformance(
 
 
 def format_result(result: CheckResult) -> str:
-    """One line: ``ok    random playouts      tictactoe-2  (0.21 s)``, or ``FAIL``
+    """One line: ``ok    random playouts      forza4x4-2  (0.21 s)``, or ``FAIL``
     and the reason."""
     status = "ok  " if result.passed else "FAIL"
     line = f"{status}  {result.check:<20} {result.target:<24} ({result.seconds:.2f} s)"
