@@ -42,7 +42,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -53,8 +53,12 @@ from partita.games.spec import GameSpec
 from partita.notation.base import GameNotation
 
 __all__ = [
+    "BAD_MOVES",
+    "BAD_POSITIONS",
     "CHECKS",
     "MAX_PLIES",
+    "SPEC_CHECK",
+    "BoundCheck",
     "Case",
     "Check",
     "CheckResult",
@@ -627,7 +631,9 @@ class Check:
     default_seed: int = 0
 
 
-#: The checks of one set-up, in the order they run (:func:`check_spec` runs once per game).
+#: The check of a game's spec, run once per game.
+SPEC_CHECK = Check("spec", check_spec)
+#: The checks of one set-up, in the order they run.
 CHECKS: tuple[Check, ...] = (
     Check("initial position", check_initial_position),
     Check("random playouts", check_playouts, seeded=True),
@@ -641,29 +647,30 @@ CHECKS: tuple[Check, ...] = (
 
 @dataclass(frozen=True, eq=False)
 class BoundCheck:
-    """A check bound to a set-up and its seeds: call it to run it (``AssertionError``
-    naming the seed on the first failure). ``str()`` is a test id:
+    """A check bound to what it checks (a set-up, or the spec for :func:`check_spec`)
+    and, if random, to its seeds (none: the check's default seed). Call it to run it:
+    ``AssertionError`` naming the seed on the first failure. ``str()`` is a test id:
     ``random playouts[forza4x4-2]``."""
 
     check: Check
-    case: Case | None
+    subject: Case | GameSpec
     seeds: tuple[int, ...] = ()
-    spec: GameSpec | None = field(default=None)
 
     def __call__(self) -> None:
-        if self.case is None:
-            self.check.function(self.spec)
-            return
-        case = self.case
-        if not self.check.seeded:
-            self.check.function(case.game, case.sides, tags=case.tags)
-            return
-        for seed in self.seeds or (self.check.default_seed,):
-            self.check.function(case.game, case.sides, tags=case.tags, seed=seed)
+        subject = self.subject
+        if isinstance(subject, GameSpec):
+            self.check.function(subject)
+        elif not self.check.seeded:
+            self.check.function(subject.game, subject.sides, tags=subject.tags)
+        else:
+            for seed in self.seeds or (self.check.default_seed,):
+                self.check.function(subject.game, subject.sides, tags=subject.tags, seed=seed)
 
     @property
     def target(self) -> str:
-        return self.case.id if self.case is not None else self.spec.name if self.spec else ""
+        """The set-up's id, or the game's name for the spec check."""
+        subject = self.subject
+        return subject.name if isinstance(subject, GameSpec) else subject.id
 
     def __str__(self) -> str:
         return f"{self.check.name}[{self.target}]"
@@ -680,7 +687,7 @@ def checks(game: GameLike, *, seeds: int | Iterable[int] = 10) -> list[BoundChec
     """
     spec = _spec(game)
     chosen = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
-    bound = [BoundCheck(Check("spec", check_spec), None, spec=spec)]
+    bound = [BoundCheck(SPEC_CHECK, spec)]
     for case in cases(spec):
         bound.extend(BoundCheck(check, case, chosen) for check in CHECKS)
     return bound
