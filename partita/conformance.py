@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -789,5 +790,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(not all(result.passed for result in results))
 
 
+def _cli() -> None:
+    """``main`` as a program: a closed pipe (``| head``) or Ctrl-C ends it quietly."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _cli()
