@@ -1,176 +1,154 @@
-"""One conformance suite, run over every registered game (after OpenSpiel).
+"""The conformance suite (:mod:`partita.conformance`), run over every registered game.
 
-Each check holds for any rule set the contract admits: random playouts never get
-stuck or run past the end, notation round-trips, replaying a written record gives
-the position reached by playing incrementally, results are well formed, symmetries
-act consistently.
+Every game in every variant it declares, for every number of sides it admits; the
+random checks get their seeds from Hypothesis, which shrinks a failure to a small
+seed. What each check asserts is in the docstring of its function.
 """
 
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partita.errors import IllegalMoveError
-from partita.games.base import CHANCE, Outcome
-from partita.games.registry import all_games
-from partita.notation.model import Node, Record
-from partita.notation.reader import parse_record
-from partita.notation.replay import replay
-from partita.notation.writer import write_record
+from partita import conformance
+from partita.games.registry import all_specs
 
-GAMES = all_games()
-
-
-def _variant_id(tags) -> str:
-    return "-".join(str(value).replace(" ", "_") for value in tags.values())
-
-
-#: Every game in every variant it declares (configured, with the tags that select it).
-VARIANTS = [(game.configure(tags), dict(tags)) for game in GAMES for tags in game.variants()]
-VARIANT_TAGS = {id(game): tags for game, tags in VARIANTS}
-#: ... for every number of sides it admits.
-CONFIGS = [
-    pytest.param(
-        game,
-        sides,
-        id="-".join(filter(None, (game.name, _variant_id(tags), str(sides)))),
-    )
-    for game, tags in VARIANTS
-    for sides in range(game.rules.min_sides, game.rules.max_sides + 1)
-]
-MAX_PLIES = 2000
-
-
-def random_playout(game, sides: int, rng: random.Random):
-    """States and moves of one random game to its end (or MAX_PLIES)."""
-    rules = game.rules
-    state = rules.initial(sides)
-    states, moves = [state], []
-    while rules.outcome(state) is None and len(moves) < MAX_PLIES:
-        assert rules.legal_moves(state), f"{game.name}: no legal move but the game is not over"
-        move = rules.sample_move(state, rng)
-        moves.append(move)
-        state = rules.apply(state, move)
-        states.append(state)
-    return states, moves
+SPECS = all_specs()
+#: Every set-up of every game: ``forza4x4-2``, ``universal-forces-10-3``...
+CASES = [case for spec in SPECS for case in conformance.cases(spec)]
+CONFIGS = [pytest.param(case, id=case.id) for case in CASES]
+SEEDS = st.integers(0, 2**32 - 1)
 
 
 def test_registry_has_the_foundation_games():
-    names = {game.name for game in GAMES}
+    names = {spec.name for spec in SPECS}
     assert {"forza4x4", "connect4"} <= names
 
 
-@pytest.mark.parametrize(("game", "sides"), CONFIGS)
+@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
+def test_spec_is_well_formed(spec):
+    conformance.check_spec(spec)
+
+
+@pytest.mark.parametrize("case", CONFIGS)
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_random_playouts_respect_the_contract(game, sides, seed):
-    rules = game.rules
-    states, moves = random_playout(game, sides, random.Random(seed))
-    for state, move in zip(states, moves, strict=False):
-        mover = rules.side_to_move(state)
-        assert mover == CHANCE or 0 <= mover < sides
-        assert rules.outcome(state) is None
-        assert rules.illegal_reason(state, move) is None
-        # the checked and the trusted path agree
-        assert rules.key(rules.play(state, move)) == rules.key(rules.apply(state, move))
-        # a move's notation names that move in context
-        token = game.format_move(state, move)
-        assert game.parse_move(state, token) == move
-        assert game.canonical_token(token) == token
-    final = states[-1]
-    outcome = rules.outcome(final)
-    if outcome is not None:
-        assert list(rules.legal_moves(final)) == []
-        _check_outcome(outcome, sides)
-        if moves:
-            with pytest.raises(IllegalMoveError):
-                rules.play(final, moves[-1])
+@given(seed=SEEDS)
+def test_random_playouts_respect_the_contract(case, seed):
+    conformance.check_playouts(case.game, case.sides, tags=case.tags, seed=seed)
 
 
-def _check_outcome(outcome: Outcome, sides: int) -> None:
-    assert len(outcome.scores) == sides
-    assert set(outcome.scores) <= {Fraction(0), Fraction(1, 2), Fraction(1)}
-    assert outcome.reason
-    winners = [s for s in outcome.scores if s == 1]
-    assert len(winners) <= 1
-    if winners:
-        assert all(s == 0 for s in outcome.scores if s != 1)
-
-
-@pytest.mark.parametrize(("game", "sides"), CONFIGS)
+@pytest.mark.parametrize("case", CONFIGS)
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_position_notation_round_trips(game, sides, seed):
-    rules = game.rules
-    states, _ = random_playout(game, sides, random.Random(seed))
-    for state in states[:: max(1, len(states) // 8)]:
-        if rules.outcome(state) is not None:
-            continue  # a decided position is no setup position
-        text = game.format_position(state)
-        back = game.parse_position(text, sides)
-        assert game.format_position(back) == text
-        assert rules.key(back) == rules.key(state)
-        assert sorted(map(repr, rules.legal_moves(back))) == sorted(
-            map(repr, rules.legal_moves(state))
-        )
+@given(seed=SEEDS)
+def test_position_notation_round_trips(case, seed):
+    conformance.check_position_round_trip(case.game, case.sides, tags=case.tags, seed=seed)
 
 
-@pytest.mark.parametrize(("game", "sides"), CONFIGS)
+@pytest.mark.parametrize("case", CONFIGS)
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_replaying_a_written_record_equals_incremental_play(game, sides, seed):
-    rules = game.rules
-    states, moves = random_playout(game, sides, random.Random(seed))
-    record = Record(tags={"Game": game.name, **VARIANT_TAGS[id(game)]})
-    for seat in range(1, sides + 1):
-        record.tags[f"Player{seat}"] = f"Player {seat}"
-    outcome = rules.outcome(states[-1])
-    result = outcome.result_token() if outcome else "*"
-    record.tags["Result"] = result
-    record.result = result
-    node = record.root
-    for state, move in zip(states, moves, strict=False):
-        node = node.add(Node(game.format_move(state, move)))
-    text = write_record(record, game)
-    replayed = replay(parse_record(text), strict=True)
-    assert replayed.problems == []
-    assert replayed.plies == len(moves)
-    assert replayed.final_position == game.format_position(states[-1])
-    assert replayed.keys == [rules.key(state) for state in states[1:]]
-    assert replayed.moves == [game.format_move(s, m) for s, m in zip(states, moves, strict=False)]
+@given(seed=SEEDS)
+def test_replaying_a_written_record_equals_incremental_play(case, seed):
+    conformance.check_record_replay(case.game, case.sides, tags=case.tags, seed=seed)
 
 
-@pytest.mark.parametrize(("game", "sides"), CONFIGS)
-def test_symmetries_act_consistently(game, sides):
-    rules = game.rules
-    rng = random.Random(7)
-    states, moves = random_playout(game, sides, rng)
-    for state, move in list(zip(states, moves, strict=False))[:20]:
-        legal = set(rules.legal_moves(state))
-        keys = set()
-        for k in range(rules.symmetry_count):
-            image = rules.transform(state, k)
-            keys.add(rules.key(image))
-            assert {rules.transform_move(m, k) for m in legal} == set(rules.legal_moves(image))
-            assert rules.key(rules.apply(image, rules.transform_move(move, k))) == rules.key(
-                rules.transform(rules.apply(state, move), k)
-            )
-            assert rules.canonical_key(image) == rules.canonical_key(state)
-        assert rules.canonical_key(state) == min(keys)
+@pytest.mark.parametrize("case", CONFIGS)
+def test_symmetries_act_consistently(case):
+    conformance.check_symmetries(case.game, case.sides, tags=case.tags, seed=7)
 
 
-@pytest.mark.parametrize(("game", "sides"), CONFIGS)
-def test_initial_position_and_diagram(game, sides):
-    rules = game.rules
-    state = rules.initial(sides)
-    assert rules.sides(state) == sides
-    assert rules.ply(state) == 0
-    assert rules.move_number(state) == (1, True)
-    assert rules.outcome(state) is None
-    diagram = rules.diagram(state)
-    assert isinstance(diagram, str) and "\n" in diagram
+@pytest.mark.parametrize("case", CONFIGS)
+def test_initial_position_and_diagram(case):
+    conformance.check_initial_position(case.game, case.sides, tags=case.tags)
+
+
+@pytest.mark.parametrize("case", CONFIGS)
+def test_bad_input_raises_partita_errors(case):
+    conformance.check_bad_input(case.game, case.sides, tags=case.tags)
+
+
+@pytest.mark.parametrize("case", CONFIGS)
+def test_boards_draw_random_positions(case):
+    conformance.check_board(case.game, case.sides, tags=case.tags, seed=3)
+
+
+# -- the suite itself: its checks fail on a broken game, and say where --------------------------
+
+
+class _Broken:
+    """A game that wraps a real one and breaks one thing of the contract."""
+
+    def __init__(self, game, **overrides):
+        self._game = game
+        self._overrides = overrides
+
+    def __getattr__(self, name):
+        return self._overrides.get(name) or getattr(self._game, name)
+
+
+def _connect4():
+    return next(case.game for case in CASES if case.game.name == "connect4")
+
+
+def test_a_token_that_does_not_read_back_fails_the_playout_check():
+    game = _connect4()
+    broken = _Broken(game, format_move=lambda state, move: "t1")
+    with pytest.raises(AssertionError, match=r"connect4, 2 sides, seed 0, ply \d+: format_move"):
+        conformance.check_playouts(broken, 2, seed=0)
+
+
+def test_a_position_that_does_not_read_back_fails_the_round_trip_check():
+    game = _connect4()
+    broken = _Broken(game, parse_position=lambda text, sides=None: game.initial())
+    with pytest.raises(AssertionError, match="reads back"):
+        conformance.check_position_round_trip(broken, 2, seed=1)
+
+
+def test_a_traceback_on_bad_input_fails_the_bad_input_check():
+    game = _connect4()
+
+    def crash(state, token):
+        raise KeyError(token)
+
+    broken = _Broken(game, parse_move=crash)
+    with pytest.raises(AssertionError, match=r"parse_move\(''\) raised KeyError"):
+        conformance.check_bad_input(broken, 2)
+
+
+def test_a_game_stuck_before_its_end_fails_with_its_position():
+    game = _connect4()
+    rules = _Broken(
+        game.rules,
+        legal_moves=lambda state: [] if state.ply == 3 else game.rules.legal_moves(state),
+    )
+    broken = _Broken(game, rules=rules)
+    with pytest.raises(AssertionError, match=r"ply 3: the game is not over but legal_moves"):
+        conformance.random_playout(broken, 2, random.Random(0))
+
+
+def test_run_conformance_reports_every_check_and_the_failures():
+    results = conformance.run_conformance("connect4", seeds=1)
+    names = [result.check for result in results]
+    assert names == ["spec", *(check.name for check in conformance.CHECKS)]
+    assert all(result.passed for result in results), [r.message for r in results if not r.passed]
+    assert conformance.summary(results) == f"{len(names)} checks: {len(names)} passed, 0 failed"
+
+
+def test_the_module_cli_exits_1_on_a_failure_and_2_on_an_unknown_game(capsys, monkeypatch):
+    def fail(game, sides=2, *, tags=None):
+        raise AssertionError("the initial position is wrong")
+
+    check = conformance.Check("initial position", fail)
+    monkeypatch.setattr(conformance, "CHECKS", (check,))
+    assert conformance.main(["connect4", "--seeds", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "ok    spec" in out
+    assert "FAIL  initial position     connect4-2" in out
+    assert "the initial position is wrong" in out
+    assert out.rstrip().endswith("connect4: 2 checks: 1 passed, 1 failed")
+    with pytest.raises(SystemExit) as exit_info:
+        conformance.main(["no-such-game"])
+    assert exit_info.value.code == 2
+    assert "unknown game 'no-such-game'" in capsys.readouterr().err

@@ -4,7 +4,7 @@ Every game, the built-in ones included, is a :class:`~partita.games.spec.GameSpe
 named in the ``partita.games`` entry-point group of an installed distribution::
 
     [project.entry-points."partita.games"]
-    tictactoe = "partita_tictactoe:SPEC"
+    mygame = "partita_mygame.spec:SPEC"
 
 The entry point's name is the `Game` tag. Entry points are read once, the first
 time a game is asked for; a spec's heavy parts load later still (see

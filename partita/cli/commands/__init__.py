@@ -3,6 +3,7 @@
 from partita.cli.commands import (  # noqa: F401
     analysis,
     archive,
+    conformance,
     records,
     reports,
 )

@@ -1,0 +1,273 @@
+"""docs/plugins.md as a test: its example game works as an outside package.
+
+The guide's files (code blocks marked ``file=PATH``) are written to a temporary
+folder as the package ``partita-tictactoe``, which pip builds from the guide's own
+``pyproject.toml`` and installs with ``--target`` into a folder of its own: the
+subprocesses get it on ``PYTHONPATH``, so partita finds the game through its entry
+point exactly as after ``pip install .``, while the test environment itself is never
+changed (nothing to uninstall, nothing left behind by an interrupted run). Then the
+commands of the guide's "Try it" block run, each in a fresh process, and their
+results are checked against what the guide says they show (counted by hand from
+the guide's records, not by partita).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import pytest
+
+from partita.analysis.diagrams import Board, Layout
+from partita.games.base import Rules
+from partita.games.spec import GameSpec
+from partita.notation.base import GameNotation
+
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "docs" / "plugins.md"
+FENCE = "`" * 3
+FILE_BLOCK = re.compile(rf"^{FENCE}\w+ file=(\S+)\n(.*?)^{FENCE}$", re.S | re.M)
+RUN_BLOCK = re.compile(rf"^{FENCE}sh run\n(.*?)^{FENCE}$", re.S | re.M)
+BIN = Path(sys.executable).parent
+
+
+def guide_text() -> str:
+    return GUIDE.read_text(encoding="utf-8")
+
+
+def guide_files() -> dict[str, str]:
+    """The package's files as the guide gives them: path -> text."""
+    return {path: body for path, body in FILE_BLOCK.findall(guide_text())}
+
+
+def guide_commands() -> list[str]:
+    blocks = RUN_BLOCK.findall(guide_text())
+    assert len(blocks) == 1, "the guide has one 'sh run' block"
+    return [line.strip() for line in blocks[0].splitlines() if line.strip()]
+
+
+def write_package(folder: Path) -> Path:
+    package = folder / "partita-tictactoe"
+    for path, body in guide_files().items():
+        target = package / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(body, encoding="utf-8")
+    return package
+
+
+# -- the guide itself -------------------------------------------------------------------------
+
+
+def test_the_guide_gives_every_file_of_its_layout():
+    text = guide_text()
+    layout = text[text.index("## The package") : text.index("## 1.")]
+    listed = set(re.findall(r"[\w./]*?([\w]+\.(?:py|toml|pgr))\b", layout))
+    given = {Path(path).name for path in guide_files()}
+    assert listed == given
+    assert "partita_tictactoe/rules.py" in guide_files()
+    assert "pyproject.toml" in guide_files()
+
+
+def _public(cls: type) -> set[str]:
+    return {name for name in vars(cls) if not name.startswith("_")}
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        pytest.param(_public(Rules) | {"name", "title"}, id="Rules"),
+        pytest.param(_public(GameNotation) - {"rules"}, id="GameNotation"),
+        pytest.param({field.name for field in fields(GameSpec)}, id="GameSpec"),
+        pytest.param(_public(Board) - {"game"}, id="Board"),
+        pytest.param({field.name for field in fields(Layout)} - {"notes"}, id="Layout"),
+    ],
+)
+def test_the_guide_documents_every_member_of_the_contracts(members):
+    text = guide_text()
+    missing = sorted(name for name in members if f"`{name}" not in text)
+    assert not missing, f"docs/plugins.md does not document {missing}"
+
+
+def test_the_example_code_is_clean_for_ruff(tmp_path):
+    package = write_package(tmp_path)
+    ruff = [str(BIN / "ruff")] if (BIN / "ruff").exists() else [sys.executable, "-m", "ruff"]
+    options = ["--isolated", "--line-length", "100", "--target-version", "py311"]
+    check = subprocess.run(
+        [*ruff, "check", *options, "--select", "E,F,W,I,B,UP,SIM", "."],
+        cwd=package,
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    formatted = subprocess.run(
+        [*ruff, "format", "--check", *options, "."], cwd=package, capture_output=True, text=True
+    )
+    assert formatted.returncode == 0, formatted.stdout + formatted.stderr
+
+
+def test_partita_never_names_the_example_game():
+    """The game is added without a change to partita: no file of the package names it."""
+    named = re.compile(r"tic-?tac-?toe", re.I)
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "partita").rglob("*")
+        if path.is_file()
+        and path.suffix in {".py", ".toml", ".txt", ".js", ".css", ".html", ".j2", ".c"}
+        and named.search(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert offenders == []
+    assert not named.search((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+# -- the package, installed, driven through partita's commands -----------------------------------------
+
+
+@dataclass
+class Run:
+    command: str
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+@dataclass
+class Plugin:
+    package: Path
+    env: dict[str, str]
+    install_seconds: float
+    runs: dict[str, Run]
+
+
+def _argv(command: str) -> list[str]:
+    """A command of the guide, run with this interpreter's partita and Python."""
+    argv = shlex.split(command)
+    if argv[0] == "partita":
+        script = BIN / "partita"
+        return [str(script), *argv[1:]] if script.exists() else [sys.executable, "-m", *argv]
+    if argv[0] == "python":
+        return [sys.executable, *argv[1:]]
+    raise AssertionError(f"the guide runs {argv[0]!r}, which this test does not know")
+
+
+def _name(command: str) -> str:
+    """``partita query ...`` -> ``query``; ``python -m pytest ...`` -> ``pytest``."""
+    argv = shlex.split(command)
+    return argv[2] if argv[0] == "python" else argv[1]
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory) -> Plugin:
+    folder = tmp_path_factory.mktemp("plugin-guide")
+    package = write_package(folder)
+    site = folder / "site"
+    commands = guide_commands()
+    assert commands[0] == "pip install .", "the guide installs the package first"
+    began = time.perf_counter()
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q"]
+        + ["--target", str(site), str(package)],
+        capture_output=True,
+        text=True,
+    )
+    install_seconds = time.perf_counter() - began
+    assert install.returncode == 0, install.stdout + install.stderr
+    assert (site / "partita_tictactoe" / "rules.py").is_file()
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in {"PARTITA_DB", "PARTITA_DEBUG", "PYTEST_ADDOPTS", "PYTHONPATH"}
+    }
+    env.update(PYTHONPATH=str(site), COLUMNS="200", NO_COLOR="1")
+    runs = {}
+    for command in commands[1:]:
+        began = time.perf_counter()
+        done = subprocess.run(
+            _argv(command), cwd=package, env=env, capture_output=True, text=True, timeout=300
+        )
+        runs[_name(command)] = Run(
+            command, done.returncode, done.stdout, done.stderr, time.perf_counter() - began
+        )
+    return Plugin(package, env, install_seconds, runs)
+
+
+def _run(plugin: Plugin, name: str, returncode: int = 0) -> Run:
+    run = plugin.runs[name]
+    assert run.returncode == returncode, f"{run.command}\n{run.stdout}\n{run.stderr}"
+    return run
+
+
+def test_the_installed_game_is_listed(plugin):
+    out = _run(plugin, "games").stdout
+    assert "tictactoe: Tic-tac-toe (2 sides)" in out
+    assert "start: 3/3/3 x" in out
+    assert "[Size] the width and height of the board (3, 4, 5, 6, 7, 8, 9)" in out
+    assert "[Line] how many marks in a row win (at most Size)" in out
+
+
+def test_the_conformance_suite_passes_on_the_game(plugin):
+    lines = _run(plugin, "conformance").stdout.splitlines()
+    # the spec once, then seven checks for each variant: {} and Size 5, Line 4
+    assert lines[-1] == "tictactoe: 15 checks: 15 passed, 0 failed"
+    checked = [line.split()[1:] for line in lines[:-1]]
+    assert len(checked) == 15 and all(line.startswith("ok") for line in lines[:-1])
+    for name in ("initial", "random", "position", "record", "symmetries", "bad", "board"):
+        targets = {words[-3] for words in checked if words[0] == name}
+        assert targets == {"tictactoe-2", "tictactoe-5-4-2"}, name
+
+
+def test_the_package_runs_the_suite_in_its_own_tests(plugin):
+    assert "15 passed" in _run(plugin, "pytest").stdout
+
+
+def test_validate_reports_the_mistake_with_its_place(plugin):
+    out = _run(plugin, "validate", returncode=1).stdout
+    assert (
+        "mistakes/taken.pgr:6:13: error: illegal move 'b2': cell b2 is taken "
+        "[record 1: Ben - Cleo, ply 3, move 2]"
+    ) in out
+    assert out.splitlines()[-1] == "6 records, 5 valid, 1 invalid (lenient)"
+
+
+def test_import_stores_the_five_games(plugin):
+    assert "5 imported, 0 duplicates, 0 invalid" in _run(plugin, "import").stdout
+    assert (plugin.package / "tictactoe.db").is_file()
+
+
+def test_query_finds_the_position_reached_by_two_move_orders(plugin):
+    out = _run(plugin, "query").stdout
+    ids = re.findall(r"^│ (\d+)\s+│ tictactoe\s+│.*│ (\d+)\s+│$", out, re.M)
+    assert ids == [("1", "4"), ("4", "4")]  # games 1 and 4, at ply 4
+    assert out.rstrip().endswith("2 games")
+
+
+def test_tree_merges_the_symmetric_corner_openings(plugin):
+    out = _run(plugin, "tree").stdout
+    rows = re.findall(r"^│ (\w+)\s+│\s+(\d+) │\s+\d+% │ ([\d/]+)\s+│", out, re.M)
+    corner = [row for row in rows if row[0] in {"a1", "c3"}]
+    assert corner == [(corner[0][0], "3", "0/1/1")]  # games 2, 3 and 4
+    assert ("b2", "1", "1/0/0") in rows
+    assert len(rows) == 2
+    assert "symmetric positions merged" in out
+
+
+def test_report_has_the_game_its_board_and_its_section(plugin):
+    _run(plugin, "report")
+    html = (plugin.package / "tictactoe.html").read_text(encoding="utf-8")
+    assert "Tic-tac-toe (2 sides, Size 3, Line 3)" in html
+    assert "Tic-tac-toe (2 sides, Size 5, Line 4)" in html
+    diagrams = re.findall(r'<svg [^>]*class="diagram".*?</svg>', html, re.S)
+    assert any('fill="#fdf6e3"' in svg for svg in diagrams), "no diagram drawn by the board"
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert (
+        "Tic-tac-toe: how 2 games were won 4 valid games: 2 won with 3 in a row, 1 drawn "
+        "on a full board, the others unfinished. line won by x won by o "
+        "row 0 1 column 0 0 diagonal 1 0"
+    ) in text
+    assert "Tic-tac-toe: how 1 game was won" in text
