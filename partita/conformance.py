@@ -174,7 +174,8 @@ def random_playout(
     the end."""
     rules = game.rules
     state = rules.initial(sides)
-    states, moves = [state], []
+    states: list[Any] = [state]
+    moves: list[Any] = []
     while rules.outcome(state) is None and len(moves) < max_plies:
         _expect(
             bool(rules.legal_moves(state)),
@@ -512,7 +513,7 @@ def check_symmetries(
                 f"{place}: symmetry {k} changes the canonical key",
             )
         _expect(
-            rules.canonical_key(state) == min(keys),
+            rules.canonical_key(state) == min(keys),  # type: ignore[type-var]
             f"{place}: the canonical key is not the smallest key of the images",
         )
 
