@@ -6,12 +6,12 @@ import base64
 import hashlib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from partita.analysis import report as report_module
 from partita.analysis.diagrams import board_for, render_diagram
 from partita.analysis.report import (
     ReportOptions,
@@ -27,6 +27,7 @@ from partita.cli import app
 from partita.cli.app import _register_commands
 from partita.database import import_paths
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
+from partita.games.registry import get_spec, register
 from partita.notation.reader import parse_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +150,7 @@ def test_write_report_chooses_the_format_from_the_name(archive, tmp_path):
     assert page.count('class="open" data-game=') >= 3
 
 
-def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
+def test_a_registered_section_appears_for_its_game_only(archive):
     def statistics(db, game, ids):
         return Section(
             "Attacks <won>",
@@ -157,8 +158,12 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
             tables=[Table(["kind", "count"], [["maneuver", 3]])],
         )
 
-    monkeypatch.setitem(report_module._SECTIONS, "connect4", [statistics])
-    data = build_report(archive, options=ReportOptions(viewer_games=0))
+    spec = get_spec("connect4")
+    register(replace(spec, report_sections=[statistics]))
+    try:
+        data = build_report(archive, options=ReportOptions(viewer_games=0))
+    finally:
+        register(spec)
     parts = {part["game"]: part for part in data["games"]}
     assert [section.title for section in parts["connect4"]["sections"]] == ["Attacks <won>"]
     assert parts["forza4x4"]["sections"] == []

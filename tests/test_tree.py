@@ -339,13 +339,12 @@ def test_novelty_command(archive, runner, tmp_path):
 def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):
     import random
 
-    from partita.analysis import tree as tree_module
+    from partita.games.base import Rules
     from partita.games.gravity.notation import CONNECT4, FORZA4X4
 
     for game in (FORZA4X4, CONNECT4):
         rules = game.rules
-        quick = tree_module._fast_image_keys(rules, rules.symmetry_count)
-        assert quick is not None
+        assert rules.placement_images() is not None
         chooser = random.Random(5)
         for _ in range(30):
             state = rules.initial()
@@ -357,12 +356,16 @@ def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):
             expected = tuple(
                 rules.key(rules.transform(state, k)) for k in range(rules.symmetry_count)
             )
-            assert quick(state) == expected
-    # And the folded tree is the same through the engine's own transform.
+            assert rules.symmetric_keys(state) == expected
+    # And the folded tree is the same through the contract's defaults (every image
+    # transformed by the engine's own transform, no packed images).
     quick_tree = tree_from_archive(archive, "forza4x4", depth=4, symmetry=True).as_dict()
-    monkeypatch.setattr(tree_module, "_fast_image_keys", lambda rules, count: None)
+    rules_class = type(FORZA4X4.rules)
+    monkeypatch.setattr(rules_class, "placement_images", Rules.placement_images)
+    monkeypatch.setattr(rules_class, "symmetric_keys", Rules.symmetric_keys)
     slow_tree = tree_from_archive(archive, "forza4x4", depth=4, symmetry=True).as_dict()
     assert quick_tree == slow_tree
+    assert quick_tree["edges"]
 
 
 def test_the_default_threshold_grows_with_the_selection(archive):

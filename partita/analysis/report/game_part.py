@@ -1,0 +1,205 @@
+"""One game's part of the report, in one configuration: the opening tree as rows,
+game lengths, first moves, frequent and final positions, the game's own sections."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from partita.analysis import charts
+from partita.analysis.report.options import ReportOptions, sections_for
+from partita.analysis.report.positions import finals, frequent_positions
+from partita.analysis.report.tallies import outcome_kind, score_colour, wdl_bar
+from partita.analysis.tree import OpeningTree, tree_from_archive
+from partita.notation.base import GameNotation
+from partita.notation.configuration import Configuration
+
+__all__ = ["first_moves", "game_part", "lengths", "tree_rows"]
+
+
+def game_part(
+    db: Any,
+    notation: GameNotation,
+    rows: list[dict],
+    options: ReportOptions,
+    filters: dict,
+    configuration: Configuration,
+    varying: set[str] | None,
+) -> dict:
+    """The part of the report about one game in one configuration (``varying``: the
+    settings that differ between the report's configurations of the game, ``None``
+    when it holds only this one)."""
+    name = notation.name
+    valid = [row for row in rows if row["status"] == "valid"]
+    part_filters = {key: value for key, value in filters.items() if key != "game"}
+    ids = [row["id"] for row in rows]
+    tree = tree_from_archive(
+        db,
+        name,
+        depth=options.depth,
+        min_games=options.min_games,
+        symmetry=options.symmetry,
+        configuration=configuration,
+        **part_filters,
+    )
+    notation = configuration.configure(notation)
+    default = Configuration.of(notation, notation.rules.min_sides, {})
+    labelled = varying is not None or configuration != default
+    part: dict[str, Any] = {
+        "game": name,
+        "anchor": name
+        if not labelled
+        else "-".join(
+            [name, str(configuration.sides)]
+            + [value.replace(" ", "_") for _, value in configuration.settings if value]
+        ),
+        "configuration": configuration.describe(varying or ()),
+        "title": notation.rules.title
+        + (f" ({configuration.describe(varying or ())})" if labelled else ""),
+        "games": len(rows),
+        "valid": len(valid),
+        "tree": tree_rows(tree, options),
+        "tree_games": tree.games,
+        "min_games": tree.min_games,
+        "depth": tree.depth,
+        "symmetry": tree.symmetry,
+        "root": tree.position(),
+        "lengths": lengths(valid, notation),
+        "first_moves": first_moves(tree),
+        "positions": frequent_positions(db, notation, ids, options),
+        "finals": finals(db, notation, ids, options),
+        "sections": [],
+    }
+    for builder in sections_for(name):
+        section = builder(db, notation, ids)
+        if section is not None:
+            part["sections"].append(section)
+    return part
+
+
+def tree_rows(tree: OpeningTree, options: ReportOptions) -> list[dict]:
+    """The tree as rows, depth first, at most ``moves_per_position`` moves a
+    position, each with its line from the root and its W/D/L bar."""
+    rows: list[dict] = []
+    rules = tree.game.rules
+    stack: list[tuple[int, Any, list[str]]] = []
+    for stats in reversed(tree.moves()[: options.moves_per_position]):
+        stack.append((1, stats, []))
+    seen = {tree.root}
+    while stack:
+        level, stats, line = stack.pop()
+        parent_state = tree.states[stats.parent]
+        number, opens = rules.move_number(parent_state)
+        label = f"{number}. {stats.move}" if opens else f"{number}... {stats.move}"
+        won, drawn, lost = stats.wdl
+        rows.append(
+            {
+                "level": level,
+                "line": " ".join([*line, label]),
+                "label": label,
+                "move": stats.move,
+                "games": stats.games,
+                "share": stats.share,
+                "won": won,
+                "drawn": drawn,
+                "lost": lost,
+                "unfinished": stats.unfinished,
+                "score": stats.score,
+                "transpositions": stats.transpositions,
+                "examples": stats.examples,
+                "last_date": stats.last_date,
+                "bar": wdl_bar(won, drawn, lost, stats.unfinished),
+                "transposed": False,
+            }
+        )
+        if stats.child in seen:
+            # Reached before by another move order: its moves are listed there.
+            rows[-1]["transposed"] = bool(tree.moves(stats.child))
+            continue
+        if level >= options.depth:
+            continue
+        seen.add(stats.child)
+        for child in reversed(tree.moves(stats.child)[: options.moves_per_position]):
+            stack.append((level + 1, child, [*line, label]))
+    return rows
+
+
+def lengths(rows: list[dict], notation: GameNotation) -> dict:
+    """Plies per game: a stacked histogram by outcome and a summary."""
+    plies = [row["plies"] for row in rows]
+    if not plies:
+        return {"chart": None, "summary": None}
+    sides_default = notation.rules.min_sides
+    kinds = {"decisive": [], "drawn": [], "unfinished": []}
+    for row in rows:
+        kinds[outcome_kind(row["result"], row["sides"] or sides_default)].append(row["plies"])
+    low, high = min(plies), max(plies)
+    width = max(1, -(-(high - low + 1) // 30))
+    bins = list(range(low - low % width, high + 1, width))
+    series = []
+    colours = {
+        "decisive": charts.WIN_COLOUR,
+        "drawn": charts.DRAW_COLOUR,
+        "unfinished": charts.OTHER_COLOUR,
+    }
+    for kind, values in kinds.items():
+        counts = [0] * len(bins)
+        for value in values:
+            counts[(value - bins[0]) // width] += 1
+        series.append((kind, counts, colours[kind]))
+    chart = charts.stacked_histogram(
+        bins,
+        series,
+        title=f"{notation.rules.title}: game length",
+        xlabel="plies",
+        salt=f"lengths-{notation.name}",
+    )
+    summary = {
+        "games": len(plies),
+        "min": low,
+        "median": statistics.median(plies),
+        "mean": round(statistics.fmean(plies), 1),
+        "max": high,
+        "by_kind": [
+            {
+                "kind": kind,
+                "games": len(values),
+                "mean": round(statistics.fmean(values), 1) if values else None,
+            }
+            for kind, values in kinds.items()
+        ],
+    }
+    return {"chart": chart, "summary": summary}
+
+
+def first_moves(tree: OpeningTree) -> dict:
+    """First moves from the tree's root: popularity and score."""
+    moves = tree.moves()
+    if not moves:
+        return {"chart": None, "rows": []}
+    shown = moves[:24]
+    chart = charts.bar_chart(
+        [stats.move for stats in shown],
+        [stats.games for stats in shown],
+        title=f"{tree.game.rules.title}: first moves (label: score of the mover)",
+        ylabel="games",
+        annotations=["–" if stats.score is None else f"{stats.score:.0%}" for stats in shown],
+        colours=[score_colour(stats.score) for stats in shown],
+        salt=f"first-{tree.game.name}",
+    )
+    rows = []
+    for stats in moves:
+        won, drawn, lost = stats.wdl
+        rows.append(
+            {
+                "move": stats.move,
+                "games": stats.games,
+                "share": stats.share,
+                "won": won,
+                "drawn": drawn,
+                "lost": lost,
+                "score": stats.score,
+                "bar": wdl_bar(won, drawn, lost, stats.unfinished),
+            }
+        )
+    return {"chart": chart, "rows": rows}
