@@ -29,7 +29,7 @@ __all__ = [
     "games_from_setups",
     "games_through",
     "selected_games",
-    "stored_line",
+    "stored_game",
     "stored_pgr",
     "valid_game_ids",
 ]
@@ -121,13 +121,18 @@ def frequent_positions(
     ]
 
 
-def stored_line(db: Database, game_id: int) -> tuple[str, str | None]:
-    """``(mainline, starting position or None)`` of game ``game_id``."""
-    row = db.execute(
-        f"SELECT coalesce(moves, ''), {_START.format(g='games')} FROM games WHERE id = ?",
-        (game_id,),
-    ).fetchone()
-    return (row[0], row[1]) if row is not None else ("", None)
+def stored_game(db: Database, game_id: int) -> dict | None:
+    """Game ``game_id``'s set-up and mainline: ``id``, ``moves`` (``""`` for none),
+    ``start`` (its Position tag when set up, else ``None``), ``sides`` and ``tags``
+    (JSON text); ``None`` if there is no such game."""
+    rows = list(
+        db.query(
+            "SELECT id, coalesce(moves, '') AS moves, "
+            f"{_START.format(g='games')} AS start, sides, tags FROM games WHERE id = ?",
+            (game_id,),
+        )
+    )
+    return rows[0] if rows else None
 
 
 def decisive_candidates(db: Database, game: str, game_ids: Sequence[int]) -> Iterator[dict]:

@@ -7,14 +7,16 @@ import statistics
 from typing import Any
 
 from partita.analysis import charts
+from partita.analysis.report.openings import chance_plies, opening_moves, tree_rows
 from partita.analysis.report.options import ReportOptions, sections_for
-from partita.analysis.report.positions import finals, frequent_positions
+from partita.analysis.report.positions import GameSetups, finals, fit_cards, frequent_positions
 from partita.analysis.report.tallies import outcome_kind, score_colour, wdl_bar
 from partita.analysis.tree import OpeningTree, tree_from_archive
+from partita.errors import PartitaError
 from partita.notation.base import GameNotation
 from partita.notation.configuration import Configuration
 
-__all__ = ["first_moves", "game_part", "lengths", "tree_rows"]
+__all__ = ["CHANCE_SAMPLE", "first_moves", "game_part", "lengths"]
 
 
 def game_part(
@@ -33,18 +35,23 @@ def game_part(
     valid = [row for row in rows if row["status"] == "valid"]
     part_filters = {key: value for key, value in filters.items() if key != "game"}
     ids = [row["id"] for row in rows]
+    configured = configuration.configure(notation)
+    chance = _chance_plies(db, configured, valid, options.depth)
     tree = tree_from_archive(
         db,
         name,
-        depth=options.depth,
+        depth=options.depth + chance,
         min_games=options.min_games,
         symmetry=options.symmetry,
         configuration=configuration,
         **part_filters,
     )
-    notation = configuration.configure(notation)
+    notation = configured
     default = Configuration.of(notation, notation.rules.min_sides, {})
     labelled = varying is not None or configuration != default
+    tree_part = tree_rows(tree, options)
+    positions = frequent_positions(db, notation, ids, options)
+    final = finals(db, notation, ids, options)
     part: dict[str, Any] = {
         "game": name,
         "anchor": name
@@ -54,20 +61,26 @@ def game_part(
             + [value.replace(" ", "_") for _, value in configuration.settings if value]
         ),
         "configuration": configuration.describe(varying or ()),
+        "sides": configuration.sides,
         "title": notation.rules.title
         + (f" ({configuration.describe(varying or ())})" if labelled else ""),
         "games": len(rows),
         "valid": len(valid),
-        "tree": tree_rows(tree, options),
+        "tree": tree_part["rows"],
+        "tree_total": tree_part["total"],
+        "tree_budget": tree_part["budget"],
         "tree_games": tree.games,
         "min_games": tree.min_games,
-        "depth": tree.depth,
+        "depth": options.depth,
+        "chance": chance > 0,
         "symmetry": tree.symmetry,
         "root": tree.position(),
         "lengths": lengths(valid, notation),
         "first_moves": first_moves(tree),
-        "positions": frequent_positions(db, notation, ids, options),
-        "finals": finals(db, notation, ids, options),
+        "positions": positions,
+        "finals": final["rows"],
+        "unreplayable": positions["unreplayable"] + final["unreplayable"],
+        "legend": fit_cards(positions["rows"], final["rows"]),
         "sections": [],
     }
     for builder in sections_for(name):
@@ -77,51 +90,31 @@ def game_part(
     return part
 
 
-def tree_rows(tree: OpeningTree, options: ReportOptions) -> list[dict]:
-    """The tree as rows, depth first, at most ``moves_per_position`` moves a
-    position, each with its line from the root and its W/D/L bar."""
-    rows: list[dict] = []
-    rules = tree.game.rules
-    stack: list[tuple[int, Any, list[str]]] = []
-    for stats in reversed(tree.moves()[: options.moves_per_position]):
-        stack.append((1, stats, []))
-    seen = {tree.root}
-    while stack:
-        level, stats, line = stack.pop()
-        parent_state = tree.states[stats.parent]
-        number, opens = rules.move_number(parent_state)
-        label = f"{number}. {stats.move}" if opens else f"{number}... {stats.move}"
-        won, drawn, lost = stats.wdl
-        rows.append(
-            {
-                "level": level,
-                "line": " ".join([*line, label]),
-                "label": label,
-                "move": stats.move,
-                "games": stats.games,
-                "share": stats.share,
-                "won": won,
-                "drawn": drawn,
-                "lost": lost,
-                "unfinished": stats.unfinished,
-                "score": stats.score,
-                "transpositions": stats.transpositions,
-                "examples": stats.examples,
-                "last_date": stats.last_date,
-                "bar": wdl_bar(won, drawn, lost, stats.unfinished),
-                "transposed": False,
-            }
-        )
-        if stats.child in seen:
-            # Reached before by another move order: its moves are listed there.
-            rows[-1]["transposed"] = bool(tree.moves(stats.child))
+#: How many games :func:`_chance_plies` looks at.
+CHANCE_SAMPLE = 50
+
+
+def _chance_plies(db: Any, notation: GameNotation, valid: list[dict], moves: int) -> int:
+    """The chance plies before the ``moves``-th players' move in the first valid
+    games (at most :data:`CHANCE_SAMPLE`), at most: the tree goes that much deeper
+    so that it shows ``moves`` players' moves (see :mod:`.openings`)."""
+    from partita.database.selection import stored_game
+
+    setups = GameSetups(notation.name)
+    starts = []
+    for row in valid[:CHANCE_SAMPLE]:
+        stored = stored_game(db, row["id"])
+        if stored is None:
             continue
-        if level >= options.depth:
+        try:
+            _, state = setups.start(stored)
+        except PartitaError:
             continue
-        seen.add(stats.child)
-        for child in reversed(tree.moves(stats.child)[: options.moves_per_position]):
-            stack.append((level + 1, child, [*line, label]))
-    return rows
+        starts.append((state, stored["moves"]))
+    try:
+        return chance_plies(notation, starts, moves)
+    except PartitaError:
+        return 0
 
 
 def lengths(rows: list[dict], notation: GameNotation) -> dict:
@@ -173,11 +166,13 @@ def lengths(rows: list[dict], notation: GameNotation) -> dict:
 
 
 def first_moves(tree: OpeningTree) -> dict:
-    """First moves from the tree's root: popularity and score."""
-    moves = tree.moves()
+    """The first players' moves from the tree's root (through chance moves, see
+    :mod:`.openings`): popularity and score."""
+    moves = opening_moves(tree, [tree.root])
     if not moves:
         return {"chart": None, "rows": []}
     shown = moves[:24]
+    reached = tree.node_games()
     chart = charts.bar_chart(
         [stats.move for stats in shown],
         [stats.games for stats in shown],
@@ -194,7 +189,7 @@ def first_moves(tree: OpeningTree) -> dict:
             {
                 "move": stats.move,
                 "games": stats.games,
-                "share": stats.share,
+                "share": stats.games / reached if reached else 0.0,
                 "won": won,
                 "drawn": drawn,
                 "lost": lost,

@@ -20,13 +20,17 @@ __all__ = ["ReportOptions", "Section", "SectionBuilder", "Table", "sections_for"
 class ReportOptions:
     """What a report shows and how much of it."""
 
-    #: Plies of the opening tree.
+    #: Players' moves of the opening tree (chance moves, such as shuffles, are
+    #: stepped through and not counted).
     depth: int = 4
     #: Moves played by fewer games are left out of the tree (``None``: the tree's
     #: default, 1 and one more per 20,000 games).
     min_games: int | None = None
     #: At most this many moves per position in the tree (most played first).
     moves_per_position: int = 6
+    #: At most this many rows of the tree (the most played moves; a note says how
+    #: many were left out).
+    tree_rows: int = 60
     #: Fold symmetric positions (as many as the board's symmetries).
     symmetry: bool = False
     #: How many frequent positions, and from which ply on.

@@ -29,11 +29,26 @@ def _html_environment() -> Environment:
         lstrip_blocks=True,
     )
     environment.filters["percent"] = _percent
+    environment.filters["shorten"] = _shorten
+    environment.filters["shorten_start"] = _shorten_start
     return environment
 
 
 def _percent(value: float | None, digits: int = 0) -> str:
     return "–" if value is None else f"{value:.{digits}%}"
+
+
+def _shorten(value: Any, limit: int = 60) -> str:
+    """``value`` cut to ``limit`` characters with an ellipsis (a Forceball position
+    or shuffle runs to hundreds)."""
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shorten_start(value: Any, limit: int = 60) -> str:
+    """``value``'s last ``limit`` characters after an ellipsis (a line's last moves)."""
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
 
 
 _MARKDOWN_SPECIAL = str.maketrans(
@@ -76,6 +91,8 @@ def _markdown_environment() -> Environment:
         keep_trailing_newline=True,
     )
     environment.filters["percent"] = _percent
+    environment.filters["shorten"] = _shorten
+    environment.filters["shorten_start"] = _shorten_start
     environment.filters["code"] = lambda text: Markup(str(text).replace("```", "'''"))
     return environment
 
