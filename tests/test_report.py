@@ -6,7 +6,6 @@ import base64
 import hashlib
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -29,7 +28,6 @@ from partita.cli import app
 from partita.cli.app import _register_commands
 from partita.database import import_paths, query_games
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
-from partita.games.registry import get_spec, register
 from partita.notation.reader import parse_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,7 +150,7 @@ def test_write_report_chooses_the_format_from_the_name(archive, tmp_path):
     assert page.count('class="open" data-game=') >= 3
 
 
-def test_a_registered_section_appears_for_its_game_only(archive):
+def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
     def statistics(db, game, ids):
         return Section(
             "Attacks <won>",
@@ -160,12 +158,13 @@ def test_a_registered_section_appears_for_its_game_only(archive):
             tables=[Table(["kind", "count"], [["maneuver", 3]])],
         )
 
-    spec = get_spec("connect4")
-    register(replace(spec, report_sections=[statistics]))
-    try:
-        data = build_report(archive, options=ReportOptions(viewer_games=0))
-    finally:
-        register(spec)
+    from dataclasses import replace
+
+    from partita.games import registry
+
+    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))
+    registry.register(replace(registry.get_spec("connect4"), report_sections=(statistics,)))
+    data = build_report(archive, options=ReportOptions(viewer_games=0))
     parts = {part["game"]: part for part in data["games"]}
     assert [section.title for section in parts["connect4"]["sections"]] == ["Attacks <won>"]
     assert parts["forza4x4"]["sections"] == []
@@ -308,6 +307,7 @@ def test_opening_moves_look_through_chance_moves():
     from partita.analysis.report.openings import opening_moves
     from partita.analysis.tree import build_tree, lines_from_records
     from partita.games.base import CHANCE
+    from partita.games.registry import get_spec
     from partita.notation.reader import read_records
 
     lines = list(lines_from_records(read_records(ROOT / "examples/forceball/pro.pgr")))

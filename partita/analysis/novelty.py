@@ -192,10 +192,10 @@ class ArchiveReference:
         else:
             wanted = game.rules.key(state)
             rows = []
-            for *row, position in games_from_setups(self.db, game.name):
+            for game_id, result, date, moves, position in games_from_setups(self.db, game.name):
                 try:
                     if game.rules.key(game.parse_position(position)) == wanted:
-                        rows.append(tuple(row))
+                        rows.append((game_id, result, date, moves))
                 except PartitaError:
                     continue
         found = []

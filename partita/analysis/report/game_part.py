@@ -123,7 +123,7 @@ def lengths(rows: list[dict], notation: GameNotation) -> dict:
     if not plies:
         return {"chart": None, "summary": None}
     sides_default = notation.rules.min_sides
-    kinds = {"decisive": [], "drawn": [], "unfinished": []}
+    kinds: dict[str, list[int]] = {"decisive": [], "drawn": [], "unfinished": []}
     for row in rows:
         kinds[outcome_kind(row["result"], row["sides"] or sides_default)].append(row["plies"])
     low, high = min(plies), max(plies)

@@ -51,6 +51,7 @@ def viewer_game(record: Record, game_id: int | str) -> dict | None:
                     current = rules.apply(current, forced)
                 number, opens = rules.move_number(current)
                 entry["n"] = f"{number}." if opens else f"{number}..."
+                assert child.move is not None, "only the root holds no move"
                 after = rules.apply(current, game.parse_move(current, child.move))
             except PartitaError:
                 entry["bad"] = True

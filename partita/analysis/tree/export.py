@@ -73,7 +73,7 @@ def write_graphml(tree: OpeningTree, path: str | Path) -> None:
     """GraphML with scalar attributes (lists become space-separated text)."""
     import networkx as nx
 
-    flat = nx.MultiDiGraph()
+    flat: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     name = tree.position
     for node, (ply, games) in tree.nodes.items():
         flat.add_node(name(node), games=games, ply=ply)

@@ -116,6 +116,7 @@ def gather_results(
             if outcome is None:
                 unfinished += games
             else:
+                kind: int
                 for side, kind in enumerate(outcome):  # type: ignore[arg-type]
                     tallies[side][kind] += games
         stats.won = share(tuple(tally[0] for tally in tallies))

@@ -63,7 +63,8 @@ class SymmetryFrames:
             if keep and self._steps is not None:
                 self._packed_images(state, plain, level, parent, keep)
             return found[0], found[1], None
-        keys = self.image_keys(state, plain, level, parent, keep)
+        # One game's keys are of one kind (ints, strings, tuples) and compare.
+        keys: tuple[Any, ...] = self.image_keys(state, plain, level, parent, keep)
         best = min(keys)
         symmetries = tuple(index for index, key in enumerate(keys) if key == best)
         cache[plain] = (best, _IDENTITY if symmetries == _IDENTITY else symmetries, None)

@@ -132,12 +132,14 @@ class OpeningTree:
         if self._graph is None:
             import networkx as nx
 
-            graph = nx.MultiDiGraph()
+            graph: nx.MultiDiGraph[Hashable] = nx.MultiDiGraph()
             graph.add_nodes_from(
                 (node, {"ply": ply, "games": games}) for node, (ply, games) in self.nodes.items()
             )
+            # types-networkx types add_edges_from as Graph's: no (u, v, key, data) edges.
             graph.add_edges_from(
-                (stats.parent, stats.child, stats.move, {"stats": stats}) for stats in self.edges()
+                (stats.parent, stats.child, stats.move, {"stats": stats})  # type: ignore[misc]
+                for stats in self.edges()
             )
             self._graph = graph
         return self._graph
