@@ -256,7 +256,13 @@ def report(
         typer.Option("--format", help="html or md (default: from the file name)."),
     ] = None,
     depth: Annotated[
-        int, typer.Option("--depth", help="Plies of the opening tree.", min=1, max=40)
+        int,
+        typer.Option(
+            "--depth",
+            help="Players' moves of the opening tree (chance moves not counted).",
+            min=1,
+            max=40,
+        ),
     ] = 4,
     min_games: MinGamesOption = None,
     symmetry: SymmetryOption = False,
