@@ -72,9 +72,7 @@ def solve(
     from partita.games.registry import get_game
 
     if game_name is None:
-        with_columns = [
-            name for name in solvable_games() if get_game(name).has_column_strings
-        ]
+        with_columns = [name for name in solvable_games() if get_game(name).has_column_strings]
         if columns is None or len(with_columns) != 1:
             raise typer.BadParameter("name the game with --game", param_hint="--game")
         game_name = with_columns[0]
