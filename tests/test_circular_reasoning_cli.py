@@ -1,8 +1,8 @@
 """Every CLI command on the Circular Reasoning examples, end to end, and the board.
 
 One archive is built from ``examples/circular-reasoning`` for the module; each
-command runs as a user runs it (``python -m partita``), and the drawings are
-checked as XML.
+command runs through the console script's entry point, in-process (exit code,
+stdout and stderr as a user sees them), and the drawings are checked as XML.
 """
 
 from __future__ import annotations

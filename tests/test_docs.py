@@ -41,6 +41,10 @@ def test_every_command_has_help_and_is_documented():
     _register_commands()
     group = typer.main.get_command(app)
     assert {"validate", "import", "query", "show", "export", "games"} <= set(group.commands)
+    help_flags = group.context_settings["help_option_names"]
+    assert "-h" in help_flags
+    for flag in (*help_flags, *(opt for param in group.params for opt in param.opts)):
+        assert f"`{flag}" in reference, f"partita {flag} is not in docs/cli.md"
     for name, command in group.commands.items():
         assert (command.help or "").strip(), f"command {name} has no help text"
         assert f"## partita {name}" in reference, f"command {name} is not in docs/cli.md"

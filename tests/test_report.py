@@ -10,8 +10,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from cli_runner import run_cli
 from report_archives import decisive_games, doubled_examples
-from typer.testing import CliRunner
 
 from partita.analysis.diagrams import board_for, render_diagram
 from partita.analysis.report import (
@@ -24,8 +24,6 @@ from partita.analysis.report import (
     viewer_game,
     write_report,
 )
-from partita.cli import app
-from partita.cli.app import _register_commands
 from partita.database import import_paths, query_games
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
 from partita.notation.reader import parse_record
@@ -222,24 +220,16 @@ def test_a_winning_line_is_marked():
     assert render_diagram(CONNECT4, state).count('class="mark"') == 4
 
 
-@pytest.fixture(scope="module")
-def runner():
-    _register_commands()
-    return CliRunner()
-
-
-def test_report_command(archive, runner, tmp_path):
+def test_report_command(archive, tmp_path):
     target = tmp_path / "out.md"
-    outcome = runner.invoke(
-        app, ["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"]
-    )
-    assert outcome.exit_code == 0, outcome.output
+    outcome = run_cli(["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"])
+    assert outcome.code == 0, outcome.stderr
     assert target.read_text(encoding="utf-8").startswith("# partita report")
     target = tmp_path / "out.html"
-    outcome = runner.invoke(
-        app, ["report", "--db", str(archive), "-o", str(target), "--symmetry", "--depth", "2"]
+    outcome = run_cli(
+        ["report", "--db", str(archive), "-o", str(target), "--symmetry", "--depth", "2"]
     )
-    assert outcome.exit_code == 0, outcome.output
+    assert outcome.code == 0, outcome.stderr
     assert "symmetric positions merged" in target.read_text(encoding="utf-8")
 
 

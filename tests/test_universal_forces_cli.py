@@ -8,8 +8,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-
-from tests.test_cli import partita
+from test_cli import partita
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "examples" / "universal-forces"

@@ -1,12 +1,19 @@
-"""The typer application and the one error boundary of the CLI."""
+"""The typer application and the one error boundary of the CLI.
 
-from __future__ import annotations
+Start-up is kept light: this module imports only typer and partita's errors, and
+each command imports the library code it needs in its own body, so `partita --help`
+and `partita games` load no archive, analysis or report code. Help is plain click
+text (``rich_markup_mode=None``): typer's rich help panels would import rich,
+markdown-it and pygments and double the time `partita --help` takes.
+"""
 
 import os
 import sys
+from typing import Annotated
 
 import typer
 
+from partita import __version__
 from partita.errors import PartitaError
 
 app = typer.Typer(
@@ -14,10 +21,33 @@ app = typer.Typer(
     help="Read, validate, store, query and analyse game records (PGR).",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
-    add_completion=False,
+    rich_markup_mode=None,
+    add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 _DEBUG_FLAG = "--debug"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"partita {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print partita's version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """The options that come before a command."""
 
 
 _REGISTERED = False

@@ -1,6 +1,8 @@
-"""Analysis commands: solve, annotate."""
+"""Analysis commands: solve, annotate.
 
-from __future__ import annotations
+The solvers and the annotator are imported by the commands that use them, so that
+start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
 from pathlib import Path
@@ -8,13 +10,11 @@ from typing import Annotated
 
 import typer
 
-from partita.analysis.annotate import DEFAULT_POSITION_BUDGET, annotate_record
-from partita.analysis.solving import DEFAULT_TABLE_SIZE, solvable_games, solver_for
+from partita.analysis.annotate import DEFAULT_POSITION_BUDGET
+from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
 from partita.cli.options import ArchiveOption, JsonOption, archive_path
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.writer import write_record
 
 #: Default node budget of `partita solve` (under a second compiled, about 30 s in pure Python).
 DEFAULT_SOLVE_BUDGET = 10_000_000
@@ -68,6 +68,9 @@ def solve(
     Scores are from the side to move: 0 a draw, positive a win (the sooner, the
     higher), negative a loss; the game's docs page gives its scale.
     """
+    from partita.analysis.solving import solvable_games, solver_for
+    from partita.games.registry import get_game
+
     if game_name is None:
         with_columns = [name for name in solvable_games() if get_game(name).has_column_strings]
         if columns is None or len(with_columns) != 1:
@@ -160,7 +163,9 @@ def annotate(
 
     The annotated record is written in canonical form; a summary goes to stderr.
     """
+    from partita.analysis.annotate import annotate_record
     from partita.cli.commands.archive import load_source
+    from partita.notation.writer import write_record
 
     record = load_source(source, index, archive_path(db))
     game_name = record.game

@@ -1,18 +1,17 @@
-"""Commands on the archive: import, query, export."""
+"""Commands on the archive: import, query, export.
 
-from __future__ import annotations
+The archive, the reader and rich are imported by the commands that use them, so
+that start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from partita import database
+from partita import database  # light: its names load on first use
 from partita.cli.app import app
 from partita.cli.options import (
     ArchiveOption,
@@ -31,16 +30,17 @@ from partita.cli.options import (
     archive_path,
     filters,
 )
+from partita.cli.output import stderr_console, stdout_console
 from partita.errors import PartitaError
-from partita.notation.files import expand_paths
-from partita.notation.model import Record
-from partita.notation.reader import read_records
 
-console = Console(highlight=False)
+if TYPE_CHECKING:
+    from partita.notation.model import Record
 
 
-def load_source(source: str, index: int, db: Path) -> Record:
+def load_source(source: str, index: int, db: Path) -> "Record":
     """A record from a file (the ``index``-th, from 0) or from the archive by game id."""
+    from partita.notation.reader import read_records
+
     path = Path(source)
     if path.is_file():
         for position, record in enumerate(read_records(path)):
@@ -78,6 +78,10 @@ def import_(
     Valid records are stored, and invalid ones with their problems (lenient) or
     refused (--strict). Re-importing adds nothing; an interrupted import can be rerun.
     """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from partita.notation.files import expand_paths
+
     files = expand_paths(paths)
     target = archive_path(db)
     total_bytes = sum(file.stat().st_size for file in files) or 1
@@ -87,13 +91,13 @@ def import_(
         BarColumn(),
         TextColumn("{task.fields[records]} records"),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=stderr_console(),
         disable=not show_bar,
         transient=True,
     ) as progress:
         task = progress.add_task("import", total=total_bytes, records=0)
 
-        def report(done: database.ImportProgress) -> None:
+        def report(done: "database.ImportProgress") -> None:
             progress.update(task, completed=done.bytes_done, records=done.records)
 
         summary = database.import_paths(
@@ -102,7 +106,7 @@ def import_(
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
     else:
-        console.print(
+        stdout_console().print(
             f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
             f"{summary.invalid} invalid"
             + (f", {summary.refused} refused (strict)" if strict else "")
@@ -138,6 +142,8 @@ def query(
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
+    from rich.table import Table
+
     table = Table("id", "game", "date", "event", "players", "result", "plies", "status")
     if position:
         table.add_column("at ply")
@@ -155,6 +161,7 @@ def query(
         if position:
             cells.append(str(row.get("ply", "")))
         table.add_row(*cells)
+    console = stdout_console()
     console.print(table)
     console.print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}", markup=False)
 
@@ -196,7 +203,7 @@ def export(
     else:
         with output.open("w", encoding="utf-8", newline="\n") as stream:
             count = database.export_games(target, stream, canonical=canonical, **chosen)
-        Console(stderr=True).print(f"{count} games written to {output}", markup=False)
+        stderr_console().print(f"{count} games written to {output}", markup=False)
 
 
 def _existing_archive(db: Path | None) -> Path:

@@ -1,26 +1,25 @@
-"""Commands on record files: validate, show, games."""
+"""Commands on record files: validate, show, games.
 
-from __future__ import annotations
+The reader, the replay and rich are imported by the commands that use them, so
+that start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from partita.cli.app import app
 from partita.cli.options import ArchiveOption, JsonOption, StrictOption, archive_path
+from partita.cli.output import stdout_console
 from partita.errors import PartitaError
-from partita.games.registry import all_games
-from partita.notation.files import validate_paths
-from partita.notation.replay import ReplayedRecord, replay
-from partita.notation.writer import write_record
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from partita.notation.replay import ReplayedRecord
 
 
 @app.command()
@@ -35,6 +34,9 @@ def validate(
 
     Exit 0 when every record is valid, 1 otherwise.
     """
+    from partita.notation.files import validate_paths
+
+    console = stdout_console()
     results = []
     total = invalid = 0
     for replayed in validate_paths(files, strict=strict):
@@ -43,7 +45,7 @@ def validate(
         if as_json:
             results.append(replayed.as_dict())
         else:
-            _print_problems(replayed)
+            _print_problems(replayed, console)
     if as_json:
         typer.echo(json.dumps(results, ensure_ascii=False, indent=2))
     else:
@@ -52,7 +54,9 @@ def validate(
     raise typer.Exit(int(invalid > 0))
 
 
-def _print_problems(replayed: ReplayedRecord) -> None:
+def _print_problems(replayed: "ReplayedRecord", console: "Console") -> None:
+    from rich.text import Text
+
     for problem in replayed.problems:
         place = f"{problem.file}:{problem.line}:{problem.column}"
         where = f" [record {problem.record + 1}"
@@ -98,12 +102,14 @@ def show(
 ) -> None:
     """Show a game: its tags, moves and a diagram of a position."""
     from partita.cli.commands.archive import load_source
+    from partita.notation.replay import replay
+    from partita.notation.writer import write_record
 
     record = load_source(source, index, archive_path(db))
     replayed = replay(record)
     game = replayed.game
     if game is None or replayed.initial_state is None:
-        _print_problems(replayed)
+        _print_problems(replayed, stdout_console())
         raise PartitaError(f"{source}: cannot show this record (its game or setup is unusable)")
     plies = replayed.plies if ply is None else ply
     if plies > replayed.plies:
@@ -141,9 +147,10 @@ def _caption(record, plies: int) -> str:
     return f"{record.game}: {players}, after ply {plies}" if players else f"after ply {plies}"
 
 
-def _show_text(replayed: ReplayedRecord, state, plies: int) -> None:
+def _show_text(replayed: "ReplayedRecord", state, plies: int) -> None:
     record, game = replayed.record, replayed.game
     assert game is not None  # the record named a known game
+    console = stdout_console()
     for name, value in record.tags.items():
         console.print(f"{name}: {value}", markup=False)
     console.print()
@@ -159,7 +166,7 @@ def _show_text(replayed: ReplayedRecord, state, plies: int) -> None:
         console.print(f"{problem.severity}: {problem.message} (line {problem.line})", markup=False)
 
 
-def _numbered(replayed: ReplayedRecord) -> str:
+def _numbered(replayed: "ReplayedRecord") -> str:
     """The legal mainline with move numbers, as one paragraph."""
     game = replayed.game
     assert game is not None  # the record named a known game
@@ -181,6 +188,8 @@ def _numbered(replayed: ReplayedRecord) -> str:
 @app.command()
 def games(as_json: JsonOption = False) -> None:
     """The supported games: their tags and a summary of their notation."""
+    from partita.games.registry import all_games
+
     data: list[dict[str, Any]] = []
     for game in all_games():
         rules = game.rules
@@ -206,6 +215,7 @@ def games(as_json: JsonOption = False) -> None:
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
+    console = stdout_console()
     for entry in data:
         sides = entry["sides"]
         count = str(sides[0]) if sides[0] == sides[1] else f"{sides[0]}-{sides[1]}"

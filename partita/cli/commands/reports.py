@@ -1,19 +1,16 @@
-"""Opening analysis commands: tree, novelty, report."""
+"""Opening analysis commands: tree, novelty, report.
 
-from __future__ import annotations
+The analysis code (networkx, matplotlib, jinja2) and rich are imported by the
+commands that use them, so that start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from partita.analysis.novelty import Novelty, novelty_against_archive, novelty_against_file
-from partita.analysis.report import ReportOptions, write_report
-from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.cli.app import app
 from partita.cli.options import (
     ArchiveOption,
@@ -31,9 +28,12 @@ from partita.cli.options import (
     archive_path,
     filters,
 )
+from partita.cli.output import stderr_console, stdout_console
 from partita.errors import PartitaError
 
-console = Console(highlight=False)
+if TYPE_CHECKING:
+    from partita.analysis.novelty import Novelty
+    from partita.analysis.tree import OpeningTree
 
 DepthOption = Annotated[
     int, typer.Option("--depth", help="Plies of the tree after its root.", min=1, max=200)
@@ -92,6 +92,8 @@ def tree(
 ) -> None:
     """The opening tree of the archive's games: moves from a position with their
     games, share, results (W/D/L of the side that moved), score and transpositions."""
+    from partita.analysis.tree import tree_from_archive
+
     target = _existing(db)
     chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides, tag)
     built = tree_from_archive(
@@ -113,14 +115,17 @@ def tree(
     _print_tree(built)
     for path, kind in ((dot, "DOT"), (graphml, "GraphML")):
         if path is not None:
-            console.print(f"{kind} written to {path}", markup=False)
+            stdout_console().print(f"{kind} written to {path}", markup=False)
 
 
 def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
-def _print_tree(built: OpeningTree) -> None:
+def _print_tree(built: "OpeningTree") -> None:
+    from rich.table import Table
+
+    console = stdout_console()
     table = Table(
         "move",
         "games",
@@ -181,6 +186,7 @@ def novelty(
 ) -> None:
     """The first move of a game that leaves the reference (the archive, or --reference
     FILE): how often the position before it was reached and what was played there."""
+    from partita.analysis.novelty import novelty_against_archive, novelty_against_file
     from partita.cli.commands.archive import load_source
 
     path = Path(source)
@@ -198,7 +204,10 @@ def novelty(
     _print_novelty(found)
 
 
-def _print_novelty(found: Novelty) -> None:
+def _print_novelty(found: "Novelty") -> None:
+    from rich.table import Table
+
+    console = stdout_console()
     console.print(
         f"{found.plies} plies against {found.reference_games} reference games", markup=False
     )
@@ -273,6 +282,8 @@ def report(
 ) -> None:
     """A report on the archive: one self-contained HTML page (charts, board diagrams,
     opening tree, a replay viewer) or Markdown."""
+    from partita.analysis.report import ReportOptions, write_report
+
     target = _existing(db)
     options = ReportOptions(
         depth=depth,
@@ -289,4 +300,4 @@ def report(
         options=options,
         **chosen,
     )
-    Console(stderr=True).print(f"report written to {written}", markup=False)
+    stderr_console().print(f"report written to {written}", markup=False)
