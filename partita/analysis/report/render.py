@@ -39,7 +39,7 @@ def _percent(value: float | None, digits: int = 0) -> str:
 
 
 def _shorten(value: Any, limit: int = 60) -> str:
-    """``value`` cut to ``limit`` characters with an ellipsis (a Forceball position
+    """``value`` cut to ``limit`` characters with an ellipsis (a card game's position
     or shuffle runs to hundreds)."""
     text = "" if value is None else str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
