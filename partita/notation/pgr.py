@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pyparsing as pp
 
-from partita.errors import NotationError
+from partita.errors import NotationError, shorten
 
 __all__ = [
     "BAD_TAG",
@@ -41,6 +41,7 @@ __all__ = [
     "UNCLOSED_COMMENT",
     "WHITESPACE",
     "check_tag_pair",
+    "shorten",
     "tokenize",
 ]
 
@@ -183,15 +184,6 @@ for _element in (_LBRACKET, _TAG_NAME, _TAG_VALUE, _RBRACKET):
 #: One tag pair, committed after ``[`` so that an error points at the real spot.
 TAG_PAIR = (_LBRACKET - _TAG_NAME - _TAG_VALUE - _RBRACKET).set_name("tag pair")
 TAG_PAIR.parse_with_tabs()
-
-
-#: The longest piece of a bad line quoted in a message.
-QUOTE_LIMIT = 60
-
-
-def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` as quoted in a message: cut to ``limit`` characters with '...'."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_tag_pair(text: str) -> tuple[int, str] | None:

@@ -20,6 +20,8 @@ from partita.errors import (
     SetupError,
     TagError,
     UnknownGameError,
+    illegal_move_message,
+    quoted,
 )
 from partita.games.base import WIN, Outcome, parse_result_token
 from partita.games.registry import get_game
@@ -389,7 +391,7 @@ class _LineReplayer:
         if outcome is not None:
             self.collect.add(
                 "move-after-end",
-                f"{token}: the game is already over: {outcome.reason}",
+                illegal_move_message(token, f"the game is already over: {outcome.reason}"),
                 offset=node.offset,
                 ply=ply + 1,
                 move_number=rules.move_number(state)[0],
@@ -401,8 +403,11 @@ class _LineReplayer:
             if forced is None:
                 self.collect.add(
                     "illegal-move",
-                    f"{token}: a pass is allowed only when the rules force it, "
-                    "and here there are legal moves",
+                    illegal_move_message(
+                        token,
+                        "a pass is allowed only when the rules force it, "
+                        "and here there are legal moves",
+                    ),
                     offset=node.offset,
                     ply=ply + 1,
                     move_number=rules.move_number(state)[0],
@@ -441,8 +446,8 @@ class _LineReplayer:
                 )
             plies.append((state, move, rules.apply(state, move)))
             return _Played(plies)
-        if f"'{token}'" not in message and not message.startswith(token):
-            message = f"{token}: {message}"
+        if kind != "illegal-move" and quoted(token) not in message:
+            message = f"{quoted(token)}: {message}"  # every message names its token
         self.collect.add(
             kind, message, offset=node.offset, ply=ply, move_number=number, token=token
         )

@@ -112,34 +112,35 @@ class CircularReasoningNotation(GameNotation):
         if read is None:
             reason = rules.illegal_reason(state, PASS)
             if reason is not None:
-                raise IllegalMoveError(f"illegal move '{text}': {reason}")
+                raise IllegalMoveError.of(text, reason)
             return PASS
         entering, shape, direction, destination = read
         move = Move(shape, destination)
         reason = rules.illegal_reason(state, move)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move '{text}': {reason}")
+            raise IllegalMoveError.of(text, reason)
         seat = rules.side_to_move(state)
         index = seat * 3 + SHAPES.index(shape)
         token = rules.token_words(index)
         spelled = f"{shape}{direction}{cell_name(destination)}"
         if state.tokens[index] == RESERVE and not entering:
-            raise IllegalMoveError(
-                f"illegal move '{text}': the {token} is not on the board yet; "
-                f"enter it with '@{spelled}'"
+            raise IllegalMoveError.of(
+                text, f"the {token} is not on the board yet; enter it with '@{spelled}'"
             )
         if state.tokens[index] != RESERVE and entering:
-            raise IllegalMoveError(
-                f"illegal move '{text}': the {token} is already on the board "
-                f"({cell_name(state.tokens[index])}); write '{spelled}'"
+            raise IllegalMoveError.of(
+                text,
+                f"the {token} is already on the board "
+                f"({cell_name(state.tokens[index])}); write '{spelled}'",
             )
         mask = rules.reach(state, index)[destination]
         if not mask & (1 if direction == ">" else 2):
             way = "counter-clockwise" if direction == ">" else "clockwise"
             other = "<" if direction == ">" else ">"
-            raise IllegalMoveError(
-                f"illegal move '{text}': the {token} reaches {cell_name(destination)} "
-                f"only {way} ('{text.replace(direction, other, 1)}')"
+            raise IllegalMoveError.of(
+                text,
+                f"the {token} reaches {cell_name(destination)} "
+                f"only {way} ('{text.replace(direction, other, 1)}')",
             )
         return move
 

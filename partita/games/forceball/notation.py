@@ -186,7 +186,7 @@ class ForceballNotation(GameNotation):
         move = self.move(text)
         reason = self.rules.illegal_reason(state, move)
         if reason is not None:
-            raise IllegalMoveError(f"{self._ply_name(state)}: {reason}")
+            raise IllegalMoveError.of(text, reason, self._ply_name(state))
         return move
 
     def _ply_name(self, state: ForceballState) -> str:

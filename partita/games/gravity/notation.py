@@ -105,7 +105,7 @@ class GravityNotation(GameNotation):
         entry = self.entry(text)
         reason = self.rules.illegal_reason(state, entry)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move '{text}': {reason}")
+            raise IllegalMoveError.of(text, reason)
         return entry
 
     def format_move(self, state: GravityState, move: Entry) -> str:
@@ -235,9 +235,10 @@ class GravityNotation(GameNotation):
         states, reason = rules.replay_entries(state, moves)
         if reason is not None:
             position = len(states) + 1
-            raise IllegalMoveError(
-                f"column string '{text.strip()}': illegal move {position} "
-                f"(column {moves[position - 1].index}): {reason}"
+            raise IllegalMoveError.of(
+                str(moves[position - 1].index),
+                reason,
+                f"move {position} of column string '{text.strip()}'",
             )
         return moves
 

@@ -164,15 +164,16 @@ class UniversalForcesNotation(GameNotation):
         rules = self.rules
         reason = rules.illegal_reason(state, move)
         if reason is not None:
-            raise IllegalMoveError(f"{text}: {reason}")
+            raise IllegalMoveError.of(text, reason)
         if claimed in ("+", "x"):
             assert isinstance(move, Step)
             actual = "-" if move.target == HOME else rules.operator(state, move)
             if actual != claimed:
-                raise IllegalMoveError(
-                    f"{text}: '{claimed}' claims {_CLAIMS[claimed]}, but "
+                raise IllegalMoveError.of(
+                    text,
+                    f"'{claimed}' claims {_CLAIMS[claimed]}, but "
                     f"{self._what_is_there(state, move)}; write "
-                    f"{move.origin}{actual}{move.target}"
+                    f"{move.origin}{actual}{move.target}",
                 )
         return move
 
