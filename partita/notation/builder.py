@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from partita.notation.locate import Locator
 from partita.notation.model import Node, Record, SourceRef
 from partita.notation.problems import KINDS, Problem
 from partita.notation.visitor import SKIP, RecordVisitor, Skip
@@ -85,7 +84,7 @@ class RecordBuilder(RecordVisitor):
             return
         record = self.record
         context = record_context(record.tags)
-        locate = Locator(record)
+        locate = record.position
         source = record.source
         record.syntax_problems.extend(
             Problem(

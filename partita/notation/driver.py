@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from partita.errors import quoted
+from partita.games.base import MAX_DIGITS
 from partita.notation import pgr, scanner
 from partita.notation.pgr import (
     BAD_TAG,
@@ -129,11 +131,17 @@ def drive(raw: RawRecord, visitor: RecordVisitor, tokenize: Tokenizer) -> Any:
             number = None
             levels[-1] = 1
         elif kind == NUMBER:
-            number = scanner.move_number(token_text)
+            if len(token_text.rstrip(".")) > MAX_DIGITS:
+                problem("syntax", _too_long("move number", token_text), offset, token_text)
+                number = None
+            else:
+                number = scanner.move_number(token_text)
         elif kind in (COMMENT, LINE_COMMENT, UNCLOSED_COMMENT):
             visitor.visit_comment(scanner.comment_text(kind, token_text), offset)
         elif kind == NAG:
-            if levels[-1]:
+            if len(token_text) - 1 > MAX_DIGITS:
+                problem("syntax", _too_long("NAG", token_text), offset, token_text)
+            elif levels[-1]:
                 visitor.visit_nag(int(token_text[1:]), offset)
             else:
                 problem("syntax", f"NAG '{token_text}' before any move", offset, token_text)
@@ -197,6 +205,14 @@ def drive(raw: RawRecord, visitor: RecordVisitor, tokenize: Tokenizer) -> Any:
             )
     visitor.end_record()
     return visitor.result()
+
+
+def _too_long(what: str, token: str) -> str:
+    digits = len(token.strip("$."))
+    return (
+        f"{what} {quoted(token)} has {digits:,} digits: a number in a record has at most "
+        f"{MAX_DIGITS} (it is left out)"
+    )
 
 
 def _lexical(problem: Callable, token: tuple[str, str, int]) -> None:

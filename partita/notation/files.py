@@ -39,4 +39,4 @@ def validate_paths(paths: Iterable[str | Path], *, strict: bool = False) -> Iter
 
     for path in expand_paths(paths):
         for record in read_records(path):
-            yield replay(record, strict=strict)
+            yield replay(record, strict=strict, keys=False)

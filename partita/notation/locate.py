@@ -2,36 +2,44 @@
 
 Tokens and tree nodes keep character offsets into their record's text; a problem
 needs a file line and column. Only problems need them, so they are computed on
-demand, here.
+demand: a :class:`Locator` notes where each line starts as far as it has been asked
+(every character is scanned once) and finds an offset's line by bisection, so any
+number of problems, asked in any order, costs time linear in the text.
 """
 
 from __future__ import annotations
 
-from partita.notation.model import Record
+from bisect import bisect_right
 
 __all__ = ["Locator"]
 
 
 class Locator:
-    """Line and column of offsets into a record's text, counting forward from the
-    last one asked (problems come in text order), so many problems stay linear."""
+    """Line and column (both from 1) in the file of offsets into ``text``, a record
+    whose first line is ``first_line``; a negative offset gives the first line."""
 
-    def __init__(self, record: Record) -> None:
-        self.text = record.text
-        self.first_line = record.source.line
-        self.offset = 0
-        self.line = record.source.line
-        self.line_start = 0
+    __slots__ = ("text", "first_line", "_starts", "_scanned")
+
+    def __init__(self, text: str, first_line: int = 1) -> None:
+        self.text = text
+        self.first_line = first_line
+        #: Offsets where the lines start, as far as the text has been scanned.
+        self._starts = [0]
+        self._scanned = 0
 
     def __call__(self, offset: int) -> tuple[int, int]:
         if offset < 0:
             return self.first_line, 1
-        if offset < self.offset:
-            self.offset, self.line, self.line_start = 0, self.first_line, 0
-        text = self.text
-        self.line += text.count("\n", self.offset, offset)
-        newline = text.rfind("\n", self.offset, offset)
-        if newline >= 0:
-            self.line_start = newline + 1
-        self.offset = offset
-        return self.line, offset - self.line_start + 1
+        if offset > self._scanned:
+            self._scan(offset)
+        starts = self._starts
+        index = bisect_right(starts, offset) - 1
+        return self.first_line + index, offset - starts[index] + 1
+
+    def _scan(self, offset: int) -> None:
+        text, starts, find = self.text, self._starts, self.text.find
+        position = find("\n", self._scanned, offset)
+        while position >= 0:
+            starts.append(position + 1)
+            position = find("\n", position + 1, offset)
+        self._scanned = min(offset, len(text))

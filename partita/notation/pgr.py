@@ -74,7 +74,7 @@ _WORD_CHAR = r"[^ \t\n\r\f\v{}();\[\]$]"
 _END = rf"(?!{_WORD_CHAR})"
 
 TAG_PATTERN = (
-    r'\[[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_]*)[ \t]*"(?P<value>(?:[^"\\\n]|\\["\\])*)"[ \t]*\]'
+    r'\[[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_]*)[ \t]*"(?P<value>(?:[^"\\\n]|\\["\\])*+)"[ \t]*\]'
 )
 BAD_TAG_PATTERN = r"\[[^\n]*"
 COMMENT_PATTERN = r"\{[^}]*\}"
@@ -175,7 +175,7 @@ _LBRACKET = pp.Suppress("[").set_name("'['")
 _TAG_NAME = pp.Regex(r"[A-Za-z][A-Za-z0-9_]*")("name").set_name(
     "a tag name (a letter, then letters, digits or _)"
 )
-_TAG_VALUE = pp.Regex(r'"(?:[^"\\\n]|\\["\\])*"')("value").set_name(
+_TAG_VALUE = pp.Regex(r'"(?:[^"\\\n]|\\["\\])*+"')("value").set_name(
     'the value in double quotes (inside it only \\" and \\\\ are escapes)'
 )
 _RBRACKET = pp.Suppress("]").set_name("']' after the value")

@@ -3,7 +3,8 @@
 The splitter reads lines one at a time and holds one record's lines at a time, so
 memory stays flat however many records a file holds. Each record comes out as a
 :class:`RawRecord`: its text, where it starts (index, line, byte offset), where its
-tag section ends, and the problems found in its lines (invalid UTF-8).
+tag section ends, and the problems found in its lines (invalid UTF-8, a line too
+long). The lines come normalised from :mod:`~partita.notation.sources`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ class RawRecord:
 
 
 _WHITESPACE = pgr.WHITESPACE
-_INVALID_UTF8 = "invalid UTF-8 byte (the file must be UTF-8; read as a replacement character)"
 _BRACE_EVENT = re.compile(r"[{;\[]")
 _TAG_AT = re.compile(pgr.TAG_PATTERN)
 _TAG_LINE = re.compile(rf"[ \t]*{pgr.TAG_PATTERN}[{_WHITESPACE}]*")
@@ -101,15 +101,10 @@ def cut_records(lines: Iterable[Line], name: str, *, split: bool = True) -> Iter
         source = SourceRef(file=name, index=index, line=start_line, byte_offset=start_byte)
         return RawRecord(text, source, min(start, len(text)), problems)
 
-    for text, size, bad_column in lines:
+    for text, size, lead, line_problems in lines:
         line_number += 1
-        line_byte = byte
+        line_byte = byte + lead
         byte += size
-        if line_number == 1 and text.startswith("\ufeff"):
-            text = text[1:]
-            line_byte += 3
-            if bad_column is not None:
-                bad_column -= 1
         blank = not text.strip(_WHITESPACE)
         if split and buffer:
             new_record = False
@@ -132,8 +127,8 @@ def cut_records(lines: Iterable[Line], name: str, *, split: bool = True) -> Iter
             and not text.lstrip(" \t").startswith("[")
         ):
             movetext_start = chars
-        if bad_column is not None:
-            problems.append((chars + bad_column - 1, _INVALID_UTF8))
+        if line_problems:
+            problems.extend((chars + column - 1, message) for column, message in line_problems)
         buffer.append(text)
         chars += len(text) + 1
         if in_brace or "{" in text:

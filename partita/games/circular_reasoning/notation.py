@@ -16,6 +16,7 @@ from functools import lru_cache
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.games.base import DIGITS, POSITIVE
 from partita.games.circular_reasoning.rules import (
     GOAL,
     PASS,
@@ -35,7 +36,7 @@ __all__ = ["CIRCULAR_REASONING", "MOVE", "POSITION", "CircularReasoningNotation"
 
 # -- grammars (compiled once; no packrat) -----------------------------------------------
 
-_CELL_PATTERN = r"[OMIomi][0-9]+|[Gg]"
+_CELL_PATTERN = rf"[OMIomi]{DIGITS}|[Gg]"
 #: One move: ``@`` (entering), token, direction, destination; or ``--``. Lower-case
 #: letters and leading zeros are read too (spelling warnings).
 MOVE = (
@@ -47,11 +48,11 @@ MOVE = (
     .leave_whitespace()
 )
 
-_PLACE = r"@|G|[OMI][0-9]+"
+_PLACE = rf"@|G|[OMI]{DIGITS}"
 _SIDE = pp.Regex(rf"(?P<seat>[1-9]):C(?P<C>{_PLACE}),T(?P<T>{_PLACE}),S(?P<S>{_PLACE})").set_name(
     "side (as in 1:C@,TO3,SG)"
 )
-_GATE = pp.Regex(r"[OMI][0-9]+").set_name("gateway segment (as in O9)")
+_GATE = pp.Regex(rf"[OMI]{DIGITS}").set_name("gateway segment (as in O9)")
 _SLASH = pp.Suppress("/").set_name("'/'")
 #: A position: the sides, ``/``, the large, medium and small gateways, ``/``, the
 #: round and the side to move (``P`` and its seat number).
@@ -60,7 +61,7 @@ POSITION = (
     - _SLASH
     - pp.Group(_GATE + _GATE + _GATE)("gates")
     - _SLASH
-    - pp.Regex(r"[1-9][0-9]*")("round").set_name("round number")
+    - pp.Regex(POSITIVE)("round").set_name("round number")
     - pp.Regex(r"P(?P<mover>[1-9])").set_name("side to move (as in P2)")
 ).set_name("position")
 

@@ -15,6 +15,7 @@ from typing import Any
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.games.base import DIGITS, POSITIVE
 from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
@@ -40,10 +41,10 @@ __all__ = [
 
 #: One move: a side letter and a column or row number, any case, leading zeros allowed.
 ENTRY_CODE = (
-    pp.Regex(r"(?P<side>[tblrTBLR])(?P<index>[0-9]+)").set_name("entry code").leave_whitespace()
+    pp.Regex(rf"(?P<side>[tblrTBLR])(?P<index>{DIGITS})").set_name("entry code").leave_whitespace()
 )
 
-_ROW = pp.Regex(r"(?:[xo]|[1-9][0-9]*)+").set_name("row (x, o and counts of empty cells)")
+_ROW = pp.Regex(rf"(?:[xo]|{POSITIVE})+").set_name("row (x, o and counts of empty cells)")
 _BOARD = pp.Group(_ROW + pp.ZeroOrMore(pp.Suppress("/") - _ROW))("rows").set_name(
     "rows separated by '/'"
 )

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.games.base import DIGITS, POSITIVE
 from partita.games.universal_forces.rules import (
     FORCE_NAMES,
     FORCES,
@@ -32,7 +33,7 @@ __all__ = ["MOVE", "POSITION", "UNIVERSAL_FORCES", "UniversalForcesNotation"]
 
 # -- grammars (compiled once; no packrat) ---------------------------------------------
 
-_CELL = r"(?:[OMIomi][0-9]+:[0-9]+|[Cc][0-9]+)"
+_CELL = rf"(?:[OMIomi]{DIGITS}:{DIGITS}|[Cc]{DIGITS})"
 #: One move: an entry, a step (or home) with its operator, or the pass.
 MOVE = (
     pp.Regex(
@@ -70,7 +71,7 @@ POSITION = (
     + _SPACE
     - pp.Regex(r"[1-9]")("to_move").set_name("side to move")
     + _SPACE
-    + pp.Regex(r"[1-9][0-9]*")("round").set_name("round")
+    + pp.Regex(POSITIVE)("round").set_name("round")
 ).leave_whitespace()
 
 _CLAIMS = {"+": "a stack on an own force", "x": "a move onto opponents", "-": ""}
