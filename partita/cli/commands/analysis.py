@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +12,9 @@ import typer
 from partita.analysis.annotate import DEFAULT_POSITION_BUDGET, annotate_record
 from partita.analysis.solving import DEFAULT_TABLE_SIZE, solvable_games, solver_for
 from partita.cli.app import app
+from partita.cli.display import printable
 from partita.cli.options import ArchiveOption, JsonOption, archive_path
+from partita.cli.output import replaced_file
 from partita.errors import PartitaError
 from partita.games.registry import get_game
 from partita.notation.writer import write_record
@@ -69,9 +72,7 @@ def solve(
     higher), negative a loss; the game's docs page gives its scale.
     """
     if game_name is None:
-        with_columns = [
-            name for name in solvable_games() if get_game(name).has_column_strings
-        ]
+        with_columns = [name for name in solvable_games() if get_game(name).has_column_strings]
         if columns is None or len(with_columns) != 1:
             raise typer.BadParameter("name the game with --game", param_hint="--game")
         game_name = with_columns[0]
@@ -179,9 +180,10 @@ def annotate(
     if as_json:
         typer.echo(json.dumps(annotation.as_dict(), indent=2))
     elif output is not None:
-        output.write_text(text, encoding="utf-8")
+        with replaced_file(output) as stream:
+            stream.write(text)
     else:
-        typer.echo(text, nl=False)
+        sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
     marked = len(annotation.blunders)
     summary = f"{_count(marked, 'move')} marked ??, {_count(annotation.solved, 'position')} solved"
     if annotation.unsolved:

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from partita import database
 from partita.cli.app import app
+from partita.cli.display import EscapingStream, plain
 from partita.cli.options import (
     ArchiveOption,
     DateFromFilter,
@@ -31,6 +32,7 @@ from partita.cli.options import (
     archive_path,
     filters,
 )
+from partita.cli.output import replaced_file
 from partita.errors import PartitaError
 from partita.notation.files import expand_paths
 from partita.notation.model import Record
@@ -154,7 +156,7 @@ def query(
         ]
         if position:
             cells.append(str(row.get("ply", "")))
-        table.add_row(*cells)
+        table.add_row(*(plain(cell) for cell in cells))
     console.print(table)
     console.print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}", markup=False)
 
@@ -192,11 +194,12 @@ def export(
     target = _existing_archive(db)
     chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
     if output is None:
-        count = database.export_games(target, sys.stdout, canonical=canonical, **chosen)
+        stream = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
+        count = database.export_games(target, stream, canonical=canonical, **chosen)
     else:
-        with output.open("w", encoding="utf-8", newline="\n") as stream:
+        with replaced_file(output) as stream:
             count = database.export_games(target, stream, canonical=canonical, **chosen)
-        Console(stderr=True).print(f"{count} games written to {output}", markup=False)
+        Console(stderr=True).print(plain(f"{count} games written to {output}"))
 
 
 def _existing_archive(db: Path | None) -> Path:

@@ -15,6 +15,7 @@ from partita.analysis.novelty import Novelty, novelty_against_archive, novelty_a
 from partita.analysis.report import ReportOptions, write_report
 from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.cli.app import app
+from partita.cli.display import plain
 from partita.cli.options import (
     ArchiveOption,
     DateFromFilter,
@@ -130,9 +131,11 @@ def _print_tree(built: OpeningTree) -> None:
         "transp.",
         "last",
         "examples",
-        title=f"{built.game.rules.title}"
-        + (f" ({built.configuration.label})" if built.configuration else "")
-        + f": {built.position()}",
+        title=plain(
+            f"{built.game.rules.title}"
+            + (f" ({built.configuration.label})" if built.configuration else "")
+            + f": {built.position()}"
+        ),
         caption=(
             f"{built.node_games()} games at the root, {built.games} in the selection; "
             f"{len(built.nodes)} positions and {built.move_count} "
