@@ -11,14 +11,16 @@ stray delimiters, invalid UTF-8), and checks what the archive relies on:
   the same moves, position keys, problems (their places counted from the record's
   first line), stored text and content hash.
 
-The default run is bounded (a few seconds); ``-m slow`` runs a long campaign. The
-linear-time checks are in ``tests/test_robustness.py``.
+The default run is bounded (a few seconds); ``-m slow`` runs a long campaign, and
+checks that a repeated piece of a mutated record costs linear time (the default
+run's timing-free check of the same is in ``tests/test_robustness.py``).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import time
 from functools import cache
 from pathlib import Path
 
@@ -150,3 +152,32 @@ def test_mutated_records_read_and_survive_an_export(data):
 @given(data=mutated())
 def test_mutated_records_campaign(data):
     check(data)
+
+
+# -- nothing quadratic ------------------------------------------------------------------------------
+def cpu_seconds(data: bytes, runs: int) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        archived(data)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=25)
+@given(data=mutated(), where=st.floats(0, 1), width=st.integers(5, 80))
+def test_mutated_records_cost_linear_time(data, where, width):
+    """A piece of a mutated record repeated to about 20 KB, then 8 times as much:
+    the second costs about 8 times the first (a quadratic cost would be 64 times)."""
+    text = data.decode("utf-8", "replace")
+    start = int(where * len(text))
+    piece = text[start : start + width] or "t4 "
+    times = max(1, 20_000 // len(piece))
+
+    def grown(factor: int) -> bytes:
+        return (text[:start] + piece * (times * factor) + text[start:]).encode("utf-8")
+
+    small = cpu_seconds(grown(1), 3)
+    large = cpu_seconds(grown(8), 2)
+    assert large < 24 * max(small, 0.005), (small, large, piece)

@@ -61,6 +61,7 @@ class RecordBuilder(RecordVisitor):
             self._current.comments.append(text)
 
     def begin_variation(self) -> None:
+        assert self._parent is not None  # the driver opens a variation after a move only
         self._stack.append((self._current, self._parent))
         self._current, self._parent = self._parent, None  # the next move is a sibling
         self._starting = []

@@ -37,6 +37,8 @@ __all__ = ["Tokenizer", "drive", "tokenizer"]
 
 #: A tokenizer: ``(text, start, end) -> [(kind, token, offset), ...]``.
 Tokenizer = Callable[..., list[tuple[str, str, int]]]
+#: Where problems go: ``(kind, message, offset, token)``.
+ProblemSink = Callable[[str, str, int, str | None], None]
 _WHITESPACE = pgr.WHITESPACE
 
 
@@ -215,7 +217,7 @@ def _too_long(what: str, token: str) -> str:
     )
 
 
-def _lexical(problem: Callable, token: tuple[str, str, int]) -> None:
+def _lexical(problem: ProblemSink, token: tuple[str, str, int]) -> None:
     kind, token_text, offset = token
     found = scanner.lexical_problem(kind, token_text)
     if found is not None:
@@ -225,7 +227,11 @@ def _lexical(problem: Callable, token: tuple[str, str, int]) -> None:
 
 
 def _close_all(
-    visitor: RecordVisitor, problem: Callable, levels: list[int], opened: list[int], when: str
+    visitor: RecordVisitor,
+    problem: ProblemSink,
+    levels: list[int],
+    opened: list[int],
+    when: str,
 ) -> None:
     count = len(opened)
     more = f" ({count} variations are open)" if count > 1 else ""

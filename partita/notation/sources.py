@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable, Iterator
-from typing import Any, AnyStr, Generic
+from typing import Any, AnyStr, Generic, cast
 
 __all__ = [
     "MAX_LINE_LENGTH",
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: What the reader accepts (see :func:`partita.notation.reader.read_records`).
-Source = str | os.PathLike | bytes | io.IOBase | Any
+Source = str | os.PathLike[str] | bytes | io.IOBase | Any
 #: One line: its text (normalised, without its end), its size in the source, the
 #: bytes of BOMs dropped before its first character, and its problems as
 #: ``(column, message)`` pairs (``None``: none).
@@ -111,7 +111,7 @@ def _reader(stream: Any) -> Callable[[int], Any]:
     readline = getattr(stream, "readline", None)
     if readline is None:
         raise TypeError(f"cannot read lines from {type(stream).__name__}")
-    return readline
+    return cast(Callable[[int], Any], readline)
 
 
 def _line(text: str, size: int, skipped: int, limit: int, unit: str) -> Line:
@@ -136,7 +136,15 @@ class _Splitter(Generic[AnyStr]):
     without its end, its size with its end, how much of it was skipped (past the
     limit). Works on bytes and on str alike."""
 
-    def __init__(self, readline: Callable[[int], AnyStr], cr: AnyStr, lf: AnyStr, limit: int):
+    readline: Callable[[int], AnyStr]
+    cr: AnyStr
+    lf: AnyStr
+    carry: AnyStr
+    limit: int
+
+    def __init__(
+        self, readline: Callable[[int], AnyStr], cr: AnyStr, lf: AnyStr, limit: int
+    ) -> None:
         self.readline = readline
         self.cr = cr
         self.lf = lf
