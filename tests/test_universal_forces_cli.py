@@ -34,7 +34,7 @@ def test_validate_the_examples_and_the_invalid_records():
     assert code == 1
     [entry] = json.loads(out)
     [problem] = entry["problems"]
-    assert problem["message"] == "M1:3xM1:4: water cannot take wind"
+    assert problem["message"] == "illegal move 'M1:3xM1:4': water cannot take wind"
 
 
 def test_query_by_sides_player_and_result(archive):

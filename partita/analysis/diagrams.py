@@ -38,6 +38,7 @@ __all__ = [
     "render_diagram",
     "resize_diagram",
     "svg_open",
+    "xml_text",
 ]
 
 #: Fill and stroke of each piece code (the viewer uses the same table).
@@ -283,7 +284,25 @@ def render_diagram(
 ) -> str:
     """An SVG diagram of ``state`` (a standalone ``<svg>`` element, no script, no
     external reference). ``last``: cells to ring as the last move; ``caption``:
-    the accessible title. Every text is escaped by the template."""
+    the accessible title. Every text is escaped by the template, and characters XML
+    forbids (a record's player name may hold an escape or a bell) are dropped, so the
+    SVG is always well-formed XML."""
+    return xml_text(_render_diagram(game, state, caption=caption, last=last, scale=scale))
+
+
+#: Characters XML 1.0 forbids in a document: C0 controls but tab, LF and CR;
+#: surrogates; U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` without the characters XML forbids (they cannot even be escaped)."""
+    return _NOT_XML.sub("", text)
+
+
+def _render_diagram(
+    game: GameNotation, state: Any, *, caption: str, last: Sequence[int], scale: float
+) -> str:
     board = board_for(game)
     own = board.svg(state, caption=caption, last=last, scale=scale)
     if own is not None:

@@ -88,7 +88,9 @@ def main(argv: list[str] | None = None) -> None:
     except PartitaError as error:
         if debug:
             raise
-        typer.echo(f"partita: error: {error}", err=True)
+        from partita.cli.display import printable
+
+        typer.echo(printable(f"partita: error: {error}"), err=True)
         raise SystemExit(1) from None
     except (KeyboardInterrupt, BrokenPipeError):
         raise SystemExit(130) from None

@@ -45,4 +45,4 @@ def validate_paths(
 
     for path in expand_paths(paths):
         for record in read_records(path):
-            yield replay(record, strict=strict)
+            yield replay(record, strict=strict, keys=False)

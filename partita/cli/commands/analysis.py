@@ -5,6 +5,7 @@ start-up stays light (see :mod:`partita.cli.app`).
 """
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +14,9 @@ import typer
 from partita.analysis.annotate import DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
+from partita.cli.display import printable
 from partita.cli.options import ArchiveOption, JsonOption, archive_path
+from partita.cli.output import replaced_file
 from partita.errors import PartitaError
 
 #: Default node budget of `partita solve` (under a second compiled, about 30 s in pure Python).
@@ -182,9 +185,10 @@ def annotate(
     if as_json:
         typer.echo(json.dumps(annotation.as_dict(), indent=2))
     elif output is not None:
-        output.write_text(text, encoding="utf-8")
+        with replaced_file(output) as stream:
+            stream.write(text)
     else:
-        typer.echo(text, nl=False)
+        sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
     marked = len(annotation.blunders)
     summary = f"{_count(marked, 'move')} marked ??, {_count(annotation.solved, 'position')} solved"
     if annotation.unsolved:

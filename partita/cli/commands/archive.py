@@ -7,12 +7,13 @@ that start-up stays light (see :mod:`partita.cli.app`).
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from partita import database  # light: its names load on first use
 from partita.cli.app import app
+from partita.cli.display import EscapingStream, plain
 from partita.cli.options import (
     ArchiveOption,
     DateFromFilter,
@@ -30,7 +31,7 @@ from partita.cli.options import (
     archive_path,
     filters,
 )
-from partita.cli.output import stderr_console, stdout_console
+from partita.cli.output import replaced_file, stderr_console, stdout_console
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def query(
         ]
         if position:
             cells.append(str(row.get("ply", "")))
-        table.add_row(*cells)
+        table.add_row(*(plain(cell) for cell in cells))
     console = stdout_console()
     console.print(table)
     console.print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}", markup=False)
@@ -199,11 +200,12 @@ def export(
     target = _existing_archive(db)
     chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
     if output is None:
-        count = database.export_games(target, sys.stdout, canonical=canonical, **chosen)
+        stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
+        count = database.export_games(target, stream, canonical=canonical, **chosen)
     else:
-        with output.open("w", encoding="utf-8", newline="\n") as stream:
+        with replaced_file(output) as stream:
             count = database.export_games(target, stream, canonical=canonical, **chosen)
-        stderr_console().print(f"{count} games written to {output}", markup=False)
+        stderr_console().print(plain(f"{count} games written to {output}"), markup=False)
 
 
 def _existing_archive(db: Path | None) -> Path:

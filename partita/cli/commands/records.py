@@ -5,6 +5,7 @@ that start-up stays light (see :mod:`partita.cli.app`).
 """
 
 import json
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from partita.cli.app import app
+from partita.cli.display import plain, printable
 from partita.cli.options import ArchiveOption, JsonOption, StrictOption, archive_path
 from partita.cli.output import stdout_console
 from partita.errors import PartitaError
@@ -66,9 +68,9 @@ def _print_problems(replayed: "ReplayedRecord", console: "Console") -> None:
             where += f", ply {problem.ply}, move {problem.move_number}"
         where += "]"
         style = "red" if problem.severity == "error" else "yellow"
-        line = Text(f"{place}: ")
+        line = Text(printable(f"{place}: "))
         line.append(problem.severity, style=style)
-        line.append(f": {problem.message}{where}")
+        line.append(printable(f": {problem.message}{where}"))
         console.print(line, soft_wrap=True)
 
 
@@ -119,13 +121,13 @@ def show(
         state = game.rules.apply(state, game.parse_move(state, token))
     position = game.format_position(state)
     if output_format is ShowFormat.position:
-        typer.echo(position)
+        typer.echo(printable(position))
     elif output_format is ShowFormat.pgr:
-        typer.echo(write_record(record, game), nl=False)
+        _echo_document(write_record(record, game))
     elif output_format is ShowFormat.svg:
         from partita.analysis.diagrams import render_diagram
 
-        typer.echo(render_diagram(game, state, caption=_caption(record, plies)))
+        _echo_document(render_diagram(game, state, caption=_caption(record, plies)) + "\n")
     elif output_format is ShowFormat.json:
         data = replayed.as_dict()
         data.update(
@@ -140,6 +142,12 @@ def show(
         _show_text(replayed, state, plies)
 
 
+def _echo_document(text: str) -> None:
+    """A PGR or SVG text: exact into a file or a pipe (not through click, which would
+    drop what looks like a colour code), escaped on a terminal."""
+    sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
+
+
 def _caption(record, plies: int) -> str:
     players = " - ".join(
         record.tags[name] for name in sorted(record.tags) if name.startswith("Player")
@@ -152,18 +160,18 @@ def _show_text(replayed: "ReplayedRecord", state, plies: int) -> None:
     assert game is not None  # the record named a known game
     console = stdout_console()
     for name, value in record.tags.items():
-        console.print(f"{name}: {value}", markup=False)
+        console.print(plain(f"{name}: {value}"))
     console.print()
-    console.print(_numbered(replayed), markup=False, soft_wrap=False)
+    console.print(plain(_numbered(replayed)), soft_wrap=False)
     console.print()
     console.print(f"after ply {plies}:", markup=False)
     diagram = game.diagram(state)
-    console.print(diagram, markup=False)
+    console.print(printable(diagram, lines=True), markup=False)
     outcome = game.rules.outcome(state)
     if outcome is not None and outcome.reason not in " ".join(diagram.split()):
-        console.print(f"game over: {outcome.result_token()} ({outcome.reason})", markup=False)
+        console.print(plain(f"game over: {outcome.result_token()} ({outcome.reason})"))
     for problem in replayed.problems:
-        console.print(f"{problem.severity}: {problem.message} (line {problem.line})", markup=False)
+        console.print(plain(f"{problem.severity}: {problem.message} (line {problem.line})"))
 
 
 def _numbered(replayed: "ReplayedRecord") -> str:

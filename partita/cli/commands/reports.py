@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from partita.cli.app import app
+from partita.cli.display import plain
 from partita.cli.options import (
     ArchiveOption,
     DateFromFilter,
@@ -135,9 +136,11 @@ def _print_tree(built: "OpeningTree") -> None:
         "transp.",
         "last",
         "examples",
-        title=f"{built.game.rules.title}"
-        + (f" ({built.configuration.label})" if built.configuration else "")
-        + f": {built.position()}",
+        title=plain(
+            f"{built.game.rules.title}"
+            + (f" ({built.configuration.label})" if built.configuration else "")
+            + f": {built.position()}"
+        ),
         caption=(
             f"{built.node_games()} games at the root, {built.games} in the selection; "
             f"{len(built.nodes)} positions and {built.move_count} "

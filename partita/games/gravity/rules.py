@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from partita.errors import NotationError, SetupError
-from partita.games.base import Outcome, PlacementImages, Rules
+from partita.games.base import POSITIVE, Outcome, PlacementImages, Rules
 
 __all__ = [
     "ConnectFourRules",
@@ -45,7 +45,7 @@ PIECES = "xo"
 
 _SIDE_WORDS = {"t": "top", "b": "bottom", "l": "left", "r": "right"}
 _COUNT_WORDS = {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
-_CANONICAL_ENTRY = re.compile(r"([tblr])([1-9][0-9]*)")
+_CANONICAL_ENTRY = re.compile(rf"([tblr])({POSITIVE})")
 
 
 @dataclass(frozen=True, slots=True)
