@@ -34,6 +34,7 @@ from markupsafe import Markup
 from partita.analysis import charts
 from partita.analysis.diagrams import PIECE_STYLES, board_for, render_diagram
 from partita.analysis.tree import OpeningTree, tree_from_archive
+from partita.database.connection import archive_errors
 from partita.errors import PartitaError, UnknownGameError
 from partita.games.base import DRAW, WIN, parse_result_token
 from partita.games.registry import get_game, get_spec
@@ -121,20 +122,23 @@ def _outcome_kind(result: str | None, sides: int) -> str:
     return "decisive" if sum(1 for score in scores if score == WIN) == 1 else "drawn"
 
 
+@archive_errors
 def build_report(
     target: Any,
     *,
     options: ReportOptions | None = None,
+    progress: Callable[[int, int], object] | None = None,
     **filters: Any,
 ) -> dict:
     """The data of a report on the archive's games matching ``filters`` (those of
-    :func:`partita.database.query_games`)."""
+    :func:`partita.database.query_games`). ``progress(done, total)`` is called as
+    each game's part is begun and when all are done."""
     from partita.database.query import select_games
     from partita.database.schema import open_archive
 
     options = options or ReportOptions()
     filters = {name: value for name, value in filters.items() if value is not None}
-    db = open_archive(target, create=False)
+    db = open_archive(target, readonly=True)
     try:
         db.execute("DROP TABLE IF EXISTS temp.report_games")
         db.execute("CREATE TEMP TABLE report_games (id INTEGER PRIMARY KEY)")
@@ -163,7 +167,9 @@ def build_report(
             "listed": [],
         }
         names = sorted({row["game"] for row in rows if row["game"]})
-        for name in names:
+        for done, name in enumerate(names):
+            if progress is not None:
+                progress(done, len(names))
             try:
                 notation = get_game(name)
             except UnknownGameError:
@@ -176,6 +182,8 @@ def build_report(
                     _game_part(db, notation, game_rows, options, filters, configuration, varying)
                 )
         _viewer(db, rows, options, data)
+        if progress is not None:
+            progress(len(names), len(names))
         return data
     finally:
         db.execute("DROP TABLE IF EXISTS temp.report_games")
@@ -860,15 +868,17 @@ def write_report(
     *,
     output_format: str | None = None,
     options: ReportOptions | None = None,
+    progress: Callable[[int, int], object] | None = None,
     **filters: Any,
 ) -> Path:
     """Build the report and write it to ``output``: Markdown when the format is
-    ``md`` (by default when ``output`` ends in ``.md``), HTML otherwise."""
+    ``md`` (by default when ``output`` ends in ``.md``), HTML otherwise;
+    ``progress`` as for :func:`build_report`."""
     path = Path(output)
     fmt = output_format or ("md" if path.suffix.lower() in (".md", ".markdown") else "html")
     if fmt not in ("html", "md"):
         raise PartitaError(f"report format '{fmt}': choose html or md")
-    data = build_report(target, options=options, **filters)
+    data = build_report(target, options=options, progress=progress, **filters)
     text = render_markdown(data) if fmt == "md" else render_html(data)
     path.write_text(text, encoding="utf-8", newline="\n")
     return path

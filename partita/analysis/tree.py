@@ -341,7 +341,7 @@ def lines_from_archive(
         "g.id, g.game, g.moves, g.result, g.date, g.date_min, g.date_max, g.status, "
         "json_extract(g.tags, '$.SetUp') AS setup, json_extract(g.tags, '$.Position') AS start"
     )
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         for row in select_games(db, columns, **filters):
             if row["status"] != "valid" and not include_invalid:
                 continue
@@ -1138,7 +1138,7 @@ def configurations_from_archive(
     )
     counts: Counter[Configuration] = Counter()
     filters = {name: value for name, value in filters.items() if value is not None}
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         for row in select_games(db, f"g.sides, g.status{values}", game=game, **filters):
             if row["status"] != "valid" and not include_invalid:
                 continue
@@ -1170,6 +1170,17 @@ def choose_configuration(
     return found[0][0]
 
 
+def _counted(
+    lines: Iterable[GameLine], total: int, progress: Callable[[int, int], object]
+) -> Iterator[GameLine]:
+    """``lines``, calling ``progress(done, total)`` every few hundred and at the end."""
+    for done, line in enumerate(lines, start=1):
+        yield line
+        if done % 250 == 0:
+            progress(done, total)
+    progress(total, total)
+
+
 def tree_from_archive(
     target: Any,
     game: str,
@@ -1180,12 +1191,14 @@ def tree_from_archive(
     symmetry: bool = False,
     include_invalid: bool = False,
     configuration: Configuration | None = None,
+    progress: Callable[[int, int], object] | None = None,
     **filters: Any,
 ) -> OpeningTree:
     """The opening tree of the archive's games of ``game`` matching the filters
     (those of :func:`partita.database.query_games`, without ``game``), all of one
     ``configuration`` (by default the selection's only one; see
-    :func:`choose_configuration`)."""
+    :func:`choose_configuration`). ``progress(done, total)`` is called as the
+    games are read (``total`` counts the invalid ones the tree leaves out too)."""
     from partita.database.query import select_games
     from partita.database.schema import archive
 
@@ -1203,7 +1216,7 @@ def tree_from_archive(
         rules = notation.rules
         frames = _Frames(notation, symmetry and rules.symmetry_count > 1)
         root_plies = {}
-        with archive(target, create=False) as db:
+        with archive(target, readonly=True) as db:
             for _, image in frames.images(state):
                 position = notation.format_position(image)
                 wanted = dict(filters, position=position, game=notation.name)
@@ -1214,6 +1227,10 @@ def tree_from_archive(
     lines = lines_from_archive(
         target, include_invalid=include_invalid, game=notation.name, **filters
     )
+    if progress is not None:
+        from partita.database.query import count_games
+
+        lines = _counted(lines, count_games(target, game=notation.name, **filters), progress)
     tree = build_tree(
         lines,
         notation,

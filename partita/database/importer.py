@@ -25,12 +25,13 @@ The archive is the same, ids included, whatever the number of workers.
 from __future__ import annotations
 
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
+from multiprocessing.context import SpawnContext, SpawnProcess
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -107,7 +108,8 @@ class ImportProgress:
 class ImportSummary:
     """The outcome of an import: ``imported`` counts the games stored (``invalid``
     of them with status invalid), ``duplicates`` the records already there (or
-    twice in the input), ``refused`` the invalid records strict mode turned away."""
+    twice in the input), ``refused`` the invalid records strict mode turned away;
+    ``empty_files`` names the files that held no record."""
 
     files: int = 0
     records: int = 0
@@ -119,6 +121,7 @@ class ImportSummary:
     problems: int = 0
     bytes: int = 0
     refusals: list[Refusal] = field(default_factory=list)
+    empty_files: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -321,6 +324,7 @@ def import_paths(
         summary.files = len(files)
         done_before = 0
         finished = 0  # files whose records are all written
+        records_before = 0  # records of those files
 
         def report(done: int, file: Path) -> None:
             if progress is not None:
@@ -336,9 +340,12 @@ def import_paths(
                 )
 
         def finish_files(until: int) -> None:
-            nonlocal done_before, finished
+            nonlocal done_before, finished, records_before
             while finished < until:
                 writer.flush()
+                if summary.records == records_before:
+                    summary.empty_files.append(str(files[finished]))
+                records_before = summary.records
                 done_before += sizes[finished]
                 summary.bytes = done_before
                 report(done_before, files[finished])
@@ -430,7 +437,7 @@ class _Preparer:
         if self.workers > 1:
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
-                mp_context=get_context("spawn"),
+                mp_context=_QuietSpawnContext(),
                 initializer=start_worker,
             )
         return self
@@ -455,7 +462,7 @@ class _Preparer:
         in_workers = 0
         while True:
             while in_workers < queued and (chunk := next(chunks, None)) is not None:
-                in_flight.append((chunk, pool.submit(prepare_chunk, chunk.data)))
+                in_flight.append((chunk, _submit(pool, chunk)))
                 in_workers += 1
             if not in_flight:
                 return
@@ -484,6 +491,29 @@ class _Preparer:
             yield _result(chunk, head)
 
 
+class _QuietSpawnProcess(SpawnProcess):
+    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
+    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
+    starts up (before :func:`~partita.database.prepare.start_worker` ignores it)
+    prints no traceback; the importing process stops the import and the workers."""
+
+    @staticmethod
+    def _Popen(process_obj):  # noqa: N802 (multiprocessing's name)
+        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+            return SpawnProcess._Popen(process_obj)
+        # Blocked in this thread only while it starts the process: a Ctrl-C
+        # meanwhile waits, or goes to another thread, and is not lost.
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return SpawnProcess._Popen(process_obj)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+class _QuietSpawnContext(SpawnContext):
+    Process = _QuietSpawnProcess
+
+
 def _worker_games(probe: Future) -> list[tuple[str, str]]:
     """The games a worker knows (the first task, so it also checks workers start)."""
     try:
@@ -506,14 +536,26 @@ def _prepare_here(chunk: _Chunk) -> list[StoredRecord | Refusal]:
         raise
 
 
+_WORKER_STOPPED = (
+    "a worker process of the import stopped (killed, or out of memory?); the "
+    "archive holds whole batches, and running the import again completes it"
+)
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: _Chunk) -> Future:
+    """The chunk sent to a worker (the pool may already know that one died)."""
+    try:
+        return pool.submit(prepare_chunk, chunk.data)
+    except BrokenProcessPool as error:
+        error.add_note(_WORKER_STOPPED)
+        raise
+
+
 def _result(chunk: _Chunk, future: Future) -> tuple[_Chunk, list]:
     try:
         return chunk, future.result()
     except BrokenProcessPool as error:
-        error.add_note(
-            "a worker process of the import stopped (killed, or out of memory?); the "
-            "archive holds whole batches, and running the import again completes it"
-        )
+        error.add_note(_WORKER_STOPPED)
         raise
     except Exception as error:
         _add_place(error, chunk, "in a worker process")
