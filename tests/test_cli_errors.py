@@ -347,11 +347,12 @@ def test_the_library_reports_progress_to_its_callbacks(small_archive):
     assert calls[0] == (0, 1) and calls[-1] == (1, 1)
 
 
-def stderr_on_a_terminal(*args: str) -> str:
-    """What `partita ARGS` writes on stderr when stderr is a terminal."""
+def stderr_on_a_terminal(*args: str) -> tuple[str, str]:
+    """What `partita ARGS` writes on stdout (a pipe) and on stderr when stderr is a
+    terminal."""
     leader, follower = pty.openpty()
     try:
-        done = subprocess_partita(*args, stdout=subprocess.DEVNULL, stderr=follower)
+        done = subprocess_partita(*args, stdout=subprocess.PIPE, stderr=follower, text=True)
         os.close(follower)
         follower = -1
         chunks = []
@@ -368,18 +369,17 @@ def stderr_on_a_terminal(*args: str) -> str:
             os.close(follower)
         os.close(leader)
     assert done.returncode in (0, 1)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return done.stdout, b"".join(chunks).decode("utf-8", "replace")
 
 
 def test_progress_bars_are_drawn_on_a_terminal_only(small_archive, tmp_path):
-    terminal = stderr_on_a_terminal("validate", str(FORZA))
+    out, terminal = stderr_on_a_terminal("validate", str(FORZA))
     assert "validating" in terminal
-    terminal = stderr_on_a_terminal(
-        "export", "--db", str(small_archive), "-o", str(tmp_path / "a.pgr")
-    )
-    assert "exporting" in terminal
+    assert "records" in out and "records" not in terminal  # the output stays on stdout
+    out, terminal = stderr_on_a_terminal("export", "--db", str(small_archive))
+    assert "exporting" in terminal and out.count("[Game ") > 10 and "[Game " not in terminal
     piped = subprocess_partita("validate", str(FORZA), capture_output=True, text=True)
-    assert piped.returncode == 0 and "validating" not in piped.stderr and piped.stderr == ""
+    assert piped.returncode == 0 and piped.stderr == "" and "records" in piped.stdout
 
 
 # -- paths that hold no records ---------------------------------------------------------------------

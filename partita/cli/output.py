@@ -50,18 +50,31 @@ def writing(path: Path | None) -> Iterator[None]:
 
 @contextmanager
 def progress_bar(
-    label: str, *, total: int | None = None, enabled: bool = True, unit: str = ""
+    label: str,
+    *,
+    total: int | None = None,
+    enabled: bool = True,
+    streams_output: bool = False,
+    unit: str = "",
 ) -> Iterator[Callable[[int, int | None], None]]:
     """A progress bar on stderr when it is a terminal (and ``enabled``); yields
-    ``update(done, total)`` for the library's progress callback. Plain output when
-    stderr is a pipe or a file: nothing is drawn."""
-    shown = enabled and sys.stderr.isatty()
+    ``update(done, total)`` for the library's progress callback. Nothing is drawn
+    when stderr is a pipe or a file, nor, for a command that ``streams_output``
+    while it works, when standard output is the terminal too (its lines are the
+    progress there, and a bar would break them up). Standard output is never
+    redirected: what the command prints goes where the user sent it."""
+    shown = enabled and sys.stderr.isatty() and not (streams_output and sys.stdout.isatty())
     columns = [TextColumn(label), BarColumn(), MofNCompleteColumn()]
     if unit:
         columns.append(TextColumn(unit))
     columns.append(TimeRemainingColumn())
     with Progress(
-        *columns, console=Console(stderr=True), disable=not shown, transient=True
+        *columns,
+        console=Console(stderr=True),
+        disable=not shown,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
     ) as progress:
         task = progress.add_task(label, total=total)
 

@@ -222,7 +222,11 @@ def export(
     # The archive first: a missing or foreign one stops before the output is made.
     with database.archive(target, readonly=True) as opened:
         total = database.count_games(opened, **chosen)
-        with progress_bar("exporting", total=total, unit="games") as update, writing(output):
+        streams = output is None
+        with (
+            progress_bar("exporting", total=total, streams_output=streams, unit="games") as update,
+            writing(output),
+        ):
             if output is None:
                 count = database.export_games(
                     opened, sys.stdout, canonical=canonical, progress=update, **chosen

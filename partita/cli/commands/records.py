@@ -49,7 +49,9 @@ def validate(
     total = invalid = 0
     counts: dict[Path, int] = {}
     sizes = [file.stat().st_size for file in inputs.files]
-    with progress_bar("validating", total=sum(sizes) or 1, enabled=not as_json) as update:
+    with progress_bar(
+        "validating", total=sum(sizes) or 1, streams_output=True, unit="bytes"
+    ) as update:
         done = 0
         for file, size in zip(inputs.files, sizes, strict=True):
             counts[file] = 0

@@ -99,7 +99,7 @@ def tree(
     check_output(dot, "--dot")
     check_output(graphml, "--graphml")
     chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides, tag)
-    with progress_bar("reading games", enabled=not as_json, unit="games") as update:
+    with progress_bar("reading games", unit="games") as update:
         built = tree_from_archive(
             target,
             game,
@@ -288,7 +288,7 @@ def report(
         title=title,
     )
     chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
-    with progress_bar("report", unit="games' parts") as update, writing(output):
+    with progress_bar("building the report", unit="games") as update, writing(output):
         written = write_report(
             target,
             output,
