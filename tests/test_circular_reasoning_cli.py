@@ -38,7 +38,7 @@ def archive(tmp_path_factory) -> Path:
 def test_validate_the_examples_strictly():
     code, out, _ = partita("validate", "--strict", "--json", str(EXAMPLES))
     assert code == 0
-    entries = json.loads(out)
+    entries = [json.loads(line) for line in out.splitlines()]  # JSON lines
     assert entries and all(entry["valid"] for entry in entries)
     [spec] = [entry for entry in entries if entry["file"].endswith("spec-example.pgr")]
     assert spec["final_position"] == SPEC_POSITION

@@ -43,6 +43,11 @@ def partita_process(*args: str, cwd: Path | None = None) -> subprocess.Completed
     return done
 
 
+def json_lines(text: str) -> list[dict]:
+    """`validate --json` output: one JSON object per line."""
+    return [json.loads(line) for line in text.splitlines()]
+
+
 def count_records(folder: Path) -> int:
     return sum(
         path.read_text(encoding="utf-8", errors="replace").count("[Game ")
@@ -63,7 +68,7 @@ def archive(tmp_path_factory) -> Path:
 def test_validate_json_of_the_rulebook_example():
     code, out, _ = partita("validate", "--json", str(RULEBOOK))
     assert code == 0
-    [entry] = json.loads(out)
+    [entry] = json_lines(out)
     assert entry["valid"] is True
     assert entry["game"] == "forza4x4"
     assert entry["plies"] == 5
@@ -76,7 +81,7 @@ def test_validate_reports_an_illegal_move_with_its_place():
     path = EXAMPLES / "invalid" / "occupied-entry.pgr"
     code, out, _ = partita("validate", "--json", str(path))
     assert code == 1
-    [entry] = json.loads(out)
+    [entry] = json_lines(out)
     assert entry["valid"] is False
     [problem] = entry["problems"]
     assert {"line", "column", "ply", "move", "message"} <= set(problem)
@@ -122,14 +127,14 @@ def test_validate_every_example_folder():
         "validate", "--json", str(EXAMPLES / "forza4x4"), str(EXAMPLES / "connect4")
     )
     assert code == 0
-    entries = json.loads(out)
+    entries = json_lines(out)
     assert len(entries) == count_records(EXAMPLES / "forza4x4") + count_records(
         EXAMPLES / "connect4"
     )
     assert all(entry["valid"] for entry in entries)
     code, out, _ = partita("validate", "--json", str(EXAMPLES / "invalid"))
     assert code == 1
-    assert not all(entry["valid"] for entry in json.loads(out))
+    assert not all(entry["valid"] for entry in json_lines(out))
 
 
 def test_import_twice_adds_nothing(archive):
@@ -270,9 +275,10 @@ def test_games_lists_the_supported_games():
 
 def test_garbage_input_never_gives_a_traceback(tmp_path):
     garbage = tmp_path / "garbage.pgr"
-    garbage.write_bytes(bytes(range(256)) * 8 + b'[Game "forza4x4"]\n{ (( $ ]]')
+    # Every byte but NUL (a NUL makes it a binary file, which is skipped).
+    garbage.write_bytes(bytes(range(1, 256)) * 8 + b'[Game "forza4x4"]\n{ (( $ ]]')
     code, out, _ = partita("validate", "--json", str(garbage))
-    assert code == 1 and json.loads(out)
+    assert code == 1 and json_lines(out)
     assert partita("show", str(garbage))[0] == 1
     assert partita("import", str(garbage), "--db", str(tmp_path / "g.db"))[0] == 0
 

@@ -29,10 +29,11 @@ def archive(tmp_path_factory) -> Path:
 def test_validate_the_examples_and_the_invalid_records():
     code, out, _ = partita("validate", "--strict", "--json", str(FOLDER))
     assert code == 0
-    assert all(entry["valid"] for entry in json.loads(out))
+    entries = [json.loads(line) for line in out.splitlines()]  # JSON lines
+    assert entries and all(entry["valid"] for entry in entries)
     code, out, _ = partita("validate", "--json", str(INVALID / "weaker-cannot-take.pgr"))
     assert code == 1
-    [entry] = json.loads(out)
+    [entry] = [json.loads(line) for line in out.splitlines()]
     [problem] = entry["problems"]
     assert problem["message"] == "illegal move 'M1:3xM1:4': water cannot take wind"
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from partita.database.connection import archive_errors
 from partita.errors import PartitaError
 from partita.games.base import DRAW, WIN, parse_result_token
 from partita.notation.base import GameNotation
@@ -155,7 +156,7 @@ class ArchiveReference:
         from partita.database.selection import valid_game_ids
 
         self.game = game
-        self.db = open_archive(target, create=False)
+        self.db = open_archive(target, readonly=True)
         self.fold = key_folder(game.name)
         self.exclude = set(exclude)
         self.size = sum(
@@ -273,6 +274,7 @@ def _continuations(seen: list[_Seen], mover: int, sides: int) -> list[Continuati
     return sorted(by_move.values(), key=lambda entry: (-entry.games, entry.move))
 
 
+@archive_errors
 def novelty_against_archive(record: Record, target: Any, *, game_id: int | None = None) -> Novelty:
     """The novelty of ``record`` against the archive's games of its game. The game
     itself is left out: by ``game_id`` when it comes from the archive, else by its
@@ -291,7 +293,7 @@ def novelty_against_archive(record: Record, target: Any, *, game_id: int | None 
         from partita.database.selection import game_ids_with_hash
 
         digest = hashlib.sha256(stored_text(replayed).encode("utf-8")).hexdigest()
-        with archive(target, create=False) as db:
+        with archive(target, readonly=True) as db:
             exclude.update(game_ids_with_hash(db, digest))
     reference = ArchiveReference(target, replayed.game, exclude)
     try:

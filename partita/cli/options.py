@@ -10,6 +10,22 @@ import typer
 
 DEFAULT_ARCHIVE = "partita.db"
 
+#: The largest count, id or index an option takes: the largest integer SQLite
+#: stores. Every numeric option has bounds, so that a mistyped number is a usage
+#: error (exit 2) instead of an overflow in the middle of the work.
+LARGEST = 2**63 - 1
+
+#: The most processes `import --workers` starts.
+MAX_WORKERS = 64
+
+#: The archive a command chose (for the error boundary's messages).
+_chosen: Path | None = None
+
+
+def chosen_archive() -> str:
+    """The archive the running command uses, as messages name it."""
+    return str(_chosen) if _chosen is not None else "(the archive)"
+
 
 def default_archive() -> Path:
     """`$PARTITA_DB`, or `partita.db` in the current directory."""
@@ -29,6 +45,16 @@ StrictOption = Annotated[
     bool,
     typer.Option(
         "--strict", help="Fail records on warnings too (wrong move numbers, spellings...)."
+    ),
+]
+
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        help="Leave out what a shell pattern matches: a file's path inside a folder "
+        "given, or one of its folders or its name (`invalid`, `*-draft.pgr`; repeatable).",
+        metavar="PATTERN",
     ),
 ]
 
@@ -55,6 +81,9 @@ PositionFilter = Annotated[
     typer.Option("--position", help="Games reaching this position (the game's position notation)."),
 ]
 SidesFilter = Annotated[int | None, typer.Option("--sides", help="Number of sides.", min=2, max=4)]
+LimitOption = Annotated[
+    int | None, typer.Option("--limit", help="At most this many games.", min=0, max=LARGEST)
+]
 TagFilter = Annotated[
     list[str] | None,
     typer.Option(
@@ -65,7 +94,10 @@ TagFilter = Annotated[
 
 
 def archive_path(db: Path | None) -> Path:
-    return db if db is not None else default_archive()
+    """The archive of ``--db``, or the default one."""
+    global _chosen
+    _chosen = db if db is not None else default_archive()
+    return _chosen
 
 
 def filters(

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
         import_records,
     )
     from partita.database.keys import fold_key
-    from partita.database.query import game_problems, get_record, query_games
-    from partita.database.schema import SCHEMA_VERSION, archive, open_archive
+    from partita.database.query import count_games, game_problems, get_record, query_games
+    from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
 
 #: Each public name and the module that defines it.
 _MODULES = {
@@ -37,12 +37,14 @@ _MODULES = {
     "ImportSummary": "importer",
     "Refusal": "importer",
     "archive": "schema",
+    "count_games": "query",
     "export_games": "export",
     "fold_key": "keys",
     "game_problems": "query",
     "get_record": "query",
     "import_paths": "importer",
     "import_records": "importer",
+    "migrate_archive": "schema",
     "open_archive": "schema",
     "query_games": "query",
 }
@@ -55,12 +57,14 @@ __all__ = [
     "ImportSummary",
     "Refusal",
     "archive",
+    "count_games",
     "export_games",
     "fold_key",
     "game_problems",
     "get_record",
     "import_paths",
     "import_records",
+    "migrate_archive",
     "open_archive",
     "query_games",
 ]

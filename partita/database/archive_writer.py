@@ -32,7 +32,8 @@ DEFAULT_BATCH_SIZE = 1000
 class ImportSummary:
     """The outcome of an import: ``imported`` counts the games stored (``invalid``
     of them with status invalid), ``duplicates`` the records already there (or
-    twice in the input), ``refused`` the invalid records strict mode turned away."""
+    twice in the input), ``refused`` the invalid records strict mode turned away;
+    ``empty_files`` names the files that held no record."""
 
     files: int = 0
     records: int = 0
@@ -44,6 +45,7 @@ class ImportSummary:
     problems: int = 0
     bytes: int = 0
     refusals: list[Refusal] = field(default_factory=list)
+    empty_files: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         data = asdict(self)

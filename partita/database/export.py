@@ -9,6 +9,7 @@ separated by one blank line; the output streams (one row in memory at a time).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -17,17 +18,26 @@ from sqlite_utils import Database
 from partita.database.query import select_games
 from partita.database.schema import archive
 
-__all__ = ["export_games"]
+__all__ = ["PROGRESS_EVERY", "export_games"]
+
+#: Games written between two calls of the progress callback.
+PROGRESS_EVERY = 100
 
 
 def export_games(
-    target: str | Path | Database, stream: TextIO, *, canonical: bool = False, **filters
+    target: str | Path | Database,
+    stream: TextIO,
+    *,
+    canonical: bool = False,
+    progress: Callable[[int], object] | None = None,
+    **filters,
 ) -> int:
     """Write the games matching ``filters`` (those of
     :func:`partita.database.query_games`, ``limit`` included) to ``stream``, by
-    id; return how many were written."""
+    id; return how many were written. ``progress`` is called with the number
+    written so far, every :data:`PROGRESS_EVERY` games and at the end."""
     count = 0
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         for row in select_games(db, "g.id, g.pgr, g.status, g.game", **filters):
             text = row["pgr"]
             if canonical:
@@ -36,6 +46,10 @@ def export_games(
                 stream.write("\n")
             stream.write(text if text.endswith("\n") else text + "\n")
             count += 1
+            if progress is not None and count % PROGRESS_EVERY == 0:
+                progress(count)
+    if progress is not None:
+        progress(count)
     return count
 
 

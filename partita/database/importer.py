@@ -126,6 +126,7 @@ def import_paths(
         summary.files = len(files)
         done_before = 0
         finished = 0  # files whose records are all written
+        records_before = 0  # records of those files
 
         def report(done: int, file: Path) -> None:
             if progress is not None:
@@ -141,9 +142,12 @@ def import_paths(
                 )
 
         def finish_files(until: int) -> None:
-            nonlocal done_before, finished
+            nonlocal done_before, finished, records_before
             while finished < until:
                 writer.flush()
+                if summary.records == records_before:
+                    summary.empty_files.append(str(files[finished]))
+                records_before = summary.records
                 done_before += sizes[finished]
                 summary.bytes = done_before
                 report(done_before, files[finished])

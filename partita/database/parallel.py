@@ -11,11 +11,13 @@ the number of workers.
 from __future__ import annotations
 
 import os
+import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
+from multiprocessing.context import SpawnContext, SpawnProcess
+from typing import Any
 
 from partita.database.chunks import Chunk
 from partita.database.prepare import (
@@ -80,7 +82,7 @@ class Preparer:
         if self.workers > 1:
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
-                mp_context=get_context("spawn"),
+                mp_context=_QuietSpawnContext(),
                 initializer=start_worker,
             )
         return self
@@ -105,7 +107,7 @@ class Preparer:
         in_workers = 0
         while True:
             while in_workers < queued and (queued_chunk := next(chunks, None)) is not None:
-                in_flight.append((queued_chunk, pool.submit(prepare_chunk, queued_chunk.data)))
+                in_flight.append((queued_chunk, _submit(pool, queued_chunk)))
                 in_workers += 1
             if not in_flight:
                 return
@@ -134,6 +136,44 @@ class Preparer:
             yield _result(chunk, head)
 
 
+class _QuietSpawnProcess(SpawnProcess):
+    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
+    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
+    starts up (before :func:`~partita.database.prepare.start_worker` ignores it)
+    prints no traceback; the importing process stops the import and the workers."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+            return SpawnProcess._Popen(process_obj)
+        # Blocked in this thread only while it starts the process: a Ctrl-C
+        # meanwhile waits, or goes to another thread, and is not lost.
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return SpawnProcess._Popen(process_obj)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+class _QuietSpawnContext(SpawnContext):
+    Process = _QuietSpawnProcess
+
+
+_WORKER_STOPPED = (
+    "a worker process of the import stopped (killed, or out of memory?); the "
+    "archive holds whole batches, and running the import again completes it"
+)
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: Chunk) -> Future:
+    """The chunk sent to a worker (the pool may already know that one died)."""
+    try:
+        return pool.submit(prepare_chunk, chunk.data)
+    except BrokenProcessPool as error:
+        error.add_note(_WORKER_STOPPED)
+        raise
+
+
 def _worker_games(probe: Future) -> list[tuple[str, str]]:
     """The games a worker knows (the first task, so it also checks workers start)."""
     try:
@@ -160,10 +200,7 @@ def _result(chunk: Chunk, future: Future) -> tuple[Chunk, list]:
     try:
         return chunk, future.result()
     except BrokenProcessPool as error:
-        error.add_note(
-            "a worker process of the import stopped (killed, or out of memory?); the "
-            "archive holds whole batches, and running the import again completes it"
-        )
+        error.add_note(_WORKER_STOPPED)
         raise
     except Exception as error:
         _add_place(error, chunk, "in a worker process")

@@ -36,7 +36,7 @@ from partita.errors import ArchiveError, NotationError, PartitaError, SetupError
 from partita.games.registry import all_games, get_game
 from partita.notation.model import Record
 
-__all__ = ["game_problems", "get_record", "query_games", "select_games"]
+__all__ = ["count_games", "game_problems", "get_record", "query_games", "select_games"]
 
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:[.-](\d{2}|\?\?))?(?:[.-](\d{2}|\?\?))?")
 
@@ -283,13 +283,22 @@ def query_games(
         "tags": tags,
     }
     columns = _SUMMARY_COLUMNS + (", hit.ply" if position is not None else "")
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         rows = []
         for row in select_games(db, columns, limit=limit, **filters):
             players = [row.pop(f"player{seat}") for seat in range(1, 5)]
             row["players"] = [name for name in players if name is not None]
             rows.append(row)
         return rows
+
+
+def count_games(target: str | Path | Database, *, limit: int | None = None, **filters) -> int:
+    """How many games match the filters (those of :func:`query_games`), at most
+    ``limit``: the work an export has ahead, for its progress."""
+    if limit is not None and limit < 0:
+        raise ArchiveError(f"limit must be 0 or more, not {limit}")
+    with archive(target, readonly=True) as db:
+        return sum(1 for _ in select_games(db, "g.id", limit=limit, **filters))
 
 
 def get_record(target: str | Path | Database, game_id: int) -> Record:
@@ -300,7 +309,7 @@ def get_record(target: str | Path | Database, game_id: int) -> Record:
     """
     from partita.notation.reader import read_records
 
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         row = db.execute("SELECT pgr FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise ArchiveError(f"there is no game {game_id} in the archive")
@@ -311,7 +320,7 @@ def get_record(target: str | Path | Database, game_id: int) -> Record:
 
 def game_problems(target: str | Path | Database, game_id: int) -> list[dict]:
     """The stored problems of game ``game_id``, in their order."""
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         return list(
             db.query(
                 "SELECT kind, severity, line, [column], ply, move_number, token, message "

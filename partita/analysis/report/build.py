@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Callable
 from typing import Any
 
 from partita.analysis.diagrams import PIECE_STYLES
@@ -13,6 +14,7 @@ from partita.analysis.report.game_part import game_part
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.overview import glance, players_table
 from partita.analysis.report.viewer import viewer_data
+from partita.database.connection import archive_errors
 from partita.errors import UnknownGameError
 from partita.games.registry import get_game
 from partita.notation.base import GameNotation
@@ -21,20 +23,23 @@ from partita.notation.configuration import Configuration, varying_settings
 __all__ = ["build_report", "by_configuration"]
 
 
+@archive_errors
 def build_report(
     target: Any,
     *,
     options: ReportOptions | None = None,
+    progress: Callable[[int, int], object] | None = None,
     **filters: Any,
 ) -> dict:
     """The data of a report on the archive's games matching ``filters`` (those of
-    :func:`partita.database.query_games`)."""
+    :func:`partita.database.query_games`). ``progress(done, total)`` is called as
+    each game's part is begun and when all are done."""
     from partita.database.schema import open_archive
     from partita.database.selection import selected_games
 
     options = options or ReportOptions()
     filters = {name: value for name, value in filters.items() if value is not None}
-    db = open_archive(target, create=False)
+    db = open_archive(target, readonly=True)
     try:
         rows = selected_games(db, **filters)
         data: dict[str, Any] = {
@@ -49,7 +54,9 @@ def build_report(
             "listed": [],
         }
         names = sorted({row["game"] for row in rows if row["game"]})
-        for name in names:
+        for done, name in enumerate(names):
+            if progress is not None:
+                progress(done, len(names))
             try:
                 notation = get_game(name)
             except UnknownGameError:
@@ -62,6 +69,8 @@ def build_report(
                     game_part(db, notation, game_rows, options, filters, configuration, varying)
                 )
         viewer_data(db, rows, options, data)
+        if progress is not None:
+            progress(len(names), len(names))
         return data
     finally:
         db.close()

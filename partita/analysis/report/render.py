@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -132,15 +133,17 @@ def write_report(
     *,
     output_format: str | None = None,
     options: ReportOptions | None = None,
+    progress: Callable[[int, int], object] | None = None,
     **filters: Any,
 ) -> Path:
     """Build the report and write it to ``output``: Markdown when the format is
-    ``md`` (by default when ``output`` ends in ``.md``), HTML otherwise."""
+    ``md`` (by default when ``output`` ends in ``.md``), HTML otherwise;
+    ``progress`` as for :func:`build_report`."""
     path = Path(output)
     fmt = output_format or ("md" if path.suffix.lower() in (".md", ".markdown") else "html")
     if fmt not in ("html", "md"):
         raise PartitaError(f"report format '{fmt}': choose html or md")
-    data = build_report(target, options=options, **filters)
+    data = build_report(target, options=options, progress=progress, **filters)
     text = render_markdown(data) if fmt == "md" else render_html(data)
     path.write_text(text, encoding="utf-8", newline="\n")
     return path

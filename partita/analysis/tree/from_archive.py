@@ -4,12 +4,13 @@ a tree is built for, and the tree itself through the archive's position index.""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from partita.analysis.tree.build import build_tree
 from partita.analysis.tree.lines import lines_from_archive
 from partita.analysis.tree.symmetry import SymmetryFrames
-from partita.analysis.tree.value import OpeningTree
+from partita.analysis.tree.value import GameLine, OpeningTree
 from partita.errors import PartitaError
 from partita.games.registry import get_game
 from partita.notation.configuration import Configuration, varying_settings
@@ -30,7 +31,7 @@ def configurations_from_archive(
     names = [spec.name for spec in notation.rules.tags]
     counts: Counter[Configuration] = Counter()
     filters = {name: value for name, value in filters.items() if value is not None}
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         for sides, tags in game_setups(db, game, names, include_invalid=include_invalid, **filters):
             counts[Configuration.of(notation, sides or notation.rules.min_sides, tags)] += 1
     return sorted(counts.items(), key=lambda item: (-item[1], item[0].label))
@@ -59,6 +60,17 @@ def choose_configuration(
     return found[0][0]
 
 
+def _counted(
+    lines: Iterable[GameLine], total: int, progress: Callable[[int, int], object]
+) -> Iterator[GameLine]:
+    """``lines``, calling ``progress(done, total)`` every few hundred and at the end."""
+    for done, line in enumerate(lines, start=1):
+        yield line
+        if done % 250 == 0:
+            progress(done, total)
+    progress(total, total)
+
+
 def tree_from_archive(
     target: Any,
     game: str,
@@ -69,12 +81,14 @@ def tree_from_archive(
     symmetry: bool = False,
     include_invalid: bool = False,
     configuration: Configuration | None = None,
+    progress: Callable[[int, int], object] | None = None,
     **filters: Any,
 ) -> OpeningTree:
     """The opening tree of the archive's games of ``game`` matching the filters
     (those of :func:`partita.database.query_games`, without ``game``), all of one
     ``configuration`` (by default the selection's only one; see
-    :func:`choose_configuration`)."""
+    :func:`choose_configuration`). ``progress(done, total)`` is called as the
+    games are read (``total`` counts the invalid ones the tree leaves out too)."""
     from partita.database.schema import archive
     from partita.database.selection import first_plies_at
 
@@ -93,7 +107,7 @@ def tree_from_archive(
         # The root replaces a position filter: the games must stand on the root.
         others = {name: value for name, value in filters.items() if name != "position"}
         root_plies = {}
-        with archive(target, create=False) as db:
+        with archive(target, readonly=True) as db:
             for _, image in frames.images(state):
                 position = notation.format_position(image)
                 for game_id, ply in first_plies_at(db, position, notation.name, **others):
@@ -103,6 +117,10 @@ def tree_from_archive(
     lines = lines_from_archive(
         target, include_invalid=include_invalid, game=notation.name, **filters
     )
+    if progress is not None:
+        from partita.database.query import count_games
+
+        lines = _counted(lines, count_games(target, game=notation.name, **filters), progress)
     tree = build_tree(
         lines,
         notation,

@@ -32,7 +32,7 @@ def lines_from_archive(
     from partita.database.schema import archive
     from partita.database.selection import game_lines
 
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         for row in game_lines(db, include_invalid=include_invalid, **filters):
             yield GameLine(
                 row["id"],

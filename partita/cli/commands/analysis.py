@@ -15,27 +15,54 @@ from partita.analysis.annotate import DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
 from partita.cli.display import printable
-from partita.cli.options import ArchiveOption, JsonOption, archive_path
-from partita.cli.output import replaced_file
+from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
+from partita.cli.output import check_output, replaced_file, writing
 from partita.errors import PartitaError
 
 #: Default node budget of `partita solve` (under a second compiled, about 30 s in pure Python).
 DEFAULT_SOLVE_BUDGET = 10_000_000
 
+#: The largest node budget (10^15 nodes: years of search at ten million a second).
+MAX_BUDGET = 10**15
+#: The largest search time, in seconds (about three years).
+MAX_SECONDS = 1e8
+#: The largest transposition table: 2^28 positions, about 4.5 GB (17 bytes a position).
+MAX_TABLE_SIZE = 1 << 28
+
+
+def _a_number(value: float | None) -> float | None:
+    """Refuse ``nan`` (it passes every range check, and would never stop a search)."""
+    if value is not None and value != value:
+        raise typer.BadParameter("give a number of seconds, not nan")
+    return value
+
+
 BudgetOption = Annotated[
     int,
     typer.Option(
-        "--budget", help="Most nodes to search (0: no limit); past it, stop and say so.", min=0
+        "--budget",
+        help="Most nodes to search (0: no limit); past it, stop and say so.",
+        min=0,
+        max=MAX_BUDGET,
     ),
 ]
 SecondsOption = Annotated[
     float | None,
-    typer.Option("--seconds", help="Most seconds to search; past it, stop and say so.", min=0),
+    typer.Option(
+        "--seconds",
+        help="Most seconds to search; past it, stop and say so.",
+        min=0,
+        max=MAX_SECONDS,
+        callback=_a_number,
+    ),
 ]
 TableSizeOption = Annotated[
     int,
     typer.Option(
-        "--table-size", help="Most positions the transposition table keeps (memory).", min=1
+        "--table-size",
+        help="Most positions the transposition table keeps (memory: 17 bytes each).",
+        min=1,
+        max=MAX_TABLE_SIZE,
     ),
 ]
 
@@ -128,10 +155,14 @@ def annotate(
         str, typer.Argument(help="A record file, or the id of a game in the archive.")
     ],
     index: Annotated[
-        int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
+        int,
+        typer.Option("--index", help="Which record of the file (from 0).", min=0, max=LARGEST),
     ] = 0,
     from_ply: Annotated[
-        int, typer.Option("--from-ply", help="Judge the moves from this ply on (from 1).", min=1)
+        int,
+        typer.Option(
+            "--from-ply", help="Judge the moves from this ply on (from 1).", min=1, max=LARGEST
+        ),
     ] = 1,
     budget: Annotated[
         int,
@@ -139,12 +170,17 @@ def annotate(
             "--budget",
             help="Most nodes to search per position (0: no limit); harder positions are skipped.",
             min=0,
+            max=MAX_BUDGET,
         ),
     ] = DEFAULT_POSITION_BUDGET,
     seconds: Annotated[
         float | None,
         typer.Option(
-            "--seconds", help="Most seconds per position; harder ones are skipped.", min=0
+            "--seconds",
+            help="Most seconds per position; harder ones are skipped.",
+            min=0,
+            max=MAX_SECONDS,
+            callback=_a_number,
         ),
     ] = None,
     table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
@@ -170,6 +206,7 @@ def annotate(
     from partita.cli.commands.archive import load_source
     from partita.notation.writer import write_record
 
+    check_output(output, "--output")
     record = load_source(source, index, archive_path(db))
     game_name = record.game
     if game_name is None:
@@ -185,7 +222,7 @@ def annotate(
     if as_json:
         typer.echo(json.dumps(annotation.as_dict(), indent=2))
     elif output is not None:
-        with replaced_file(output) as stream:
+        with writing(output), replaced_file(output) as stream:
             stream.write(text)
     else:
         sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)

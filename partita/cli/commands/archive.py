@@ -14,13 +14,18 @@ import typer
 from partita import database  # light: its names load on first use
 from partita.cli.app import app
 from partita.cli.display import EscapingStream, plain
+from partita.cli.inputs import record_inputs
 from partita.cli.options import (
+    LARGEST,
+    MAX_WORKERS,
     ArchiveOption,
     DateFromFilter,
     DateToFilter,
     EventFilter,
+    ExcludeOption,
     GameFilter,
     JsonOption,
+    LimitOption,
     OpeningFilter,
     PlayerFilter,
     PositionFilter,
@@ -31,7 +36,14 @@ from partita.cli.options import (
     archive_path,
     filters,
 )
-from partita.cli.output import replaced_file, stderr_console, stdout_console
+from partita.cli.output import (
+    check_output,
+    progress_bar,
+    replaced_file,
+    stderr_console,
+    stdout_console,
+    writing,
+)
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -49,8 +61,10 @@ def load_source(source: str, index: int, db: Path) -> "Record":
                 return record
         raise PartitaError(f"{source}: there is no record {index} (records count from 0)")
     if source.isdigit():
-        if not db.exists():
-            raise PartitaError(f"no archive at {db} to look up game {source}")
+        if int(source) > LARGEST:
+            raise typer.BadParameter(
+                f"{source} is no game id (they go up to {LARGEST})", param_hint="SOURCE"
+            )
         return database.get_record(db, int(source))
     raise PartitaError(f"{source}: no such file, and not a game id")
 
@@ -58,15 +72,18 @@ def load_source(source: str, index: int, db: Path) -> "Record":
 @app.command("import")
 def import_(
     paths: Annotated[
-        list[Path], typer.Argument(help="Record files or folders (*.pgr inside).", exists=True)
+        list[Path],
+        typer.Argument(help="Record files or folders (*.pgr inside).", exists=True),
     ],
     db: ArchiveOption = None,
+    exclude: ExcludeOption = None,
     strict: StrictOption = False,
     workers: Annotated[
         int | None,
         typer.Option(
             "--workers",
             min=1,
+            max=MAX_WORKERS,
             help="Processes that read and replay the records, the one that writes "
             "included (1: everything in one process). Default: one per CPU, at most 4, "
             "for inputs of 1 MB or more; 1 for smaller ones.",
@@ -78,43 +95,58 @@ def import_(
 
     Valid records are stored, and invalid ones with their problems (lenient) or
     refused (--strict). Re-importing adds nothing; an interrupted import can be rerun.
+    A path that holds no records is a warning, and the exit code is 1.
     """
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from partita.notation.files import expand_paths
-
-    files = expand_paths(paths)
+    inputs = record_inputs(paths, exclude)
     target = archive_path(db)
-    total_bytes = sum(file.stat().st_size for file in files) or 1
-    show_bar = not as_json and sys.stderr.isatty()
-    with Progress(
-        TextColumn("importing"),
-        BarColumn(),
-        TextColumn("{task.fields[records]} records"),
-        TimeRemainingColumn(),
-        console=stderr_console(),
-        disable=not show_bar,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("import", total=total_bytes, records=0)
-
-        def report(done: "database.ImportProgress") -> None:
-            progress.update(task, completed=done.bytes_done, records=done.records)
-
-        summary = database.import_paths(
-            target, files, strict=strict, progress=report, workers=workers
-        )
-    if as_json:
-        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+    summary = None
+    if inputs.files:
+        sizes = [file.stat().st_size for file in inputs.files]
+        with progress_bar(
+            "importing", total=sum(sizes) or 1, enabled=not as_json, unit="bytes"
+        ) as update:
+            summary = database.import_paths(
+                target,
+                inputs.files,
+                strict=strict,
+                progress=lambda done: update(done.bytes_done),
+                workers=workers,
+            )
+        empty = {Path(name) for name in summary.empty_files}
+        inputs.check_records({file: int(file not in empty) for file in inputs.files})
     else:
+        inputs.check_records({})
+    if summary is not None and as_json:
+        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+    elif summary is not None:
         stdout_console().print(
             f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
             f"{summary.invalid} invalid"
             + (f", {summary.refused} refused (strict)" if strict else "")
-            + f" ({summary.records} records in {len(files)} files)",
+            + f" ({summary.records} records in {len(inputs.files)} files)",
             markup=False,
         )
-    raise typer.Exit(int(strict and summary.refused > 0))
+    for warning in inputs.warnings:
+        stderr_console().print(f"partita: warning: {warning}", markup=False, soft_wrap=True)
+    refused = summary is not None and strict and summary.refused > 0
+    raise typer.Exit(int(refused or bool(inputs.warnings)))
+
+
+@app.command()
+def migrate(db: ArchiveOption = None) -> None:
+    """Bring an archive written by an older partita up to the current schema.
+
+    Reading commands never change an archive: they ask for this instead. An
+    import migrates its archive too.
+    """
+    target = archive_path(db)
+    before, after = database.migrate_archive(target)
+    if before == after:
+        stdout_console().print(f"{target}: already at schema version {after}", markup=False)
+    else:
+        stdout_console().print(
+            f"{target}: migrated from schema version {before} to {after}", markup=False
+        )
 
 
 @app.command()
@@ -130,11 +162,11 @@ def query(
     position: PositionFilter = None,
     sides: SidesFilter = None,
     tag: TagFilter = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="At most this many games.")] = None,
+    limit: LimitOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the archive's games that match every filter given."""
-    target = _existing_archive(db)
+    target = archive_path(db)
     rows = database.query_games(
         target,
         **filters(game, player, result, event, date_from, date_to, opening, position, sides, tag),
@@ -197,19 +229,27 @@ def export(
     Records with problems are written as they were imported, so that a re-import
     finds the same problems; --canonical rewrites them too.
     """
-    target = _existing_archive(db)
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
-    if output is None:
-        stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
-        count = database.export_games(target, stream, canonical=canonical, **chosen)
-    else:
-        with replaced_file(output) as stream:
-            count = database.export_games(target, stream, canonical=canonical, **chosen)
-        stderr_console().print(plain(f"{count} games written to {output}"), markup=False)
-
-
-def _existing_archive(db: Path | None) -> Path:
     target = archive_path(db)
-    if not target.exists():
-        raise PartitaError(f"no archive at {target} (import records first: partita import FILE...)")
-    return target
+    check_output(output, "--output")
+    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
+    # The archive first: a missing or foreign one stops before the output is made.
+    with database.archive(target, readonly=True) as opened:
+        total = database.count_games(opened, **chosen)
+        streams = output is None
+        with (
+            progress_bar("exporting", total=total, streams_output=streams, unit="games") as update,
+            writing(output),
+        ):
+            if output is None:
+                stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
+                count = database.export_games(
+                    opened, stream, canonical=canonical, progress=update, **chosen
+                )
+                sys.stdout.flush()
+            else:
+                with replaced_file(output) as stream:
+                    count = database.export_games(
+                        opened, stream, canonical=canonical, progress=update, **chosen
+                    )
+    if output is not None:
+        stderr_console().print(plain(f"{count} games written to {output}"), markup=False)

@@ -14,8 +14,16 @@ import typer
 
 from partita.cli.app import app
 from partita.cli.display import plain, printable
-from partita.cli.options import ArchiveOption, JsonOption, StrictOption, archive_path
-from partita.cli.output import stdout_console
+from partita.cli.inputs import record_inputs
+from partita.cli.options import (
+    LARGEST,
+    ArchiveOption,
+    ExcludeOption,
+    JsonOption,
+    StrictOption,
+    archive_path,
+)
+from partita.cli.output import progress_bar, stderr_console, stdout_console
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -29,31 +37,45 @@ def validate(
     files: Annotated[
         list[Path], typer.Argument(help="Record files or folders (*.pgr inside).", exists=True)
     ],
+    exclude: ExcludeOption = None,
     strict: StrictOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Replay every record and report its problems.
 
-    Exit 0 when every record is valid, 1 otherwise.
+    Exit 0 when every record is valid, 1 otherwise (and when a path holds no records).
     """
     from partita.notation.files import validate_paths
 
     console = stdout_console()
-    results = []
+    inputs = record_inputs(files, exclude)
     total = invalid = 0
-    for replayed in validate_paths(files, strict=strict):
-        total += 1
-        invalid += not replayed.valid
-        if as_json:
-            results.append(replayed.as_dict())
-        else:
-            _print_problems(replayed, console)
-    if as_json:
-        typer.echo(json.dumps(results, ensure_ascii=False, indent=2))
-    else:
+    counts: dict[Path, int] = {}
+    sizes = [file.stat().st_size for file in inputs.files]
+    with progress_bar(
+        "validating", total=sum(sizes) or 1, streams_output=True, unit="bytes"
+    ) as update:
+        done = 0
+        for file, size in zip(inputs.files, sizes, strict=True):
+            counts[file] = 0
+            for replayed in validate_paths([file], strict=strict):
+                counts[file] += 1
+                total += 1
+                invalid += not replayed.valid
+                if as_json:  # JSON lines: one object per record, as it is read
+                    typer.echo(json.dumps(replayed.as_dict(), ensure_ascii=False))
+                else:
+                    _print_problems(replayed, console)
+                update(done + replayed.record.source.byte_offset)
+            done += size
+            update(done)
+    inputs.check_records(counts)
+    if not as_json:
         mode = "strict" if strict else "lenient"
         console.print(f"{total} records, {total - invalid} valid, {invalid} invalid ({mode})")
-    raise typer.Exit(int(invalid > 0))
+    for warning in inputs.warnings:
+        stderr_console().print(plain(f"partita: warning: {warning}"), markup=False, soft_wrap=True)
+    raise typer.Exit(int(invalid > 0 or bool(inputs.warnings)))
 
 
 def _print_problems(replayed: "ReplayedRecord", console: "Console") -> None:
@@ -88,12 +110,16 @@ def show(
         str, typer.Argument(help="A record file, or the id of a game in the archive.")
     ],
     index: Annotated[
-        int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
+        int,
+        typer.Option("--index", help="Which record of the file (from 0).", min=0, max=LARGEST),
     ] = 0,
     ply: Annotated[
         int | None,
         typer.Option(
-            "--ply", help="Show the position after this many plies (0: the start).", min=0
+            "--ply",
+            help="Show the position after this many plies (0: the start).",
+            min=0,
+            max=LARGEST,
         ),
     ] = None,
     output_format: Annotated[

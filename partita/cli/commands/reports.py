@@ -14,6 +14,7 @@ import typer
 from partita.cli.app import app
 from partita.cli.display import plain
 from partita.cli.options import (
+    LARGEST,
     ArchiveOption,
     DateFromFilter,
     DateToFilter,
@@ -29,7 +30,7 @@ from partita.cli.options import (
     archive_path,
     filters,
 )
-from partita.cli.output import stderr_console, stdout_console
+from partita.cli.output import check_output, progress_bar, stderr_console, stdout_console, writing
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ MinGamesOption = Annotated[
         "--min-games",
         help="Leave out moves played by fewer games (default: 1, and 1 more per 20,000 games).",
         min=1,
+        max=LARGEST,
     ),
 ]
 SymmetryOption = Annotated[
@@ -96,20 +98,26 @@ def tree(
     from partita.analysis.tree import tree_from_archive
 
     target = _existing(db)
+    check_output(dot, "--dot")
+    check_output(graphml, "--graphml")
     chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides, tag)
-    built = tree_from_archive(
-        target,
-        game,
-        root=root,
-        depth=depth,
-        min_games=min_games,
-        symmetry=symmetry,
-        **{name: value for name, value in chosen.items() if name != "game"},
-    )
+    with progress_bar("reading games", unit="games") as update:
+        built = tree_from_archive(
+            target,
+            game,
+            root=root,
+            depth=depth,
+            min_games=min_games,
+            symmetry=symmetry,
+            progress=update,
+            **{name: value for name, value in chosen.items() if name != "game"},
+        )
     if dot is not None:
-        built.write_dot(dot)
+        with writing(dot):
+            built.write_dot(dot)
     if graphml is not None:
-        built.write_graphml(graphml)
+        with writing(graphml):
+            built.write_graphml(graphml)
     if as_json:
         typer.echo(built.to_json())
         return
@@ -173,7 +181,8 @@ def novelty(
         str, typer.Argument(help="A record file, or the id of a game in the archive.")
     ],
     index: Annotated[
-        int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
+        int,
+        typer.Option("--index", help="Which record of the file (from 0).", min=0, max=LARGEST),
     ] = 0,
     db: ArchiveOption = None,
     reference: Annotated[
@@ -279,7 +288,8 @@ def report(
     min_games: MinGamesOption = None,
     symmetry: SymmetryOption = False,
     viewer_games: Annotated[
-        int, typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0)
+        int,
+        typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0, max=LARGEST),
     ] = 200,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
 ) -> None:
@@ -288,6 +298,7 @@ def report(
     from partita.analysis.report import ReportOptions, write_report
 
     target = _existing(db)
+    check_output(output, "--output")
     options = ReportOptions(
         depth=depth,
         min_games=min_games,
@@ -296,11 +307,13 @@ def report(
         title=title,
     )
     chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
-    written = write_report(
-        target,
-        output,
-        output_format=output_format.value if output_format is not None else None,
-        options=options,
-        **chosen,
-    )
+    with progress_bar("building the report", unit="games") as update, writing(output):
+        written = write_report(
+            target,
+            output,
+            output_format=output_format.value if output_format is not None else None,
+            options=options,
+            progress=update,
+            **chosen,
+        )
     stderr_console().print(f"report written to {written}", markup=False)
