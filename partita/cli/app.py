@@ -9,7 +9,6 @@ markdown-it and pygments and double the time `partita --help` takes.
 
 import errno
 import os
-import sqlite3
 import sys
 from typing import Annotated, NoReturn
 
@@ -132,11 +131,6 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(EXIT_DOMAIN) from None
     except PartitaError as error:
         _fail(str(error), EXIT_DOMAIN, error, debug)
-    except sqlite3.Error as error:
-        from partita.cli.options import chosen_archive
-        from partita.database.connection import archive_error
-
-        _fail(str(archive_error(error, chosen_archive())), EXIT_DOMAIN, error, debug)
     except MemoryError as error:
         command = f"partita {args[0]}" if args else "partita"
         _fail(
@@ -149,7 +143,16 @@ def main(argv: list[str] | None = None) -> None:
         _fail(f"a number or a nesting is too large: {error}", EXIT_DOMAIN, error, debug)
     except OSError as error:
         _fail(_os_error_line(error), EXIT_DOMAIN, error, debug)
-    except Exception as error:  # a bug, not bad input: say so without a traceback
+    except Exception as error:
+        # SQLite's own errors: sqlite3 is loaded only by the commands that open an
+        # archive, so start-up does not pay for it (and it is there if one was raised).
+        sqlite = sys.modules.get("sqlite3")
+        if sqlite is not None and isinstance(error, sqlite.Error):
+            from partita.cli.options import chosen_archive
+            from partita.database.connection import archive_error
+
+            _fail(str(archive_error(error, chosen_archive())), EXIT_DOMAIN, error, debug)
+        # A bug, not bad input: say so without a traceback.
         _fail(
             f"internal error: {type(error).__name__}: {error} "
             "(run with --debug for the traceback, and please report it)",

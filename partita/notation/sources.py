@@ -43,7 +43,7 @@ Line = tuple[str, int, int, list[tuple[int, str]] | None]
 
 #: The longest line read whole, in bytes of a file (characters of a ``str`` or a
 #: text stream). No game's record comes near it (a canonical line holds at most 80
-#: characters, a Forceball shuffle of a 55-card deck about 250); the rest of a
+#: characters, a shuffle token of a 55-card deck about 250); the rest of a
 #: longer line is skipped, so that memory stays bounded whatever the input.
 MAX_LINE_LENGTH = 1_000_000
 

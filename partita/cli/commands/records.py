@@ -79,8 +79,8 @@ def validate(
 
 
 def _print_problems(replayed: "ReplayedRecord", console: "Console") -> None:
-    from rich.text import Text
-
+    """One line per problem, as plain text: the record's own characters are shown
+    escaped, and no colour code of ours can be mistaken for one of a record's."""
     for problem in replayed.problems:
         place = f"{problem.file}:{problem.line}:{problem.column}"
         where = f" [record {problem.record + 1}"
@@ -89,11 +89,8 @@ def _print_problems(replayed: "ReplayedRecord", console: "Console") -> None:
         if problem.ply is not None:
             where += f", ply {problem.ply}, move {problem.move_number}"
         where += "]"
-        style = "red" if problem.severity == "error" else "yellow"
-        line = Text(printable(f"{place}: "))
-        line.append(problem.severity, style=style)
-        line.append(printable(f": {problem.message}{where}"))
-        console.print(line, soft_wrap=True)
+        line = printable(f"{place}: {problem.severity}: {problem.message}{where}")
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 class ShowFormat(StrEnum):
