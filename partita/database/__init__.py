@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from partita.database.export import export_games
+    from partita.database.filters import GameFilter
     from partita.database.importer import (
         DEFAULT_BATCH_SIZE,
         ArchiveWriter,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 #: Each public name and the module that defines it.
 _MODULES = {
     "DEFAULT_BATCH_SIZE": "importer",
+    "GameFilter": "filters",
     "SCHEMA_VERSION": "schema",
     "ArchiveWriter": "importer",
     "ImportProgress": "importer",
@@ -53,6 +55,7 @@ __all__ = [
     "DEFAULT_BATCH_SIZE",
     "SCHEMA_VERSION",
     "ArchiveWriter",
+    "GameFilter",
     "ImportProgress",
     "ImportSummary",
     "Refusal",

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from sqlite_utils import Database
 
+from partita.database.filters import GameFilter
 from partita.database.query import select_games
 from partita.database.schema import archive
 
@@ -30,15 +31,19 @@ def export_games(
     *,
     canonical: bool = False,
     progress: Callable[[int], object] | None = None,
-    **filters,
+    selection: GameFilter | None = None,
+    limit: int | None = None,
+    **filters: Any,
 ) -> int:
-    """Write the games matching ``filters`` (those of
-    :func:`partita.database.query_games`, ``limit`` included) to ``stream``, by
+    """Write the games of ``selection`` narrowed by the keyword ``filters`` (those of
+    :meth:`partita.database.filters.GameFilter.of`), at most ``limit``, to ``stream``, by
     id; return how many were written. ``progress`` is called with the number
     written so far, every :data:`PROGRESS_EVERY` games and at the end."""
     count = 0
     with archive(target, readonly=True) as db:
-        for row in select_games(db, "g.id, g.pgr, g.status, g.game", **filters):
+        chosen = GameFilter.of(selection, **filters)
+        columns = "g.id, g.pgr, g.status, g.game"
+        for row in select_games(db, columns, selection=chosen, limit=limit):
             text = row["pgr"]
             if canonical:
                 text = _canonical(text, row["id"])

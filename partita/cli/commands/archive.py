@@ -14,27 +14,17 @@ import typer
 from partita import database  # light: its names load on first use
 from partita.cli.app import app
 from partita.cli.display import EscapingStream, plain
+from partita.cli.filters import filter_options
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
     LARGEST,
     MAX_WORKERS,
     ArchiveOption,
-    DateFromFilter,
-    DateToFilter,
-    EventFilter,
     ExcludeOption,
-    GameFilter,
     JsonOption,
     LimitOption,
-    OpeningFilter,
-    PlayerFilter,
-    PositionFilter,
-    ResultFilter,
-    SidesFilter,
     StrictOption,
-    TagFilter,
     archive_path,
-    filters,
 )
 from partita.cli.output import (
     check_output,
@@ -47,6 +37,7 @@ from partita.cli.output import (
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
+    from partita.database.filters import GameFilter
     from partita.notation.model import Record
 
 
@@ -150,35 +141,24 @@ def migrate(db: ArchiveOption = None) -> None:
 
 
 @app.command()
+@filter_options()
 def query(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     limit: LimitOption = None,
     as_json: JsonOption = False,
+    selection: "GameFilter | None" = None,
 ) -> None:
-    """List the archive's games that match every filter given."""
+    """List the archive's games that match the filters (repeating an option: any of
+    its values; different options: all of them)."""
     target = archive_path(db)
-    rows = database.query_games(
-        target,
-        **filters(game, player, result, event, date_from, date_to, opening, position, sides, tag),
-        limit=limit,
-    )
+    rows = database.query_games(target, selection, limit=limit)
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     from rich.table import Table
 
     table = Table("id", "game", "date", "event", "players", "result", "plies", "status")
-    if position:
+    if selection is not None and selection.position:
         table.add_column("at ply")
     for row in rows:
         cells = [
@@ -191,7 +171,7 @@ def query(
             str(row.get("plies", "")),
             row.get("status", ""),
         ]
-        if position:
+        if selection is not None and selection.position:
             cells.append(str(row.get("ply", "")))
         table.add_row(*(plain(cell) for cell in cells))
     console = stdout_console()
@@ -200,18 +180,9 @@ def query(
 
 
 @app.command()
+@filter_options()
 def export(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
@@ -223,6 +194,7 @@ def export(
             "may then not survive a re-import).",
         ),
     ] = False,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """Write the matching games as canonical PGR.
 
@@ -231,7 +203,7 @@ def export(
     """
     target = archive_path(db)
     check_output(output, "--output")
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
+    chosen = {"selection": selection}
     # The archive first: a missing or foreign one stops before the output is made.
     with database.archive(target, readonly=True) as opened:
         total = database.count_games(opened, **chosen)
