@@ -23,8 +23,9 @@ written once. Matching rules (also in ``docs/archive.md``):
   ``NAME=`` matches records without it), ``NAME~REGEX`` a Python regular
   expression searched in the value (SQLite ``REGEXP``, a function partita
   registers on the connection, so it reads every pre-selected row: no index), and
-  ``NAME>=VALUE``, ``<=``, ``>``, ``<``: numbers compare as numbers, dates
-  (``YYYY[.MM[.DD]]``, or any tag whose name ends in ``Date``) as dates, a record
+  ``NAME>=VALUE``, ``<=``, ``>``, ``<``: dates (an operand ``YYYY.MM`` or
+  ``YYYY.MM.DD``, or ``YYYY`` on a tag whose name ends in ``Date``) as dates,
+  other numbers as numbers, a record
   without the tag or with a value of another kind never matching. Conditions on
   the same tag name with ``=`` are OR; all others AND.
 * ``within``: further filters every game must also pass (AND), how a caller
@@ -143,13 +144,9 @@ class TagCondition:
     def kind(self) -> str | None:
         """How a comparison reads its values: ``"date"``, ``"number"`` or ``None``."""
         operand = self.value.strip()
-        if self.name.endswith("Date") and _DATE_OPERAND.fullmatch(operand):
+        if _DATE_OPERAND.fullmatch(operand) and (self.name.endswith("Date") or "." in operand):
             return "date"
-        if number(operand) is not None:
-            return "number"
-        if _DATE_OPERAND.fullmatch(operand):
-            return "date"
-        return None
+        return "number" if number(operand) is not None else None
 
     def notation(self) -> str:
         return f"{self.name}{self.operator}{self.value}"
