@@ -22,7 +22,6 @@ from partita.cli.options import (
     ArchiveOption,
     ExcludeOption,
     JsonOption,
-    LimitOption,
     StrictOption,
     archive_path,
 )
@@ -140,43 +139,85 @@ def migrate(db: ArchiveOption = None) -> None:
         )
 
 
+#: Games `query` lists on a terminal when no --limit is given.
+TERMINAL_LIMIT = 50
+
+
 @app.command()
 @filter_options()
 def query(
     db: ArchiveOption = None,
-    limit: LimitOption = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            help=f"At most this many games (default on a terminal: {TERMINAL_LIMIT}; "
+            "piped or with an output format: all).",
+            min=0,
+            max=LARGEST,
+        ),
+    ] = None,
     as_json: JsonOption = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV, one row per game.")] = False,
+    as_tsv: Annotated[
+        bool, typer.Option("--tsv", help="Print tab-separated values, one row per game.")
+    ] = False,
+    as_lines: Annotated[
+        bool, typer.Option("--nl", help="Print JSON lines: one object per game and line.")
+    ] = False,
     selection: "GameFilter | None" = None,
 ) -> None:
     """List the archive's games that match the filters (repeating an option: any of
-    its values; different options: all of them)."""
+    its values; different options: all of them).
+
+    On a terminal, a table of the first games; piped, a plain table of them all.
+    """
+    from partita.cli import listing
+
+    formats = [name for name, chosen in
+               (("--json", as_json), ("--csv", as_csv), ("--tsv", as_tsv), ("--nl", as_lines))
+               if chosen]  # fmt: skip
+    if len(formats) > 1:
+        raise typer.BadParameter(f"choose one output format, not {' and '.join(formats)}")
     target = archive_path(db)
-    rows = database.query_games(target, selection, limit=limit)
+    terminal = not formats and sys.stdout.isatty()
+    shown = TERMINAL_LIMIT if terminal and limit is None else limit
+    # One game more than shown tells whether there are more.
+    rows = database.query_games(target, selection, limit=None if shown is None else shown + 1)
+    more = shown is not None and len(rows) > shown
+    rows = rows[:shown] if shown is not None else rows
+    with_ply = selection is not None and selection.position is not None
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
+    if as_lines:
+        listing.write_json_lines(rows, sys.stdout)
+        return
+    if as_csv or as_tsv:
+        listing.write_delimited(rows, sys.stdout, tabs=as_tsv, with_ply=with_ply)
+        return
+    counted = f"{len(rows)} game{'' if len(rows) == 1 else 's'}"
+    if not terminal:
+        listing.write_plain_table(rows, sys.stdout, with_ply=with_ply)
+        typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
+        return
     from rich.table import Table
 
-    table = Table("id", "game", "date", "event", "players", "result", "plies", "status")
-    if selection is not None and selection.position:
+    table = Table(*listing.TABLE_COLUMNS)
+    if with_ply:
         table.add_column("at ply")
     for row in rows:
-        cells = [
-            str(row["id"]),
-            row["game"] or "",
-            row.get("date") or "",
-            row.get("event") or "",
-            " - ".join(row.get("players") or []),
-            row.get("result") or "",
-            str(row.get("plies", "")),
-            row.get("status", ""),
-        ]
-        if selection is not None and selection.position:
-            cells.append(str(row.get("ply", "")))
+        cells = [listing.cell(row, name) for name in listing.TABLE_COLUMNS]
+        if with_ply:
+            cells.append(listing.cell(row, "ply"))
         table.add_row(*(plain(cell) for cell in cells))
     console = stdout_console()
     console.print(table)
-    console.print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}", markup=False)
+    if more:
+        note = f"first {counted} shown; --limit N for more, or pipe the output (| less) for all"
+    else:
+        note = counted
+    console.print(note, markup=False)
 
 
 @app.command()
