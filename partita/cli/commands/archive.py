@@ -6,6 +6,7 @@ that start-up stays light (see :mod:`partita.cli.app`).
 
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -220,13 +221,28 @@ def query(
     console.print(note, markup=False)
 
 
+class ExportFormat(StrEnum):
+    pgr = "pgr"
+    ndjson = "ndjson"
+    csv = "csv"
+
+
 @app.command()
 @filter_options()
 def export(
     db: ArchiveOption = None,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write here instead of stdout (a new folder with --split-by or --per-file).",
+        ),
     ] = None,
+    output_format: Annotated[
+        ExportFormat,
+        typer.Option("--format", help="pgr, ndjson (one JSON object per game) or csv."),
+    ] = ExportFormat.pgr,
     canonical: Annotated[
         bool,
         typer.Option(
@@ -235,34 +251,90 @@ def export(
             "may then not survive a re-import).",
         ),
     ] = False,
+    no_comments: Annotated[
+        bool, typer.Option("--no-comments", help="Leave the comments out.")
+    ] = False,
+    no_nags: Annotated[
+        bool, typer.Option("--no-nags", help="Leave NAGs ($N) and move suffixes (! ?) out.")
+    ] = False,
+    no_variations: Annotated[
+        bool, typer.Option("--no-variations", help="Leave the variations out (mainline only).")
+    ] = False,
+    width: Annotated[
+        int, typer.Option("--width", help="Longest movetext line.", min=10, max=100_000)
+    ] = 80,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="At most this many games.", min=0, max=LARGEST)
+    ] = None,
+    split_by: Annotated[
+        str | None,
+        typer.Option(
+            "--split-by",
+            metavar="TAG",
+            help="One file per value of this tag (Event, Date...), in the folder -o names.",
+        ),
+    ] = None,
+    per_file: Annotated[
+        int | None,
+        typer.Option(
+            "--per-file",
+            help="At most N games a file, in the folder -o names.",
+            min=1,
+            max=LARGEST,
+        ),
+    ] = None,
     selection: "GameFilter | None" = None,
 ) -> None:
-    """Write the matching games as canonical PGR.
+    """Write the matching games as canonical PGR (or NDJSON, CSV).
 
     Records with problems are written as they were imported, so that a re-import
-    finds the same problems; --canonical rewrites them too.
+    finds the same problems; --canonical rewrites them too, and so do --no-comments,
+    --no-nags, --no-variations and --width.
     """
     target = archive_path(db)
-    check_output(output, "--output")
-    chosen = {"selection": selection}
+    options = database.ExportOptions(
+        format=output_format.value,
+        canonical=canonical,
+        comments=not no_comments,
+        nags=not no_nags,
+        variations=not no_variations,
+        width=width,
+    )
+    into_folder = split_by is not None or per_file is not None
+    if into_folder:
+        if output is None:
+            raise typer.BadParameter("--split-by and --per-file write into a folder: give -o DIR")
+        if not output.parent.is_dir():
+            raise typer.BadParameter(f"there is no folder {output.parent}", param_hint="--output")
+    else:
+        check_output(output, "--output")
+    chosen = {"selection": selection, "limit": limit}
     # The archive first: a missing or foreign one stops before the output is made.
     with database.archive(target, readonly=True) as opened:
         total = database.count_games(opened, **chosen)
         streams = output is None
-        with (
-            progress_bar("exporting", total=total, streams_output=streams, unit="games") as update,
-            writing(output),
-        ):
-            if output is None:
+        with progress_bar("exporting", total=total, streams_output=streams, unit="games") as update:
+            if into_folder:
+                files = database.export_to_folder(
+                    opened, output, split_by=split_by, per_file=per_file, options=options,
+                    progress=update, **chosen,
+                )  # fmt: skip
+                count = sum(files.values())
+            elif output is None:
                 stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
                 count = database.export_games(
-                    opened, stream, canonical=canonical, progress=update, **chosen
+                    opened, stream, options=options, progress=update, **chosen
                 )
                 sys.stdout.flush()
             else:
-                with replaced_file(output) as stream:
+                with writing(output), replaced_file(output) as stream:
                     count = database.export_games(
-                        opened, stream, canonical=canonical, progress=update, **chosen
+                        opened, stream, options=options, progress=update, **chosen
                     )
+    if into_folder:
+        stderr_console().print(
+            plain(f"{count} games written to {len(files)} files in {output}"), markup=False
+        )
+        return
     if output is not None:
         stderr_console().print(plain(f"{count} games written to {output}"), markup=False)
