@@ -58,70 +58,12 @@ ExcludeOption = Annotated[
     ),
 ]
 
-# Filters shared by query, export, tree and report.
-GameFilter = Annotated[str | None, typer.Option("--game", help="Game tag (see `partita games`).")]
-PlayerFilter = Annotated[
-    str | None, typer.Option("--player", help="A player's name (any seat; case-insensitive part).")
-]
-ResultFilter = Annotated[str | None, typer.Option("--result", help="Result token, e.g. 1-0.")]
-EventFilter = Annotated[
-    str | None, typer.Option("--event", help="Event name (case-insensitive part).")
-]
-DateFromFilter = Annotated[
-    str | None, typer.Option("--date-from", help="Earliest date, YYYY.MM.DD (or YYYY, YYYY.MM).")
-]
-DateToFilter = Annotated[
-    str | None, typer.Option("--date-to", help="Latest date, YYYY.MM.DD (or YYYY, YYYY.MM).")
-]
-OpeningFilter = Annotated[
-    str | None, typer.Option("--opening", help='Games starting with these moves: "t4 r5 ...".')
-]
-PositionFilter = Annotated[
-    str | None,
-    typer.Option("--position", help="Games reaching this position (the game's position notation)."),
-]
-SidesFilter = Annotated[int | None, typer.Option("--sides", help="Number of sides.", min=2, max=4)]
 LimitOption = Annotated[
     int | None, typer.Option("--limit", help="At most this many games.", min=0, max=LARGEST)
 ]
-TagFilter = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--tag",
-        help="NAME=VALUE: the record's tag NAME has this value (repeatable; NAME= for absent).",
-    ),
-]
-
 
 def archive_path(db: Path | None) -> Path:
     """The archive of ``--db``, or the default one."""
     global _chosen
     _chosen = db if db is not None else default_archive()
     return _chosen
-
-
-def filters(
-    game: str | None,
-    player: str | None,
-    result: str | None,
-    event: str | None,
-    date_from: str | None,
-    date_to: str | None,
-    opening: str | None,
-    position: str | None,
-    sides: int | None = None,
-    tags: list[str] | None = None,
-) -> dict:
-    """The filter keyword arguments of :func:`partita.database.query_games`."""
-    return {
-        "game": game,
-        "player": player,
-        "result": result,
-        "event": event,
-        "date_from": date_from,
-        "date_to": date_to,
-        "opening": opening,
-        "position": position,
-        "sides": sides,
-        "tags": tags or None,
-    }

@@ -14,7 +14,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from partita.database.export import export_games
+    from partita.database.export import ExportOptions, export_games, export_to_folder
+    from partita.database.filters import GameFilter
     from partita.database.importer import (
         DEFAULT_BATCH_SIZE,
         ArchiveWriter,
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 #: Each public name and the module that defines it.
 _MODULES = {
     "DEFAULT_BATCH_SIZE": "importer",
+    "ExportOptions": "export",
+    "GameFilter": "filters",
     "SCHEMA_VERSION": "schema",
     "ArchiveWriter": "importer",
     "ImportProgress": "importer",
@@ -39,6 +42,7 @@ _MODULES = {
     "archive": "schema",
     "count_games": "query",
     "export_games": "export",
+    "export_to_folder": "export",
     "fold_key": "keys",
     "game_problems": "query",
     "get_record": "query",
@@ -53,12 +57,15 @@ __all__ = [
     "DEFAULT_BATCH_SIZE",
     "SCHEMA_VERSION",
     "ArchiveWriter",
+    "ExportOptions",
+    "GameFilter",
     "ImportProgress",
     "ImportSummary",
     "Refusal",
     "archive",
     "count_games",
     "export_games",
+    "export_to_folder",
     "fold_key",
     "game_problems",
     "get_record",

@@ -394,6 +394,7 @@ def open_archive(
             raise archive_error(error, name) from None
         raise
     db.conn.create_function("partita_casefold", 1, _casefold, deterministic=True)
+    register_filter_functions(db.conn)
     return db
 
 
@@ -439,6 +440,17 @@ def migrate_archive(target: str | Path) -> tuple[int, int]:
     with archive(path, create=False):
         pass
     return before.version, SCHEMA_VERSION
+
+
+def register_filter_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions :class:`partita.database.filters.GameFilter` uses:
+    ``partita_fold`` (accent- and case-insensitive names), ``partita_number`` (a tag
+    value as a number) and ``regexp`` (SQLite's ``REGEXP`` operator)."""
+    from partita.database.filters import fold, number, regexp
+
+    conn.create_function("partita_fold", 1, fold, deterministic=True)
+    conn.create_function("partita_number", 1, number, deterministic=True)
+    conn.create_function("regexp", 2, regexp, deterministic=True)
 
 
 def _casefold(text: str | None) -> str | None:

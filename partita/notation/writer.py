@@ -55,8 +55,10 @@ def write_record(
     game: GameNotation[Any, Any] | None = None,
     *,
     replayed: ReplayedRecord | None = None,
+    width: int = LINE_WIDTH,
 ) -> str:
-    """The canonical text of ``record``, ending with a line break.
+    """The canonical text of ``record``, ending with a line break, its movetext in
+    lines of at most ``width`` characters (a longer single token stands alone).
 
     ``game`` numbers and spells the moves; by default the game the record's ``Game``
     tag names, or none if that game is unknown. ``replayed``, the record's replay
@@ -72,7 +74,7 @@ def write_record(
             game = None
     lines = [_tag_line(name, record.tags[name]) for name in tag_order(record.tags)]
     units = _replayed_units(record, replayed) if replayed is not None else None
-    movetext = _wrap(units if units is not None else _movetext_units(record, game))
+    movetext = _wrap(units if units is not None else _movetext_units(record, game), width)
     if lines:
         lines.append("")
     lines.extend(movetext)
@@ -330,13 +332,13 @@ def _numbered(token: str, number: int, place: int, need_number: bool) -> str:
     return token
 
 
-def _wrap(units: Iterable[str]) -> list[str]:
+def _wrap(units: Iterable[str], width: int = LINE_WIDTH) -> list[str]:
     lines: list[str] = []
     line = ""
     for unit in units:
         if not line:
             line = unit
-        elif len(line) + 1 + len(unit) <= LINE_WIDTH:
+        elif len(line) + 1 + len(unit) <= width:
             line = f"{line} {unit}"
         else:
             lines.append(line)

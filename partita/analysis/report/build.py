@@ -34,18 +34,19 @@ def build_report(
     """The data of a report on the archive's games matching ``filters`` (those of
     :func:`partita.database.query_games`). ``progress(done, total)`` is called as
     each game's part is begun and when all are done."""
+    from partita.database.filters import GameFilter
     from partita.database.schema import open_archive
     from partita.database.selection import selected_games
 
     options = options or ReportOptions()
-    filters = {name: value for name, value in filters.items() if value is not None}
+    selection = GameFilter.of(**filters)
     db = open_archive(target, readonly=True)
     try:
-        rows = selected_games(db, **filters)
+        rows = selected_games(db, selection=selection)
         data: dict[str, Any] = {
             "title": options.title or "partita report",
             "generated": datetime.date.today().isoformat(),
-            "filters": [(name, str(value)) for name, value in filters.items()],
+            "filters": selection.described(),
             "options": options,
             "glance": glance(rows),
             "players": players_table(rows, options.players),
@@ -66,7 +67,7 @@ def build_report(
             varying = varying_settings(configurations) if len(configurations) > 1 else None
             for configuration, game_rows in ordered:
                 data["games"].append(
-                    game_part(db, notation, game_rows, options, filters, configuration, varying)
+                    game_part(db, notation, game_rows, options, selection, configuration, varying)
                 )
         viewer_data(db, rows, options, data)
         if progress is not None:

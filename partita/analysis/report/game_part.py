@@ -3,8 +3,9 @@ game lengths, first moves, frequent and final positions, the game's own sections
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis import charts
 from partita.analysis.report.openings import chance_plies, opening_moves, tree_rows
@@ -16,6 +17,9 @@ from partita.errors import PartitaError
 from partita.notation.base import GameNotation
 from partita.notation.configuration import Configuration
 
+if TYPE_CHECKING:
+    from partita.database.filters import GameFilter
+
 __all__ = ["CHANCE_SAMPLE", "first_moves", "game_part", "lengths"]
 
 
@@ -24,7 +28,7 @@ def game_part(
     notation: GameNotation,
     rows: list[dict],
     options: ReportOptions,
-    filters: dict,
+    selection: GameFilter,
     configuration: Configuration,
     varying: set[str] | None,
 ) -> dict:
@@ -33,7 +37,7 @@ def game_part(
     when it holds only this one)."""
     name = notation.name
     valid = [row for row in rows if row["status"] == "valid"]
-    part_filters = {key: value for key, value in filters.items() if key != "game"}
+    part_selection = dataclasses.replace(selection, games=())
     ids = [row["id"] for row in rows]
     configured = configuration.configure(notation)
     chance = _chance_plies(db, configured, valid, options.depth)
@@ -44,7 +48,7 @@ def game_part(
         min_games=options.min_games,
         symmetry=options.symmetry,
         configuration=configuration,
-        **part_filters,
+        selection=part_selection,
     )
     notation = configured
     default = Configuration.of(notation, notation.rules.min_sides, {})

@@ -30,7 +30,6 @@ def configurations_from_archive(
     notation = get_game(game)
     names = [spec.name for spec in notation.rules.tags]
     counts: Counter[Configuration] = Counter()
-    filters = {name: value for name, value in filters.items() if value is not None}
     with archive(target, readonly=True) as db:
         for sides, tags in game_setups(db, game, names, include_invalid=include_invalid, **filters):
             counts[Configuration.of(notation, sides or notation.rules.min_sides, tags)] += 1
@@ -89,38 +88,41 @@ def tree_from_archive(
     ``configuration`` (by default the selection's only one; see
     :func:`choose_configuration`). ``progress(done, total)`` is called as the
     games are read (``total`` counts the invalid ones the tree leaves out too)."""
+    from partita.database.filters import GameFilter
     from partita.database.schema import archive
     from partita.database.selection import first_plies_at
 
-    filters = {name: value for name, value in filters.items() if value is not None}
+    selection = GameFilter.of(**filters)
     if configuration is None:
         configuration = choose_configuration(
-            target, game, include_invalid=include_invalid, **filters
+            target, game, include_invalid=include_invalid, selection=selection
         )
-    filters["sides"] = configuration.sides
-    filters["tags"] = [*filters.get("tags", ()), *configuration.tag_filters()]
+    # One configuration: AND with the user's filters, even on the same tags.
+    selection = GameFilter.of(
+        selection, sides=configuration.sides, tags=configuration.tag_filters()
+    )
     notation = configuration.configure(get_game(game))
     root_plies: dict[int, tuple[str, int]] | None = None
     if root is not None:
         state = notation.parse_position(root)
         frames = SymmetryFrames(notation, symmetry and notation.rules.symmetry_count > 1)
         # The root replaces a position filter: the games must stand on the root.
-        others = {name: value for name, value in filters.items() if name != "position"}
         root_plies = {}
         with archive(target, readonly=True) as db:
             for _, image in frames.images(state):
                 position = notation.format_position(image)
-                for game_id, ply in first_plies_at(db, position, notation.name, **others):
+                for game_id, ply in first_plies_at(db, position, notation.name, selection=selection):
                     known = root_plies.get(game_id)
                     if known is None or ply < known[1]:
                         root_plies[game_id] = (position, ply)
     lines = lines_from_archive(
-        target, include_invalid=include_invalid, game=notation.name, **filters
+        target, include_invalid=include_invalid, game=notation.name, selection=selection
     )
     if progress is not None:
         from partita.database.query import count_games
 
-        lines = _counted(lines, count_games(target, game=notation.name, **filters), progress)
+        total = count_games(target, selection, game=notation.name)
+        lines = _counted(lines, total, progress)
     tree = build_tree(
         lines,
         notation,

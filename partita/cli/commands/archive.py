@@ -6,6 +6,7 @@ that start-up stays light (see :mod:`partita.cli.app`).
 
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,27 +15,16 @@ import typer
 from partita import database  # light: its names load on first use
 from partita.cli.app import app
 from partita.cli.display import EscapingStream, plain
+from partita.cli.filters import filter_options
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
     LARGEST,
     MAX_WORKERS,
     ArchiveOption,
-    DateFromFilter,
-    DateToFilter,
-    EventFilter,
     ExcludeOption,
-    GameFilter,
     JsonOption,
-    LimitOption,
-    OpeningFilter,
-    PlayerFilter,
-    PositionFilter,
-    ResultFilter,
-    SidesFilter,
     StrictOption,
-    TagFilter,
     archive_path,
-    filters,
 )
 from partita.cli.output import (
     check_output,
@@ -47,6 +37,7 @@ from partita.cli.output import (
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
+    from partita.database.filters import GameFilter
     from partita.notation.model import Record
 
 
@@ -149,72 +140,109 @@ def migrate(db: ArchiveOption = None) -> None:
         )
 
 
+#: Games `query` lists on a terminal when no --limit is given.
+TERMINAL_LIMIT = 50
+
+
 @app.command()
+@filter_options()
 def query(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
-    limit: LimitOption = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            help=f"At most this many games (default on a terminal: {TERMINAL_LIMIT}; "
+            "piped or with an output format: all).",
+            min=0,
+            max=LARGEST,
+        ),
+    ] = None,
     as_json: JsonOption = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV, one row per game.")] = False,
+    as_tsv: Annotated[
+        bool, typer.Option("--tsv", help="Print tab-separated values, one row per game.")
+    ] = False,
+    as_lines: Annotated[
+        bool, typer.Option("--nl", help="Print JSON lines: one object per game and line.")
+    ] = False,
+    selection: "GameFilter | None" = None,
 ) -> None:
-    """List the archive's games that match every filter given."""
+    """List the archive's games that match the filters (repeating an option: any of
+    its values; different options: all of them).
+
+    On a terminal, a table of the first games; piped, a plain table of them all.
+    """
+    from partita.cli import listing
+
+    formats = [name for name, chosen in
+               (("--json", as_json), ("--csv", as_csv), ("--tsv", as_tsv), ("--nl", as_lines))
+               if chosen]  # fmt: skip
+    if len(formats) > 1:
+        raise typer.BadParameter(f"choose one output format, not {' and '.join(formats)}")
     target = archive_path(db)
-    rows = database.query_games(
-        target,
-        **filters(game, player, result, event, date_from, date_to, opening, position, sides, tag),
-        limit=limit,
-    )
+    terminal = not formats and sys.stdout.isatty()
+    shown = TERMINAL_LIMIT if terminal and limit is None else limit
+    # One game more than shown tells whether there are more.
+    rows = database.query_games(target, selection, limit=None if shown is None else shown + 1)
+    more = shown is not None and len(rows) > shown
+    rows = rows[:shown] if shown is not None else rows
+    with_ply = selection is not None and selection.position is not None
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
+    if as_lines:
+        listing.write_json_lines(rows, sys.stdout)
+        return
+    if as_csv or as_tsv:
+        listing.write_delimited(rows, sys.stdout, tabs=as_tsv, with_ply=with_ply)
+        return
+    counted = f"{len(rows)} game{'' if len(rows) == 1 else 's'}"
+    if not terminal:
+        listing.write_plain_table(rows, sys.stdout, with_ply=with_ply)
+        typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
+        return
     from rich.table import Table
 
-    table = Table("id", "game", "date", "event", "players", "result", "plies", "status")
-    if position:
+    table = Table(*listing.TABLE_COLUMNS)
+    if with_ply:
         table.add_column("at ply")
     for row in rows:
-        cells = [
-            str(row["id"]),
-            row["game"] or "",
-            row.get("date") or "",
-            row.get("event") or "",
-            " - ".join(row.get("players") or []),
-            row.get("result") or "",
-            str(row.get("plies", "")),
-            row.get("status", ""),
-        ]
-        if position:
-            cells.append(str(row.get("ply", "")))
+        cells = [listing.cell(row, name) for name in listing.TABLE_COLUMNS]
+        if with_ply:
+            cells.append(listing.cell(row, "ply"))
         table.add_row(*(plain(cell) for cell in cells))
     console = stdout_console()
     console.print(table)
-    console.print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}", markup=False)
+    if more:
+        note = f"first {counted} shown; --limit N for more, or pipe the output (| less) for all"
+    else:
+        note = counted
+    console.print(note, markup=False)
+
+
+class ExportFormat(StrEnum):
+    pgr = "pgr"
+    ndjson = "ndjson"
+    csv = "csv"
 
 
 @app.command()
+@filter_options()
 def export(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write here instead of stdout (a new folder with --split-by or --per-file).",
+        ),
     ] = None,
+    output_format: Annotated[
+        ExportFormat,
+        typer.Option("--format", help="pgr, ndjson (one JSON object per game) or csv."),
+    ] = ExportFormat.pgr,
     canonical: Annotated[
         bool,
         typer.Option(
@@ -223,33 +251,90 @@ def export(
             "may then not survive a re-import).",
         ),
     ] = False,
+    no_comments: Annotated[
+        bool, typer.Option("--no-comments", help="Leave the comments out.")
+    ] = False,
+    no_nags: Annotated[
+        bool, typer.Option("--no-nags", help="Leave NAGs ($N) and move suffixes (! ?) out.")
+    ] = False,
+    no_variations: Annotated[
+        bool, typer.Option("--no-variations", help="Leave the variations out (mainline only).")
+    ] = False,
+    width: Annotated[
+        int, typer.Option("--width", help="Longest movetext line.", min=10, max=100_000)
+    ] = 80,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="At most this many games.", min=0, max=LARGEST)
+    ] = None,
+    split_by: Annotated[
+        str | None,
+        typer.Option(
+            "--split-by",
+            metavar="TAG",
+            help="One file per value of this tag (Event, Date...), in the folder -o names.",
+        ),
+    ] = None,
+    per_file: Annotated[
+        int | None,
+        typer.Option(
+            "--per-file",
+            help="At most N games a file, in the folder -o names.",
+            min=1,
+            max=LARGEST,
+        ),
+    ] = None,
+    selection: "GameFilter | None" = None,
 ) -> None:
-    """Write the matching games as canonical PGR.
+    """Write the matching games as canonical PGR (or NDJSON, CSV).
 
     Records with problems are written as they were imported, so that a re-import
-    finds the same problems; --canonical rewrites them too.
+    finds the same problems; --canonical rewrites them too, and so do --no-comments,
+    --no-nags, --no-variations and --width.
     """
     target = archive_path(db)
-    check_output(output, "--output")
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
+    options = database.ExportOptions(
+        format=output_format.value,
+        canonical=canonical,
+        comments=not no_comments,
+        nags=not no_nags,
+        variations=not no_variations,
+        width=width,
+    )
+    into_folder = split_by is not None or per_file is not None
+    if into_folder:
+        if output is None:
+            raise typer.BadParameter("--split-by and --per-file write into a folder: give -o DIR")
+        if not output.parent.is_dir():
+            raise typer.BadParameter(f"there is no folder {output.parent}", param_hint="--output")
+    else:
+        check_output(output, "--output")
+    chosen = {"selection": selection, "limit": limit}
     # The archive first: a missing or foreign one stops before the output is made.
     with database.archive(target, readonly=True) as opened:
         total = database.count_games(opened, **chosen)
         streams = output is None
-        with (
-            progress_bar("exporting", total=total, streams_output=streams, unit="games") as update,
-            writing(output),
-        ):
-            if output is None:
+        with progress_bar("exporting", total=total, streams_output=streams, unit="games") as update:
+            if into_folder:
+                files = database.export_to_folder(
+                    opened, output, split_by=split_by, per_file=per_file, options=options,
+                    progress=update, **chosen,
+                )  # fmt: skip
+                count = sum(files.values())
+            elif output is None:
                 stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
                 count = database.export_games(
-                    opened, stream, canonical=canonical, progress=update, **chosen
+                    opened, stream, options=options, progress=update, **chosen
                 )
                 sys.stdout.flush()
             else:
-                with replaced_file(output) as stream:
+                with writing(output), replaced_file(output) as stream:
                     count = database.export_games(
-                        opened, stream, canonical=canonical, progress=update, **chosen
+                        opened, stream, options=options, progress=update, **chosen
                     )
+    if into_folder:
+        stderr_console().print(
+            plain(f"{count} games written to {len(files)} files in {output}"), markup=False
+        )
+        return
     if output is not None:
         stderr_console().print(plain(f"{count} games written to {output}"), markup=False)

@@ -13,22 +13,12 @@ import typer
 
 from partita.cli.app import app
 from partita.cli.display import plain
+from partita.cli.filters import filter_options
 from partita.cli.options import (
     LARGEST,
     ArchiveOption,
-    DateFromFilter,
-    DateToFilter,
-    EventFilter,
-    GameFilter,
     JsonOption,
-    OpeningFilter,
-    PlayerFilter,
-    PositionFilter,
-    ResultFilter,
-    SidesFilter,
-    TagFilter,
     archive_path,
-    filters,
 )
 from partita.cli.output import check_output, progress_bar, stderr_console, stdout_console, writing
 from partita.errors import PartitaError
@@ -36,6 +26,7 @@ from partita.errors import PartitaError
 if TYPE_CHECKING:
     from partita.analysis.novelty import Novelty
     from partita.analysis.tree import OpeningTree
+    from partita.database.filters import GameFilter
 
 DepthOption = Annotated[
     int, typer.Option("--depth", help="Plies of the tree after its root.", min=1, max=200)
@@ -66,18 +57,10 @@ def _existing(db: Path | None) -> Path:
 
 
 @app.command()
+@filter_options(game=False)
 def tree(
     game: Annotated[str, typer.Option("--game", help="Game tag (see `partita games`).")],
     db: ArchiveOption = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     root: Annotated[
         str | None,
         typer.Option("--from", help="Start the tree at this position (position notation)."),
@@ -92,6 +75,7 @@ def tree(
     graphml: Annotated[
         Path | None, typer.Option("--graphml", help="Write the tree as GraphML to this file.")
     ] = None,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """The opening tree of the archive's games: moves from a position with their
     games, share, results (W/D/L of the side that moved), score and transpositions."""
@@ -100,7 +84,6 @@ def tree(
     target = _existing(db)
     check_output(dot, "--dot")
     check_output(graphml, "--graphml")
-    chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides, tag)
     with progress_bar("reading games", unit="games") as update:
         built = tree_from_archive(
             target,
@@ -110,7 +93,7 @@ def tree(
             min_games=min_games,
             symmetry=symmetry,
             progress=update,
-            **{name: value for name, value in chosen.items() if name != "game"},
+            selection=selection,
         )
     if dot is not None:
         with writing(dot):
@@ -257,21 +240,12 @@ class ReportFormat(StrEnum):
 
 
 @app.command()
+@filter_options()
 def report(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="The report file (.html, or .md for Markdown).")
     ],
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     output_format: Annotated[
         ReportFormat | None,
         typer.Option("--format", help="html or md (default: from the file name)."),
@@ -292,6 +266,7 @@ def report(
         typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0, max=LARGEST),
     ] = 200,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """A report on the archive: one self-contained HTML page (charts, board diagrams,
     opening tree, a replay viewer) or Markdown."""
@@ -306,7 +281,6 @@ def report(
         viewer_games=viewer_games,
         title=title,
     )
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
     with progress_bar("building the report", unit="games") as update, writing(output):
         written = write_report(
             target,
@@ -314,6 +288,6 @@ def report(
             output_format=output_format.value if output_format is not None else None,
             options=options,
             progress=update,
-            **chosen,
+            selection=selection,
         )
     stderr_console().print(f"report written to {written}", markup=False)
