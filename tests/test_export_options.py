@@ -63,7 +63,9 @@ def nodes(record):
 
 
 def test_stripped_exports_reimport_to_the_same_games(examples_archive, tmp_path):
-    valid = [row for row in games(examples_archive) if row["status"] == "valid" and row["game"] in KNOWN]
+    valid = [
+        row for row in games(examples_archive) if row["status"] == "valid" and row["game"] in KNOWN
+    ]
     assert {row["game"] for row in valid} == KNOWN
     target = tmp_path / "stripped.pgr"
     args = ["--no-comments", "--no-nags", "--no-variations", "--width", "40", "-o", str(target)]
@@ -146,9 +148,7 @@ def test_split_by_a_tag_and_per_file_into_a_folder(examples_archive, tmp_path):
         stem = path.stem.rsplit("-", 1)[0]
         assert {record.game or "untagged" for record in records} <= {stem}
     for name in KNOWN:
-        written = sum(
-            len(list(read_records(path))) for path in folder.glob(f"{name}-*.pgr")
-        )
+        written = sum(len(list(read_records(path))) for path in folder.glob(f"{name}-*.pgr"))
         assert written == sum(row["game"] == name for row in rows)
     after = reimported(tmp_path, "split", folder)
     assert Counter(map(same_game, after)) == Counter(map(same_game, rows))

@@ -134,7 +134,13 @@ def test_tag_conditions_parse(text, expected):
 
 @pytest.mark.parametrize(
     ("text", "folded"),
-    [("Zoë", "zoe"), ("ZOE", "zoe"), ("Müller", "muller"), ("ﬁsher", "fisher"), ("Straße", "strasse")],
+    [
+        ("Zoë", "zoe"),
+        ("ZOE", "zoe"),
+        ("Müller", "muller"),
+        ("ﬁsher", "fisher"),
+        ("Straße", "strasse"),
+    ],
 )
 def test_fold_drops_accents_and_case(text, folded):
     assert fold(text) == folded
@@ -183,7 +189,12 @@ def test_filters_or_within_and_between(hand_archive, filters, expected):
 
 def test_a_selection_and_keywords_combine(hand_archive):
     user = GameFilter(players=("bruno", "dario"))
-    assert who(query_games(hand_archive, user)) == [SPRING_ANNA, SPRING_BRUNO, AUTUMN_ZOE, AUTUMN_DARIO]
+    assert who(query_games(hand_archive, user)) == [
+        SPRING_ANNA,
+        SPRING_BRUNO,
+        AUTUMN_ZOE,
+        AUTUMN_DARIO,
+    ]
     assert who(query_games(hand_archive, user, event="spring", player="carla")) == [SPRING_BRUNO]
 
 
@@ -233,7 +244,17 @@ def test_export_takes_the_same_filters(examples_archive, tmp_path):
     for game in example_games(examples_archive):
         target = tmp_path / f"{game}.pgr"
         code, _, err = run_cli(
-            ["export", "--db", str(examples_archive), "--game", game, "--game", game, "-o", str(target)]
+            [
+                "export",
+                "--db",
+                str(examples_archive),
+                "--game",
+                game,
+                "--game",
+                game,
+                "-o",
+                str(target),
+            ]
         )
         assert code == 0, err
         assert target.read_text(encoding="utf-8").count("[Game ") == len(
@@ -257,7 +278,9 @@ def test_tree_takes_the_same_filters(examples_archive):
         every = tree_games(examples_archive, game)
         assert every > 0
         results = ["1-0", "0-1", "1/2-1/2", "*", "1-0-0", "0-1-0", "0-0-1"]
-        by_result = {result: tree_games(examples_archive, game, "--result", result) for result in results}
+        by_result = {
+            result: tree_games(examples_archive, game, "--result", result) for result in results
+        }
         assert sum(by_result.values()) == every, game
         both = tree_games(examples_archive, game, "--result", "1-0", "--result", "0-1")
         assert both == by_result["1-0"] + by_result["0-1"]

@@ -62,6 +62,7 @@ LimitOption = Annotated[
     int | None, typer.Option("--limit", help="At most this many games.", min=0, max=LARGEST)
 ]
 
+
 def archive_path(db: Path | None) -> Path:
     """The archive of ``--db``, or the default one."""
     global _chosen

@@ -133,7 +133,9 @@ class TagCondition:
             try:
                 _compiled(value)
             except re.error as error:
-                raise ArchiveError(f"tag filter '{text}': bad regular expression ({error})") from None
+                raise ArchiveError(
+                    f"tag filter '{text}': bad regular expression ({error})"
+                ) from None
         elif operator != "=" and condition.kind() is None:
             raise ArchiveError(
                 f"tag filter '{text}': {operator} compares numbers or dates "

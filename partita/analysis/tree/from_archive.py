@@ -111,7 +111,9 @@ def tree_from_archive(
         with archive(target, readonly=True) as db:
             for _, image in frames.images(state):
                 position = notation.format_position(image)
-                for game_id, ply in first_plies_at(db, position, notation.name, selection=selection):
+                for game_id, ply in first_plies_at(
+                    db, position, notation.name, selection=selection
+                ):
                     known = root_plies.get(game_id)
                     if known is None or ply < known[1]:
                         root_plies[game_id] = (position, ply)

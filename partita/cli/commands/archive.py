@@ -308,13 +308,14 @@ def export(
             raise typer.BadParameter(f"there is no folder {output.parent}", param_hint="--output")
     else:
         check_output(output, "--output")
-    chosen = {"selection": selection, "limit": limit}
+    chosen: dict[str, Any] = {"selection": selection, "limit": limit}
     # The archive first: a missing or foreign one stops before the output is made.
     with database.archive(target, readonly=True) as opened:
         total = database.count_games(opened, **chosen)
         streams = output is None
         with progress_bar("exporting", total=total, streams_output=streams, unit="games") as update:
             if into_folder:
+                assert output is not None  # checked above
                 files = database.export_to_folder(
                     opened, output, split_by=split_by, per_file=per_file, options=options,
                     progress=update, **chosen,
