@@ -78,7 +78,8 @@ def test_annotate_marks_exactly_the_blunder():
     assert annotation.solved == len(nodes) and annotation.unsolved == []
     # The comment names a move that keeps the win, with the number of o's moves to
     # the end: checked with the minimax (o wins with its 21st stone, 3 moves on).
-    (comment,) = nodes[BLUNDER_PLY - 1].comments
+    evaluation, comment = nodes[BLUNDER_PLY - 1].comments
+    assert evaluation == "[%eval 0.50,0.50]"  # the draw it left
     token, verb, _, count = comment.split()
     assert verb == "wins"
     rules = CONNECT4.rules
@@ -90,9 +91,13 @@ def test_annotate_marks_exactly_the_blunder():
     assert score > 0
     o_stones_now = state.o.bit_count()
     assert int(count) == (22 - score) - o_stones_now
-    for node in nodes:
+    # Every other move only gets its exact value: o keeps its win until ply 3, then
+    # both hold the draw.
+    for ply, node in enumerate(nodes, start=1):
         if node.suffix != "??":
-            assert node.comments == []
+            expected = "[%eval 0.00,1.00]" if ply < BLUNDER_PLY else "[%eval 0.50,0.50]"
+            assert node.comments == [expected]
+    assert record.root.comments == ["[%eval 0.00,1.00]"]  # o to move wins
 
 
 def test_annotate_leaves_moves_before_from_ply_alone():
@@ -103,13 +108,17 @@ def test_annotate_leaves_moves_before_from_ply_alone():
     assert annotation.solved == len(MOVES.split()) - BLUNDER_PLY
 
 
-def test_positions_beyond_the_budget_are_skipped_and_counted():
+def test_positions_beyond_the_budget_are_searched_and_counted():
     record = parse_record(RECORD)
-    annotation = annotate_record(record, max_nodes=1)
-    # Only the last position, with one cell left, needs no search at all.
+    annotation = annotate_record(record, max_nodes=1, agent="mcts:300")
+    # Only the last position, with one cell left, needs no search at all; the
+    # others are valued by the search, which finds the same blunder.
     plies = len(MOVES.split())
-    assert annotation.blunders == [] and annotation.solved == 1
+    assert annotation.solved == 1
     assert annotation.unsolved == list(range(1, plies))
+    assert [ply.source_before for ply in annotation.plies] == ["search"] * (plies - 1) + ["exact"]
+    assert [ply.ply for ply in annotation.blunders] == [BLUNDER_PLY]
+    assert annotation.blunders[0].comment.endswith("was better: 1.00")
 
 
 def test_kept_comments_read_as_a_player_would():
