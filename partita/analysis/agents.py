@@ -148,7 +148,7 @@ class GreedyAgent(Agent):
         if side == CHANCE:
             value, _ = self._score(worlds, None)
             return SearchResult(side, value, (), 1, 0.0, False)
-        moves = self._search.candidates(state, rng)  # the same candidates as MCTS
+        moves = self._search.candidates(worlds[0], rng)  # the same candidates as MCTS
         rng.shuffle(moves)
         scored = []
         for move in moves:

@@ -247,8 +247,11 @@ class Mcts:
         if playouts is not None:
             samples = min(samples, playouts)
         side = rules.side_to_move(state)
-        root_moves = self.candidates(state, rng) if side == viewer else None
         started = time.perf_counter()
+        samples_drawn = [rules.determinize(state, viewer, rng, history) for _ in range(samples)]
+        # The viewer's own moves, drawn from a table it cannot tell from the real one
+        # (a playout policy may look at the whole table).
+        root_moves = self.candidates(samples_drawn[0], rng) if side == viewer else None
         totals: dict[Any, list] = {}
         order: list[Any] = []
         value = [0.0] * rules.sides(state)
@@ -260,8 +263,7 @@ class Mcts:
             limit = None
             if seconds is not None:
                 limit = max(seconds - (time.perf_counter() - started), 0.0) / (samples - index)
-            sample = rules.determinize(state, viewer, rng, history)
-            result = self._search(sample, rng, share, limit, root_moves)
+            result = self._search(samples_drawn[index], rng, share, limit, root_moves)
             done += result.playouts
             for seat, part in enumerate(result.value):
                 value[seat] += part * result.playouts
@@ -395,19 +397,24 @@ class Mcts:
         self._propagate(path)
 
     def _select(self, node: _Node) -> _Node | None:
+        """UCB1 over the children not yet solved (a solved child has nothing left to
+        teach); an untried child first."""
         side = node.side
         log_visits = math.log(node.visits) if node.visits > 1 else 0.0
         exploration = self.exploration
         best = None
         best_score = -math.inf
         for child in node.children:
+            if child.solved is not None:
+                continue
             visits = child.visits
             if not visits:
                 return child
-            mean = child.solved[side] if child.solved is not None else child.totals[side] / visits
-            score = mean + exploration * math.sqrt(log_visits / visits)
+            score = child.totals[side] / visits + exploration * math.sqrt(log_visits / visits)
             if score > best_score:
                 best, best_score = child, score
+        if best is None and node.children:  # every child solved (the node is too)
+            best = max(node.children, key=lambda child: child.mean()[side])
         return best
 
     def _chance_child(self, node: _Node, rng: Any) -> _Node:
@@ -464,18 +471,35 @@ class Mcts:
             MoveStatistics(move, child.visits, child.mean(), child.solved is not None)
             for move, child in zip(root.moves, root.children or (), strict=True)
         ]
-
-        def rank(item: MoveStatistics) -> tuple:
-            if root.solved is not None:  # proven: the best exact value first
-                return (item.exact, item.value[side] if item.exact else 0.0, item.visits)
-            wins = item.exact and item.value[side] >= 1.0
-            return (wins, item.visits, item.value[side])
-
-        moves.sort(key=rank, reverse=True)
-        if root.solved is not None:
-            value, exact = root.solved, True
-        elif moves and (moves[0].visits >= MIN_VISITS or moves[0].exact):
-            value, exact = moves[0].value, moves[0].exact
-        else:  # too few playouts for the best move's mean: all of them
-            value, exact = root.mean(), False
+        if root.solved is not None:  # proven: the best exact value first
+            moves.sort(key=lambda item: (item.exact, item.value[side], item.visits), reverse=True)
+            return SearchResult(side, root.solved, tuple(moves), playouts, seconds, True)
+        # The most visited open move, valued by its mean once it has MIN_VISITS
+        # playouts, else by the mean of every open move's playouts (the proven ones
+        # left out: they are known); a proven move at least as good goes first.
+        moves.sort(key=lambda item: (item.visits, item.value[side]), reverse=True)
+        open_moves = [item for item in moves if not item.exact and item.visits]
+        proven = [item for item in moves if item.exact]
+        value: tuple[float, ...] | None = None
+        if open_moves:
+            if open_moves[0].visits >= MIN_VISITS:
+                value = open_moves[0].value
+            else:
+                visits = sum(item.visits for item in open_moves)
+                value = tuple(
+                    sum(item.value[seat] * item.visits for item in open_moves) / visits
+                    for seat in range(len(open_moves[0].value))
+                )
+        best_proven = max(proven, key=lambda item: item.value[side], default=None)
+        exact = False
+        if best_proven is not None and (value is None or best_proven.value[side] >= value[side]):
+            value = best_proven.value
+            moves.remove(best_proven)
+            moves.insert(0, best_proven)
+            exact = not open_moves
+        elif open_moves:
+            moves.remove(open_moves[0])
+            moves.insert(0, open_moves[0])
+        if value is None:
+            value = root.mean()
         return SearchResult(side, value, tuple(moves), playouts, seconds, exact)

@@ -77,7 +77,7 @@ def knowledge(
     for index in range(start, len(moves)):
         _observe(rules, side, states[index], moves[index], states[index + 1], allowed)
     final = hidden_places(state, side)
-    return {card: allowed.get(card, HIDDEN) for card in final}
+    return {card: allowed.get(card, HIDDEN) for card in sorted(final)}
 
 
 def _observe(
@@ -208,7 +208,7 @@ def _deal(
     exchanges of two cards that may each stand in the other's place, is used: it
     is consistent by construction.
     """
-    cards = list(allowed)
+    cards = sorted(allowed)  # what the side knows decides the draw, not where cards lie
     for _ in range(_ATTEMPTS):
         rng.shuffle(cards)
         cards.sort(key=lambda card: allowed[card].bit_count())
