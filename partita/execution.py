@@ -38,6 +38,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -50,6 +51,7 @@ __all__ = [
     "Execution",
     "InlineExecutor",
     "check_scheduler",
+    "default_workers",
     "open_executor",
 ]
 
@@ -87,6 +89,16 @@ def check_scheduler(address: str) -> None:
         raise ClusterUnavailable(
             f"scheduler '{address}': a local cluster is local:N, N worker processes (local:2)"
         )
+
+
+def default_workers(tasks: int) -> int:
+    """Local workers for ``tasks`` tasks when none is asked for: one per CPU this
+    process may use, no more than there are tasks (1: inline)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, tasks))
 
 
 class InlineExecutor(Executor):
@@ -157,7 +169,7 @@ class Execution(Executor):
                     in_flight.append(self.submit(fn, item))
                 if not in_flight:
                     return
-                yield in_flight.popleft().result()
+                yield _result(in_flight.popleft())
         finally:
             for future in in_flight:
                 future.cancel()
@@ -173,6 +185,19 @@ class Execution(Executor):
 
 
 _END = object()
+
+
+def _result(future: Future) -> Any:
+    try:
+        return future.result()
+    except BrokenProcessPool as error:
+        error.add_note(
+            "a worker process stopped (killed, out of memory, or it could not start: a "
+            "script that uses several workers must start them under "
+            "'if __name__ == \"__main__\":', as any program that starts processes); "
+            "what was written before is kept, and running again completes it"
+        )
+        raise
 
 
 @contextmanager

@@ -5,4 +5,5 @@ from partita.cli.commands import (  # noqa: F401
     archive,
     records,
     reports,
+    selfplay,
 )

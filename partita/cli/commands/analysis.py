@@ -13,8 +13,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from partita.analysis.agents import parse_agent_spec
 from partita.analysis.annotate import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET, annotate_record
-from partita.analysis.solving import DEFAULT_TABLE_SIZE, solvable_games, solver_for
+from partita.analysis.solving import DEFAULT_TABLE_SIZE, has_solver, solvable_games, solver_for
 from partita.cli.app import app
+from partita.cli.commands.selfplay import BookOption, NoBookOption, open_default_book
 from partita.cli.options import ArchiveOption, JsonOption, archive_path
 from partita.errors import PartitaError
 from partita.games.registry import get_game
@@ -65,6 +66,8 @@ def solve(
     budget: BudgetOption = DEFAULT_SOLVE_BUDGET,
     seconds: SecondsOption = None,
     table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
+    book: BookOption = None,
+    no_book: NoBookOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Solve a position exactly: its value, the best moves, every move's score.
@@ -89,7 +92,7 @@ def solve(
         state = game.parse_position(position) if position is not None else rules.initial()
     if moves:
         state = game.play_line(moves, state)
-    solver = solver_for(game, table_size=table_size)
+    solver = solver_for(game, table_size=table_size, book=open_default_book(book, no_book))
     solution = solver.solve(state, max_nodes=budget or None, max_seconds=seconds)
     if as_json:
         data = {"position": game.format_position(state), "game": game.name}
@@ -173,6 +176,8 @@ def annotate(
         bool, typer.Option("--json", help="Print what was found as JSON instead of the record.")
     ] = False,
     db: ArchiveOption = None,
+    book: BookOption = None,
+    no_book: NoBookOption = False,
 ) -> None:
     """Value every move with each side's expected score; mark mistakes ? and ??.
 
@@ -214,6 +219,7 @@ def annotate(
 
         annotation = annotate_record(
             record,
+            solver=_book_solver(record, table_size, open_default_book(book, no_book, db)),
             agent=agent,
             seed=seed,
             from_ply=from_ply,
@@ -238,6 +244,17 @@ def annotate(
     if annotation.searched:
         summary += f", {annotation.searched} valued by {annotation.agent}"
     typer.echo(summary, err=True)
+
+
+def _book_solver(record, table_size: int, book) -> object | None:
+    """The game's solver with the opening book in front (``None``: no book, or no
+    solver: annotate_record then chooses)."""
+    if book is None or record.game is None or not has_solver(record.game):
+        return None
+    book.tags = dict(record.tags)
+    return solver_for(
+        get_game(record.game).configure(record.tags), table_size=table_size, book=book
+    )
 
 
 def _count(number: int, noun: str) -> str:
