@@ -48,7 +48,5 @@ def solver_for(game: GameNotation, *, table_size: int = DEFAULT_TABLE_SIZE) -> A
     factory = get_spec(game.name).solver_factory()
     if factory is None:
         known = ", ".join(solvable_games()) or "none"
-        raise PartitaError(
-            f"{game.name} has no exact solver (games with one: {known})"
-        )
+        raise PartitaError(f"{game.name} has no exact solver (games with one: {known})")
     return factory(game, table_size=table_size)

@@ -177,4 +177,3 @@ def forceball_section(db: Any, notation: GameNotation, game_ids: list[int]) -> S
         )
     )
     return section
-
