@@ -287,3 +287,12 @@ def test_the_evaluation_sees_a_playable_threat():
     # x to move can win at once; o to move must block one threat of two.
     assert evaluate(CONNECT4.parse_position("7/7/7/7/4o2/xxx1oo1 x"))[0] > 0.9
     assert evaluate(CONNECT4.parse_position("7/7/7/7/7/1xxx1oo o"))[1] < 0.2
+
+
+def test_the_analysis_page_examples_run():
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "analysis.md"
+    failures, tried = doctest.testfile(str(page), module_relative=False)
+    assert tried >= 10 and failures == 0

@@ -271,14 +271,11 @@ def annotate_record(
 
     # Which (position, viewer) pairs are needed: the position before each judged
     # ply and the one after it, from that ply's viewer.
-    wanted: list[tuple[int, int | None]] = []
+    wanted: dict[tuple[int, int | None], None] = {}  # ordered, without repeats
     for index in range(first, len(plies)):
         viewer = viewer_of(index)
-        for position in (index, index + 1):
-            if (position, viewer) not in wanted:
-                wanted.append((position, viewer))
-    if first == len(plies):
-        wanted.append((first, viewer_of(first)))
+        wanted[(index, viewer)] = wanted[(index + 1, viewer)] = None
+    wanted[(first, viewer_of(first))] = None
     values: dict[tuple[int, int | None], _Value] = {}
     total = len(wanted)
     done = 0
@@ -299,7 +296,7 @@ def annotate_record(
         else:
             pending.append(key)
     if solver is not None:
-        for key in sorted(pending, reverse=True):
+        for key in sorted(pending, key=lambda key: key[0], reverse=True):
             try:
                 solution = solver.solve(
                     states[key[0]], max_nodes=max_nodes, max_seconds=max_seconds

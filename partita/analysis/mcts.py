@@ -281,15 +281,18 @@ class Mcts:
                 move,
                 totals[move][0],
                 tuple(part / (totals[move][0] or 1) for part in totals[move][1]),
-                False,
+                totals[move][2],  # exact in every sample that had it
             )
             for move in order
         ]
-        moves.sort(
-            key=lambda item: (item.visits, item.value[side] if side >= 0 else 0), reverse=True
-        )
+
+        def rank(item: MoveStatistics) -> tuple:
+            mover_value = item.value[side] if side >= 0 else 0.0
+            return (item.exact and mover_value >= 1.0, item.visits, mover_value)
+
+        moves.sort(key=rank, reverse=True)
         mean = tuple(part / (done or 1) for part in value)
-        if side == viewer and moves and moves[0].visits >= MIN_VISITS:
+        if side == viewer and moves and (moves[0].visits >= MIN_VISITS or rank(moves[0])[0]):
             mean = moves[0].value
         return SearchResult(
             side, mean, tuple(moves), done, time.perf_counter() - started, False, samples
