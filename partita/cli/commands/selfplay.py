@@ -91,6 +91,13 @@ def configured(game_name: str, sides: int | None, tags: dict[str, str]) -> tuple
         game = notation.configure(tags)
     except PartitaError as error:
         raise typer.BadParameter(str(error), param_hint="GAME / --tag") from None
+    known = [spec.name for spec in notation.rules.tags if not spec.cosmetic]
+    for name in tags:
+        if name not in known:
+            listed = ", ".join(known) or "none"
+            raise typer.BadParameter(
+                f"{game_name} has no set-up tag {name} (its tags: {listed})", param_hint="--tag"
+            )
     rules = game.rules
     count = sides if sides is not None else rules.min_sides
     if not rules.min_sides <= count <= rules.max_sides:
@@ -328,3 +335,116 @@ def _show_entry(books, target: Path, game, configuration, root, exact: bool, as_
                 f"={item['drawn']} -{item['lost']}",
                 markup=False,
             )
+
+
+# -- simulate -----------------------------------------------------------------------------------
+
+
+@app.command()
+def simulate(
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
+    ],
+    games: Annotated[int, typer.Option("--games", min=0, help="How many games.")] = 100,
+    agents: Annotated[
+        str,
+        typer.Option(
+            "--agents",
+            help='One agent for every seat or one per seat, in seat order: "mcts:500,random" '
+            "(random, greedy, mcts:N; options after a comma: mcts:500,c=0.7).",
+        ),
+    ] = "random",
+    seed: Annotated[int, typer.Option("--seed", help="The run's seed: same seed, same games.")] = 0,
+    sides: SidesFilter = None,
+    tags: TagFilter = None,
+    rotate: Annotated[
+        bool, typer.Option("--rotate", help="Turn the agents round the seats from game to game.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="A folder for the records, as shards of PGR (shard-00000.pgr, ...).",
+            file_okay=False,
+        ),
+    ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="Import the games into this archive. Default without -o: $PARTITA_DB, or "
+            "partita.db here.",
+            dir_okay=False,
+        ),
+    ] = None,
+    shard_size: Annotated[
+        int, typer.Option("--shard-size", min=1, help="Games per shard file and per transaction.")
+    ] = 100,
+    max_plies: Annotated[
+        int, typer.Option("--max-plies", min=1, help="Stop a game after this many plies (*).")
+    ] = 1000,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Play games between agents: seeded per game, the same records on any number of
+    workers or machines.
+
+    A rerun with the same settings completes a run that was cut short: the shards
+    and archive games already there are kept, the missing ones played.
+    """
+    from partita.analysis.agents import parse_agent_spec
+    from partita.analysis.selfplay import seat_agents, split_agents
+    from partita.analysis.selfplay import simulate as run
+
+    game, configuration = configured(game_name, sides, tag_pairs(tags))
+    specs = split_agents(agents)
+    try:
+        for spec in specs:
+            parse_agent_spec(spec)
+        seat_agents(specs, configuration.sides, 0, rotate)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error), param_hint="--agents") from None
+    scheduler = checked_scheduler(scheduler)
+    target = db if db is not None else (archive_path(None) if output is None else None)
+    with progress_bar("simulating", not as_json) as bar:
+        task = bar.add_task("simulate", total=games, unit="games")
+
+        def report(done) -> None:
+            bar.update(task, completed=done.skipped + done.done, total=done.skipped + done.total)
+
+        summary = run(
+            game,
+            games,
+            specs,
+            configuration=configuration,
+            seed=seed,
+            rotate=rotate,
+            output=output,
+            db=target,
+            shard_size=shard_size,
+            max_plies=max_plies,
+            workers=workers,
+            scheduler=scheduler,
+            progress=report,
+        )
+    if as_json:
+        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+        return
+    where = {"inline": "in this process", "processes": "local workers", "dask": "Dask workers"}
+    places = []
+    if output is not None:
+        places.append(f"{summary.shards} shards written to {output}")
+    if target is not None:
+        places.append(f"{summary.imported} imported into {target}")
+    results = ", ".join(f"{token} {count}" for token, count in sorted(summary.results.items()))
+    console.print(
+        f"{game_name} ({summary.configuration}), {' vs '.join(specs)}, seed {seed}: "
+        f"{summary.played} games played, {summary.skipped} there already; "
+        + "; ".join(places)
+        + (f"; results {results}" if results else "")
+        + f"; {summary.games_per_second:.1f} games/s on {summary.workers} "
+        f"{where[summary.where] if summary.where != 'inline' else 'process'}",
+        markup=False,
+    )
