@@ -74,6 +74,9 @@ class GameSpec:
       ``partita`` command line (a game's own tools, such as a deck listing).
     * ``docs``: the game's documentation page (a path or an address).
     * ``examples``: a module whose ``main(argv)`` writes the game's example records.
+    * ``rule_counters``: a function ``counter(rules, state, move, after) -> Iterable[str]``
+      naming the rule events a move fires (``"pin"``, ``"gateway pass inward"``), for
+      the balance report (:mod:`partita.analysis.balance`); ``None``: none counted.
     """
 
     name: str
@@ -87,6 +90,7 @@ class GameSpec:
     commands: Sequence[Reference] = ()
     docs: str | None = None
     examples: str | None = None
+    rule_counters: Reference = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -145,3 +149,9 @@ class GameSpec:
 
     def command_objects(self) -> list[Any]:
         return [resolve(reference, what=f"command of {self.name}") for reference in self.commands]
+
+    def rule_counter(self) -> Callable[[Any, Any, Any, Any], Any] | None:
+        """The function naming the rule events of a move, or ``None``."""
+        if self.rule_counters is None:
+            return None
+        return resolve(self.rule_counters, what=f"rule counters of {self.name}")  # type: ignore[no-any-return]

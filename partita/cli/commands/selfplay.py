@@ -19,7 +19,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from partita.analysis.solving import score_value
 from partita.cli.app import app
-from partita.cli.options import ArchiveOption, JsonOption, SidesFilter, TagFilter, archive_path
+from partita.cli.options import (
+    ArchiveOption,
+    DateFromFilter,
+    DateToFilter,
+    EventFilter,
+    GameFilter,
+    JsonOption,
+    PlayerFilter,
+    SidesFilter,
+    TagFilter,
+    archive_path,
+    filters,
+)
 from partita.errors import PartitaError
 from partita.execution import SCHEDULER_VARIABLE, ClusterUnavailable, check_scheduler
 from partita.games.registry import get_game, get_spec
@@ -448,3 +460,84 @@ def simulate(
         f"{where[summary.where] if summary.where != 'inline' else 'process'}",
         markup=False,
     )
+
+
+# -- balance ------------------------------------------------------------------------------------
+
+
+@app.command("balance")
+def balance_command(
+    db: ArchiveOption = None,
+    game: GameFilter = None,
+    sides: SidesFilter = None,
+    tags: TagFilter = None,
+    player: PlayerFilter = None,
+    event: EventFilter = None,
+    date_from: DateFromFilter = None,
+    date_to: DateToFilter = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the figures with their charts to this page (.html; .md without charts).",
+            dir_okay=False,
+        ),
+    ] = None,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Is the game fair? Each seat's score with 95% intervals, the first seat's
+    advantage, game lengths and how often each rule fires, per configuration.
+
+    Works on any archive's games (simulated or played); the filters are those of
+    `partita query`.
+    """
+    from partita.analysis.balance import balance
+    from partita.analysis.balance_report import describe_advantage, render_balance
+    from partita.execution import default_workers
+
+    scheduler = checked_scheduler(scheduler)
+    source = archive_path(db)
+    if not source.is_file():
+        raise PartitaError(f"no archive at {source}")
+    chosen = filters(game, player, None, event, date_from, date_to, None, None, sides, tags)
+    entries = balance(source, workers=workers or default_workers(2), scheduler=scheduler, **chosen)
+    if output is not None:
+        markdown = output.suffix.lower() in (".md", ".markdown")
+        output.write_text(render_balance(entries, markdown=markdown), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps([entry.as_dict() for entry in entries], ensure_ascii=False, indent=2))
+        return
+    if not entries:
+        typer.echo("no valid game matches")
+        return
+    for entry in entries:
+        lengths = entry.length_figures()
+        typer.echo(f"{entry.title} ({entry.label}): {entry.games} games, {entry.decided} decided")
+        for seat in entry.seats:
+            if seat.score is None:
+                continue
+            low, high = seat.interval
+            typer.echo(
+                f"  Player{seat.seat + 1}: {seat.score:.3f} ({low:.3f}-{high:.3f})  "
+                f"+{seat.won} ={seat.drawn} -{seat.lost}"
+            )
+        typer.echo(f"  {describe_advantage(entry)}")
+        if lengths["games"]:
+            typer.echo(
+                f"  length: {lengths['mean']} plies on average, median {lengths['median']}, "
+                f"{lengths['min']} to {lengths['max']}"
+            )
+        rows = entry.event_rows()
+        if rows:
+            typer.echo(
+                "  rules: "
+                + ", ".join(
+                    f"{name} {per_game:.2f}/game ({share:.0%} of games)"
+                    for name, _, per_game, share in rows
+                )
+            )
+    if output is not None:
+        typer.echo(f"written to {output}", err=True)

@@ -15,4 +15,5 @@ CIRCULAR_REASONING = GameSpec(
     rollout="partita.games.circular_reasoning.heuristics:rollout",
     docs="docs/circular-reasoning.md",
     examples="partita.games.circular_reasoning.examples",
+    rule_counters="partita.games.circular_reasoning.balance:rule_counters",
 )

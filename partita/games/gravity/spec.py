@@ -22,6 +22,7 @@ FORZA4X4 = GameSpec(
     rollout="partita.games.gravity.heuristics:rollout",
     docs="docs/forza4x4.md",
     examples="partita.games.gravity.examples",
+    rule_counters="partita.games.gravity.balance:rule_counters",
 )
 
 CONNECT4 = GameSpec(
@@ -33,4 +34,5 @@ CONNECT4 = GameSpec(
     evaluation="partita.games.gravity.heuristics:evaluation",
     docs="docs/forza4x4.md",
     examples="partita.games.gravity.examples",
+    rule_counters="partita.games.gravity.balance:rule_counters",
 )

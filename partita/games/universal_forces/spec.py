@@ -15,4 +15,5 @@ UNIVERSAL_FORCES = GameSpec(
     rollout="partita.games.universal_forces.heuristics:rollout",
     docs="docs/universal-forces.md",
     examples="partita.games.universal_forces.examples",
+    rule_counters="partita.games.universal_forces.balance:rule_counters",
 )
