@@ -219,3 +219,15 @@ def test_the_command_refuses_bad_agents_and_schedulers_before_any_work(tmp_path,
     assert "local:N" in usage_error("--scheduler", "local:x")
     assert "connect4 has no set-up tag League" in usage_error("--tag", "League=pro")
     assert not list(tmp_path.iterdir())
+
+
+def test_runs_of_two_set_ups_with_one_seed_are_told_apart_in_the_archive(tmp_path):
+    game = get_game("forceball")
+    db = tmp_path / "games.db"
+    little = Configuration.of(game, 2, {"League": "little"})
+    simulate(game.configure({"League": "little"}), 3, ["random"], configuration=little, db=db)
+    # the default league (pro) leaves its tag out: its games are not the little league's
+    pro = simulate(game, 3, ["random"], db=db)
+    assert (pro.played, pro.imported) == (3, 3)
+    again = simulate(game, 3, ["random"], db=db)
+    assert (again.played, again.skipped) == (0, 3)

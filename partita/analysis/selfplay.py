@@ -251,17 +251,21 @@ def _check_manifest(folder: Path, settings: dict) -> None:
     path.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _archived(db: Any, settings: _Settings, games: int) -> set[int]:
-    """The indices of this run's games already in the archive (same seed, players
-    and set-up)."""
+def _archived(
+    db: Any, settings: _Settings, configuration: Configuration, game: GameNotation, games: int
+) -> set[int]:
+    """The indices of this run's games already in the archive: same seed and index,
+    players and event, and the same configuration (a default left out or written
+    is one configuration)."""
     prefix = f"{settings.seed}/"
     found: set[int] = set()
     rows = db.execute(
-        "SELECT json_extract(tags, '$.Simulation'), tags FROM games WHERE game = ? "
+        "SELECT json_extract(tags, '$.Simulation'), tags, sides FROM games WHERE game = ? "
         "AND json_extract(tags, '$.Simulation') LIKE ?",
         (settings.game.name, prefix + "%"),
     )
-    for value, text in rows:
+    own = {name for name, _ in configuration.settings}
+    for value, text, sides in rows:
         try:
             index = int(value[len(prefix) :])
         except ValueError:
@@ -270,7 +274,9 @@ def _archived(db: Any, settings: _Settings, games: int) -> set[int]:
             continue
         tags = json.loads(text)
         expected = _record_tags(settings, index)
-        if all(tags.get(name) == value for name, value in expected.items()):
+        if any(tags.get(name) != value for name, value in expected.items() if name not in own):
+            continue
+        if Configuration.of(game, sides or 0, tags) == configuration:
             found.add(index)
     return found
 
@@ -347,7 +353,11 @@ def simulate(
 
     source_columns = GAME_COLUMNS.index("source_file") - 1  # the writer's rows have no id
     with archive(db) if db is not None else _nothing() as connection:
-        archived = _archived(connection, settings, games) if connection is not None else set()
+        archived = (
+            _archived(connection, settings, configuration, game, games)
+            if connection is not None
+            else set()
+        )
         writer = ArchiveWriter(connection, batch_size=shard_size) if connection else None
         # Which shards need playing: a missing file, or games missing from the archive.
         todo: list[tuple[int, range, bool, bool]] = []
