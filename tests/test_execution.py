@@ -103,3 +103,54 @@ def test_a_local_dask_cluster_gives_the_same_results_in_order():
         assert execution.kind == "dask" and execution.workers == 2
         results = list(execution.map_ordered(abs, range(-10, 10)))
     assert results == [abs(number) for number in range(-10, 10)]
+
+
+def test_ctrl_c_stops_a_run_and_its_workers_quietly(tmp_path):
+    """Ctrl-C at a terminal signals the whole process group: the command stops with
+    exit 130, no traceback, no worker left behind; the shards written stay whole."""
+    import signal
+    import subprocess
+    import time
+
+    from test_cli import ROOT
+
+    environment = {k: v for k, v in os.environ.items() if k != "PARTITA_DB"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "partita",
+            "simulate",
+            "connect4",
+            "--games",
+            "400",
+            "--agents",
+            "mcts:40",
+            "--shard-size",
+            "2",
+            "--workers",
+            "2",
+            "-o",
+            str(tmp_path),
+        ],  # fmt: skip
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(tmp_path.glob("shard-*.pgr")):
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    time.sleep(0.5)
+    left = subprocess.run(
+        ["ps", "-o", "pid=,stat=,args=", "-g", str(process.pid)], capture_output=True, text=True
+    ).stdout
+    alive = [line for line in left.splitlines() if line.split()[1][0] != "Z"]
+    assert alive == [], left  # nothing of the group runs on (the dead wait to be reaped)
+    assert not list(tmp_path.glob(".*.part"))

@@ -122,7 +122,7 @@ def test_an_interrupted_run_rerun_gives_the_archive_of_an_uninterrupted_one(tmp_
 
     def stop_after_the_first_shard(progress):
         calls.append(progress.done)
-        if progress.done >= 2:
+        if progress.stored and progress.done >= 2:
             raise KeyboardInterrupt
 
     monkeypatch.chdir(tmp_path / "cut")

@@ -195,12 +195,14 @@ def _play_task(task: tuple[_Settings, list[int]]) -> list[tuple[str, Any]]:
 
 @dataclass(frozen=True, slots=True)
 class SimulationProgress:
-    """After each shard: games finished in this run (of ``total`` to play), games
-    already there before it."""
+    """After each task: games played in this run (of ``total`` to play), games
+    already there before it, and whether every game played so far is stored (a
+    shard was just written whole)."""
 
     done: int
     total: int
     skipped: int
+    stored: bool = True
 
 
 @dataclass(slots=True)
@@ -377,7 +379,7 @@ def simulate(
         if workers is None:
             workers = default_workers(len(tasks))
         if progress is not None:
-            progress(SimulationProgress(0, total, summary.skipped))
+            progress(SimulationProgress(0, total, summary.skipped, True))
         with open_executor(workers, scheduler=scheduler) as execution:
             summary.workers = execution.workers
             summary.where = execution.kind
@@ -386,6 +388,9 @@ def simulate(
                 finished: list[tuple[str, Any]] = []
                 while len(finished) < len(indices):
                     finished.extend(next(results))
+                    if progress is not None and len(finished) < len(indices):
+                        done = summary.played + len(finished)
+                        progress(SimulationProgress(done, total, summary.skipped, False))
                 texts = [text for text, _ in finished]
                 name = str(folder / shard_name(number)) if folder is not None else "<simulate>"
                 if need_file:
@@ -407,7 +412,7 @@ def simulate(
                     summary.plies += len(stored.moves)
                 summary.played += len(indices)
                 if progress is not None:
-                    progress(SimulationProgress(summary.played, total, summary.skipped))
+                    progress(SimulationProgress(summary.played, total, summary.skipped, True))
         if writer is not None:
             summary.imported = writer.summary.imported
             summary.duplicates = writer.summary.duplicates
