@@ -124,7 +124,7 @@ class Book:
     def __init__(self, path: str | Path, *, tags: Mapping[str, str] | None = None) -> None:
         self.path = Path(path)
         self.tags = dict(tags or {})
-        self._context = read_book(self.path)
+        self._context: Any = read_book(self.path)
         self._connection: sqlite3.Connection | None = self._context.__enter__()
         self._setups: dict[tuple[int, int], str] = {}
         #: Look-ups answered, and asked.
@@ -289,7 +289,8 @@ def _stored(connection: sqlite3.Connection, game: str, setup: str, kind: str) ->
 
 def _solver_factory(game: GameNotation, solver: Any) -> Callable[..., Any]:
     if solver is not None:
-        return resolve(solver, what="solver")  # type: ignore[no-any-return]
+        found: Callable[..., Any] = resolve(solver, what="solver")
+        return found
     from partita.games.registry import get_spec
 
     factory = get_spec(game.name).solver_factory()
@@ -490,7 +491,7 @@ def _search_positions(
     if solver is None:
         factory = _solver_factory(notation, solver_ref)
         solver = _SOLVERS[key] = factory(notation, table_size=table_size)
-    results = []
+    results: list[tuple[int | None, list | None, int, float]] = []
     for text in positions:
         state = notation.parse_position(text)
         started = time.perf_counter()

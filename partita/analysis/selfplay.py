@@ -394,9 +394,11 @@ def simulate(
                 texts = [text for text, _ in finished]
                 name = str(folder / shard_name(number)) if folder is not None else "<simulate>"
                 if need_file:
+                    assert folder is not None
                     _write_shard(folder / shard_name(number), texts)
                     summary.shards += 1
                 if need_rows:
+                    assert writer is not None
                     line, offset = 1, 0
                     for position, (text, stored) in enumerate(finished):
                         row = list(stored.game)
