@@ -36,7 +36,7 @@ from typing import Any
 
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
 from partita.errors import PartitaError, UnknownGameError
-from partita.execution import open_executor
+from partita.execution import default_workers, open_executor
 from partita.games.base import DRAW, WIN, parse_result_token
 from partita.games.registry import get_game, get_spec
 from partita.notation.configuration import Configuration, varying_settings
@@ -251,7 +251,7 @@ def _count_events(
 def balance_of_rows(
     rows: Sequence[dict],
     *,
-    workers: int = 1,
+    workers: int | None = 1,
     scheduler: str | None = None,
 ) -> list[ConfigurationBalance]:
     """The balance of archive rows (``game``, ``sides``, ``tags``, ``result``,
@@ -311,6 +311,8 @@ def balance_of_rows(
             tasks.append((reference, configuration.sides, games[start : start + TASK_GAMES]))
             owners.append(entry)
         results.append(entry)
+    if workers is None:
+        workers = default_workers(len(tasks))
     with open_executor(workers, scheduler=scheduler) as execution:
         for entry, (events, event_games, skipped) in zip(
             owners, execution.map_ordered(_count_events, tasks), strict=True
@@ -331,14 +333,15 @@ _COLUMNS = (
 def balance(
     target: Any,
     *,
-    workers: int = 1,
+    workers: int | None = 1,
     scheduler: str | None = None,
     game_ids: Sequence[int] | None = None,
     **filters: Any,
 ) -> list[ConfigurationBalance]:
     """The balance of the archive ``target``'s valid games matching ``filters``
     (those of :func:`partita.database.query_games`; or exactly ``game_ids``), per
-    game and configuration."""
+    game and configuration. ``workers=None``: one per CPU, at most one per task of
+    :data:`TASK_GAMES` games."""
     from partita.database.query import select_games
     from partita.database.schema import archive
 
