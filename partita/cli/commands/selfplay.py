@@ -496,14 +496,13 @@ def balance_command(
     """
     from partita.analysis.balance import balance
     from partita.analysis.balance_report import describe_advantage, render_balance
-    from partita.execution import default_workers
 
     scheduler = checked_scheduler(scheduler)
     source = archive_path(db)
     if not source.is_file():
         raise PartitaError(f"no archive at {source}")
     chosen = filters(game, player, None, event, date_from, date_to, None, None, sides, tags)
-    entries = balance(source, workers=workers or default_workers(2), scheduler=scheduler, **chosen)
+    entries = balance(source, workers=workers, scheduler=scheduler, **chosen)
     if output is not None:
         markdown = output.suffix.lower() in (".md", ".markdown")
         output.write_text(render_balance(entries, markdown=markdown), encoding="utf-8")
