@@ -9,6 +9,12 @@ moves), ``moves`` (every legal move with its ``score``), ``nodes`` and ``seconds
 and ``own_moves(score)``, and that raises
 :class:`~partita.errors.BudgetExceeded` when its budget runs out. ``solve`` and
 ``annotate`` use nothing else.
+
+Scores are negamax scores: a move's score for its mover is minus the score of the
+position it leads to for the side to move there (or that score, when the same side
+moves again). A solver that also offers ``solution(state, scores, nodes=, seconds=)``
+(the solution made from given move scores, without search) can have an opening
+book in front of it (:mod:`partita.analysis.book`): ``solver_for(game, book=...)``.
 """
 
 from __future__ import annotations
@@ -44,11 +50,20 @@ def solvable_games() -> list[str]:
     return [spec.name for spec in all_specs() if spec.solver is not None]
 
 
-def solver_for(game: GameNotation, *, table_size: int = DEFAULT_TABLE_SIZE) -> Any:
+def solver_for(
+    game: GameNotation, *, table_size: int = DEFAULT_TABLE_SIZE, book: Any = None
+) -> Any:
     """An exact solver for ``game`` (configured as a record's tags say), or
-    ``PartitaError`` naming the games that have one."""
+    ``PartitaError`` naming the games that have one; with ``book`` (a
+    :class:`~partita.analysis.book.Book`), the positions the book has solved are
+    answered from it at once."""
     factory = get_spec(game.name).solver_factory()
     if factory is None:
         known = ", ".join(solvable_games()) or "none"
         raise PartitaError(f"{game.name} has no exact solver (games with one: {known})")
-    return factory(game, table_size=table_size)
+    solver = factory(game, table_size=table_size)
+    if book is None:
+        return solver
+    from partita.analysis.book import BookSolver
+
+    return BookSolver(solver, book, game)

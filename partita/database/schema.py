@@ -36,6 +36,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from partita.database.books import create_book_table
 from partita.database.connection import (
     archive_error,
     archive_name,
@@ -186,7 +187,10 @@ class Migration:
 
 #: Every migration, in order. A later game that needs a column or a table adds one
 #: entry here; opening an older archive applies the missing steps.
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "games, positions and problems", _create_v1),)
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "games, positions and problems", _create_v1),
+    Migration(2, "the opening book (partita book)", create_book_table),
+)
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -16,4 +16,5 @@ from partita.cli.commands import (  # noqa: F401
     conformance,
     records,
     reports,
+    selfplay,
 )

@@ -11,12 +11,13 @@ from typing import Annotated
 
 import typer
 
-from partita.analysis.annotate import DEFAULT_POSITION_BUDGET
+from partita.analysis.defaults import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
+from partita.cli.commands.selfplay import BookOption, NoBookOption, open_default_book
 from partita.cli.display import printable
 from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
-from partita.cli.output import check_output, replaced_file, writing
+from partita.cli.output import check_output, progress_bar, replaced_file, writing
 from partita.errors import PartitaError
 
 #: Default node budget of `partita solve` (under a second compiled, about 30 s in pure Python).
@@ -91,6 +92,8 @@ def solve(
     budget: BudgetOption = DEFAULT_SOLVE_BUDGET,
     seconds: SecondsOption = None,
     table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
+    book: BookOption = None,
+    no_book: NoBookOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Solve a position exactly: its value, the best moves, every move's score.
@@ -118,7 +121,7 @@ def solve(
         state = game.parse_position(position) if position is not None else rules.initial()
     if moves:
         state = game.play_line(moves, state)
-    solver = solver_for(game, table_size=table_size)
+    solver = solver_for(game, table_size=table_size, book=open_default_book(book, no_book))
     solution = solver.solve(state, max_nodes=budget or None, max_seconds=seconds)
     if as_json:
         data = {"position": game.format_position(state), "game": game.name}
@@ -164,11 +167,23 @@ def annotate(
             "--from-ply", help="Judge the moves from this ply on (from 1).", min=1, max=LARGEST
         ),
     ] = 1,
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            help="What values the positions the exact solver does not: mcts:N (N playouts "
+            "a position), mcts:2s (seconds) or greedy.",
+        ),
+    ] = DEFAULT_AGENT,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the searches (same seed, same annotation).")
+    ] = 0,
     budget: Annotated[
         int,
         typer.Option(
             "--budget",
-            help="Most nodes to search per position (0: no limit); harder positions are skipped.",
+            help="Most nodes the exact solver searches per position (0: no limit); "
+            "harder positions go to the agent.",
             min=0,
             max=MAX_BUDGET,
         ),
@@ -177,7 +192,7 @@ def annotate(
         float | None,
         typer.Option(
             "--seconds",
-            help="Most seconds per position; harder ones are skipped.",
+            help="Most seconds the exact solver spends per position; harder ones go to the agent.",
             min=0,
             max=MAX_SECONDS,
             callback=_a_number,
@@ -197,40 +212,79 @@ def annotate(
         bool, typer.Option("--json", help="Print what was found as JSON instead of the record.")
     ] = False,
     db: ArchiveOption = None,
+    book: BookOption = None,
+    no_book: NoBookOption = False,
 ) -> None:
-    """Mark the moves that threw away a win or a draw with ?? and a better move.
+    """Value every move with each side's expected score; mark mistakes ? and ??.
 
-    The annotated record is written in canonical form; a summary goes to stderr.
+    The exact solver values the positions within its budget (gravity games), the
+    agent (MCTS by default) the others. After each move a comment [%eval 0.62,0.38]
+    gives every side's expected score; a move that drops its mover's by more than
+    0.15 gets ?, by more than 0.35 ??, with a better move. The annotated record is
+    written in canonical form; a summary goes to stderr.
     """
+    from partita.analysis.agents import parse_agent_spec
     from partita.analysis.annotate import annotate_record
     from partita.cli.commands.archive import load_source
     from partita.notation.writer import write_record
 
     check_output(output, "--output")
+    try:
+        kind, _ = parse_agent_spec(agent)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error), param_hint="--agent") from None
+    if kind == "random":
+        raise typer.BadParameter(
+            "the random agent does not value positions: use mcts:N or greedy",
+            param_hint="--agent",
+        )
     record = load_source(source, index, archive_path(db))
     game_name = record.game
     if game_name is None:
         raise PartitaError(f"{source}: the record has no Game tag")
-    annotation = annotate_record(
-        record,
-        from_ply=from_ply,
-        max_nodes=budget or None,
-        max_seconds=seconds,
-        table_size=table_size,
-    )
+    with progress_bar("annotating", enabled=not as_json, unit="positions") as report:
+        annotation = annotate_record(
+            record,
+            solver=_book_solver(record, table_size, open_default_book(book, no_book, db)),
+            agent=agent,
+            seed=seed,
+            from_ply=from_ply,
+            max_nodes=budget or None,
+            max_seconds=seconds,
+            table_size=table_size,
+            progress=report,
+        )
     text = write_record(record)
     if as_json:
-        typer.echo(json.dumps(annotation.as_dict(), indent=2))
+        typer.echo(json.dumps(annotation.as_dict(), ensure_ascii=False, indent=2))
     elif output is not None:
         with writing(output), replaced_file(output) as stream:
             stream.write(text)
     else:
         sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
     marked = len(annotation.blunders)
-    summary = f"{_count(marked, 'move')} marked ??, {_count(annotation.solved, 'position')} solved"
-    if annotation.unsolved:
-        summary += f", {len(annotation.unsolved)} beyond the budget"
+    dubious = len(annotation.marked) - marked
+    summary = (
+        f"{_count(marked, 'move')} marked ??, {dubious} marked ?; "
+        f"{_count(annotation.solved, 'position')} solved exactly"
+    )
+    if annotation.searched:
+        summary += f", {annotation.searched} valued by {annotation.agent}"
     typer.echo(summary, err=True)
+
+
+def _book_solver(record, table_size: int, book) -> object | None:
+    """The game's solver with the opening book in front (``None``: no book, or no
+    solver: annotate_record then chooses)."""
+    from partita.analysis.solving import has_solver, solver_for
+    from partita.games.registry import get_game
+
+    if book is None or record.game is None or not has_solver(record.game):
+        return None
+    book.tags = dict(record.tags)
+    return solver_for(
+        get_game(record.game).configure(record.tags), table_size=table_size, book=book
+    )
 
 
 def _count(number: int, noun: str) -> str:

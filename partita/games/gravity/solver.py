@@ -16,7 +16,7 @@ states into theirs, scores every legal move and enforces the budgets.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -251,11 +251,9 @@ class Solver:
         :meth:`score`, for the whole call)."""
         start_nodes = self.nodes
         started = time.perf_counter()
-        stones = (state.x | state.o).bit_count()
         rules = self.rules
-        moves: list[MoveScore] = []
-        terminal = self._terminal_score(state)
-        if terminal is None:
+        scores: list[tuple[Any, int]] = []
+        if self._terminal_score(state) is None:
             by_landing: dict[int, int] = {}
             with self._budget(max_nodes, max_seconds):
                 for move in rules.legal_moves(state):
@@ -266,17 +264,36 @@ class Solver:
                         if child_score is None:
                             child_score = self.core.score(child.x, child.o)
                         by_landing[landing] = -child_score
-                    moves.append(MoveScore(move, by_landing[landing]))
-            score = max(item.score for item in moves)
-        else:
-            score = terminal
-        return Solution(
-            score=score,
-            moves=tuple(moves),
-            stones=stones,
-            cells=self.cells,
+                    scores.append((move, by_landing[landing]))
+        return self.solution(
+            state,
+            scores,
             nodes=self.nodes - start_nodes,
             seconds=time.perf_counter() - started,
+        )
+
+    def solution(
+        self,
+        state: GravityState,
+        scores: Sequence[tuple[Any, int]],
+        *,
+        nodes: int = 0,
+        seconds: float = 0.0,
+    ) -> Solution:
+        """The :class:`Solution` of ``state`` from its legal moves' scores found
+        elsewhere (an opening book), without searching: ``scores`` pairs each legal
+        move (in the engine's order) with its score; a finished game needs none."""
+        terminal = self._terminal_score(state)
+        moves = () if terminal is not None else tuple(MoveScore(m, s) for m, s in scores)
+        if terminal is None and not moves:
+            raise ValueError("a position that is not over needs the scores of its moves")
+        return Solution(
+            score=terminal if terminal is not None else max(item.score for item in moves),
+            moves=moves,
+            stones=(state.x | state.o).bit_count(),
+            cells=self.cells,
+            nodes=nodes,
+            seconds=seconds,
         )
 
     def _terminal_score(self, state: GravityState) -> int | None:

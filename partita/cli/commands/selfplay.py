@@ -1,0 +1,541 @@
+"""Self-play at scale and what is built on it: simulate, balance, book.
+
+Each command is a thin layer over one library function
+(:func:`partita.analysis.selfplay.simulate`, :func:`partita.analysis.balance.balance`,
+:func:`partita.analysis.book.build_exact_book` and ``build_statistics_book``); the
+work runs through :mod:`partita.execution` (``--workers``, ``--scheduler``).
+"""
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from partita.cli.app import app
+from partita.cli.filters import filter_options
+from partita.cli.options import ArchiveOption, JsonOption, archive_path
+from partita.cli.output import stdout_console
+from partita.errors import PartitaError
+from partita.execution import SCHEDULER_VARIABLE, ClusterUnavailable, check_scheduler
+from partita.games.registry import get_game, get_spec
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from partita.database.filters import GameFilter
+
+#: The set-up of the games a command plays or searches (not a filter).
+SidesFilter = Annotated[int | None, typer.Option("--sides", help="Number of sides.", min=2, max=4)]
+TagFilter = Annotated[
+    list[str] | None,
+    typer.Option("--tag", help="NAME=VALUE: a game tag of the set-up (repeatable)."),
+]
+
+# -- options shared by the commands of this module --------------------------------------------
+
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        min=1,
+        help="Local worker processes (1: all in this process). Default: one per CPU.",
+    ),
+]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        envvar=SCHEDULER_VARIABLE,
+        help="A Dask scheduler to run on (tcp://HOST:8786, or local:N for a local cluster "
+        f"of N workers); default ${SCHEDULER_VARIABLE}. Needs partita[cluster].",
+        show_envvar=False,
+    ),
+]
+BookOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--book",
+        help="An opening book (a book file or an archive) answering the positions it holds "
+        "at once. Default: the archive ($PARTITA_DB, or partita.db here) if it has one.",
+        dir_okay=False,
+    ),
+]
+NoBookOption = Annotated[
+    bool, typer.Option("--no-book", help="Search every position; use no opening book.")
+]
+
+
+def checked_scheduler(scheduler: str | None) -> str | None:
+    """The scheduler address, refused before any work (exit 2) if it cannot be used."""
+    if scheduler is None or not scheduler.strip():
+        return None
+    try:
+        check_scheduler(scheduler)
+    except ClusterUnavailable as error:
+        raise typer.BadParameter(str(error), param_hint="--scheduler") from None
+    return scheduler.strip()
+
+
+def tag_pairs(tags: list[str] | None) -> dict[str, str]:
+    """``NAME=VALUE`` options as a mapping (exit 2 naming a malformed one)."""
+    pairs: dict[str, str] = {}
+    for text in tags or ():
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            raise typer.BadParameter(f"'{text}' is not NAME=VALUE", param_hint="--tag")
+        pairs[name.strip()] = value
+    return pairs
+
+
+def configured(game_name: str, sides: int | None, tags: dict[str, str]) -> tuple[Any, Any]:
+    """The game configured by ``tags`` and its :class:`Configuration` (exit 2 for a
+    game, side count or tag value the game does not have)."""
+    try:
+        notation = get_game(game_name)
+        game = notation.configure(tags)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error), param_hint="GAME / --tag") from None
+    known = [spec.name for spec in notation.rules.tags if not spec.cosmetic]
+    for name in tags:
+        if name not in known:
+            listed = ", ".join(known) or "none"
+            raise typer.BadParameter(
+                f"{game_name} has no set-up tag {name} (its tags: {listed})", param_hint="--tag"
+            )
+    rules = game.rules
+    count = sides if sides is not None else rules.min_sides
+    if not rules.min_sides <= count <= rules.max_sides:
+        allowed = (
+            str(rules.min_sides)
+            if rules.min_sides == rules.max_sides
+            else f"{rules.min_sides} to {rules.max_sides}"
+        )
+        raise typer.BadParameter(
+            f"{game_name} is played by {allowed} sides, not {count}", param_hint="--sides"
+        )
+    from partita.notation.configuration import Configuration
+
+    return game, Configuration.of(notation, count, tags)
+
+
+def progress_bar(label: str, enabled: bool) -> "Progress":
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not (enabled and sys.stderr.isatty()),
+        transient=True,
+    )
+
+
+def open_default_book(book: Path | None, no_book: bool, db: Path | None = None) -> Any:
+    """The :class:`~partita.analysis.book.Book` ``solve`` and ``annotate`` use: the
+    one named, else the archive's if it has a book table; ``None`` for none."""
+    from partita.analysis.book import Book
+
+    if no_book:
+        return None
+    if book is not None:
+        found = Book(book)
+        if not found.has_table:
+            found.close()
+            raise PartitaError(f"{book} holds no opening book (no book table)")
+        return found
+    path = archive_path(db)
+    if not path.is_file():
+        return None
+    try:
+        found = Book(path)
+    except PartitaError:
+        return None
+    if not found.has_table:
+        found.close()
+        return None
+    return found
+
+
+# -- book ---------------------------------------------------------------------------------------
+
+
+@app.command()
+def book(
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
+    ],
+    depth: Annotated[
+        int, typer.Option("--depth", min=0, help="Plies from the root that the book covers.")
+    ] = 4,
+    moves: Annotated[
+        str | None,
+        typer.Option(
+            "--moves", help='The root: these moves from the start (or --position): "t4 t4".'
+        ),
+    ] = None,
+    position: Annotated[
+        str | None,
+        typer.Option("--position", help="The root position, in the game's position notation."),
+    ] = None,
+    sides: SidesFilter = None,
+    tags: TagFilter = None,
+    db: ArchiveOption = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the book to this book file (SQLite) instead of the archive's book table.",
+            dir_okay=False,
+        ),
+    ] = None,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics",
+            help="A book of the moves played in the archive's games (the default for "
+            "games without an exact solver).",
+        ),
+    ] = False,
+    budget: Annotated[
+        int,
+        typer.Option(
+            "--budget",
+            min=0,
+            help="Most nodes the solver searches per position of the last ply (0: no limit); "
+            "harder ones are stored unsolved, and a rerun with more tries them again.",
+        ),
+    ] = 5_000_000,
+    seconds: Annotated[
+        float | None,
+        typer.Option("--seconds", min=0, help="Most seconds per position of the last ply."),
+    ] = None,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
+    show: Annotated[
+        bool,
+        typer.Option("--show", help="Print the book's entry for the root instead of building."),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Build an opening book: every position of the first plies, folded by symmetry.
+
+    Exact (a game with a solver): each position's score and every move's, found by
+    search at the last ply and backed up to the root; solve and annotate then
+    answer these positions at once. Statistics (any game): the moves played from
+    each position of the archive's games, with wins, draws and losses. A rerun
+    skips the positions already stored; an interrupted build can be rerun.
+    """
+    from partita.analysis import book as books
+
+    game, configuration = configured(game_name, sides, tag_pairs(tags))
+    scheduler = checked_scheduler(scheduler)
+    rules = game.rules
+    if position is not None:
+        root = game.parse_position(position, configuration.sides)
+    else:
+        root = rules.initial(configuration.sides)
+    if moves:
+        root = game.play_line(moves, root)
+    exact = not statistics and get_spec(game_name).solver is not None
+    target = output if output is not None else archive_path(db)
+    if show:
+        _show_entry(books, target, game, configuration, root, exact, as_json)
+        return
+    with progress_bar("building the book", not as_json) as bar:
+        task = bar.add_task("book", total=None, unit="positions")
+
+        def report(done: books.BookProgress) -> None:
+            if done.phase == "search":
+                bar.update(task, completed=done.done, total=done.total)
+
+        if exact:
+            summary = books.build_exact_book(
+                target,
+                game,
+                depth,
+                configuration=configuration,
+                root=root,
+                budget=budget or None,
+                seconds=seconds,
+                archive=output is None,
+                workers=workers,
+                scheduler=scheduler,
+                progress=report,
+            )
+        else:
+            if moves or position:
+                raise typer.BadParameter(
+                    "a statistics book starts at the start of the games", param_hint="--moves"
+                )
+            source = archive_path(db)
+            if not source.is_file():
+                raise PartitaError(f"no archive at {source} to gather the games from")
+            summary = books.build_statistics_book(
+                target,
+                source,
+                game_name,
+                depth,
+                archive=output is None,
+                configuration=configuration,
+                progress=report,
+            )
+    if as_json:
+        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+        return
+    per_ply = ", ".join(str(count) for count in summary.per_ply)
+    if exact:
+        stdout_console().print(
+            f"{target}: {summary.positions} positions of {game_name} ({summary.setup}) to "
+            f"{depth} plies from the root ({per_ply} per ply): {summary.solved} solved "
+            f"({summary.searched} searched, {summary.backed_up} backed up, "
+            f"{summary.skipped} stored before), {summary.unsolved} beyond the budget; "
+            f"{summary.nodes} nodes in {summary.seconds:.1f} s",
+            markup=False,
+        )
+        if summary.root is not None and summary.root["score"] is not None:
+            score = summary.root["score"]
+            stdout_console().print(
+                f"the root {summary.root['position']}: {_score_value(score)} for the side to "
+                f"move (score {score:+d}); best {' '.join(summary.root['best'])}",
+                markup=False,
+            )
+    else:
+        stdout_console().print(
+            f"{target}: {summary.positions} positions of {game_name} ({summary.setup}) from "
+            f"{summary.games} games, to {depth} plies ({per_ply} per ply) in "
+            f"{summary.seconds:.1f} s",
+            markup=False,
+        )
+
+
+def _show_entry(books, target: Path, game, configuration, root, exact: bool, as_json: bool) -> None:
+    if not target.is_file():
+        raise PartitaError(f"no book at {target}")
+    with books.Book(target, tags=configuration.tags()) as found:
+        entry = found.entry(game, root, books.EXACT if exact else books.STATISTICS)
+    text = game.format_position(root)
+    if entry is None:
+        raise PartitaError(f"{target}: the book has no entry for {text}")
+    data = {
+        "position": text,
+        "kind": entry.kind,
+        "ply": entry.ply,
+        "score": entry.score,
+        "games": entry.games,
+        "moves": books.book_moves(entry, game, root),
+    }
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    if entry.kind == books.EXACT:
+        value = "beyond the budget" if entry.score is None else f"score {entry.score:+d}"
+        stdout_console().print(f"{text}: {value}", markup=False)
+        for item in data["moves"]:
+            stdout_console().print(f"  {item['move']:<8} {item['score']:+3d}", markup=False)
+    else:
+        stdout_console().print(f"{text}: {entry.games} games", markup=False)
+        for item in data["moves"]:
+            stdout_console().print(
+                f"  {item['move']:<12} {item['games']:>6} games  +{item['won']} "
+                f"={item['drawn']} -{item['lost']}",
+                markup=False,
+            )
+
+
+# -- simulate -----------------------------------------------------------------------------------
+
+
+@app.command()
+def simulate(
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
+    ],
+    games: Annotated[int, typer.Option("--games", min=0, help="How many games.")] = 100,
+    agents: Annotated[
+        str,
+        typer.Option(
+            "--agents",
+            help='One agent for every seat or one per seat, in seat order: "mcts:500,random" '
+            "(random, greedy, mcts:N; options after a comma: mcts:500,c=0.7).",
+        ),
+    ] = "random",
+    seed: Annotated[int, typer.Option("--seed", help="The run's seed: same seed, same games.")] = 0,
+    sides: SidesFilter = None,
+    tags: TagFilter = None,
+    rotate: Annotated[
+        bool, typer.Option("--rotate", help="Turn the agents round the seats from game to game.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="A folder for the records, as shards of PGR (shard-00000.pgr, ...).",
+            file_okay=False,
+        ),
+    ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="Import the games into this archive. Default without -o: $PARTITA_DB, or "
+            "partita.db here.",
+            dir_okay=False,
+        ),
+    ] = None,
+    shard_size: Annotated[
+        int, typer.Option("--shard-size", min=1, help="Games per shard file and per transaction.")
+    ] = 100,
+    max_plies: Annotated[
+        int, typer.Option("--max-plies", min=1, help="Stop a game after this many plies (*).")
+    ] = 1000,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Play games between agents: seeded per game, the same records on any number of
+    workers or machines.
+
+    A rerun with the same settings completes a run that was cut short: the shards
+    and archive games already there are kept, the missing ones played.
+    """
+    from partita.analysis.agents import parse_agent_spec
+    from partita.analysis.selfplay import seat_agents, split_agents
+    from partita.analysis.selfplay import simulate as run
+
+    game, configuration = configured(game_name, sides, tag_pairs(tags))
+    specs = split_agents(agents)
+    try:
+        for spec in specs:
+            parse_agent_spec(spec)
+        seat_agents(specs, configuration.sides, 0, rotate)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error), param_hint="--agents") from None
+    scheduler = checked_scheduler(scheduler)
+    target = db if db is not None else (archive_path(None) if output is None else None)
+    with progress_bar("simulating", not as_json) as bar:
+        task = bar.add_task("simulate", total=games, unit="games")
+
+        def report(done) -> None:
+            bar.update(task, completed=done.skipped + done.done, total=done.skipped + done.total)
+
+        summary = run(
+            game,
+            games,
+            specs,
+            configuration=configuration,
+            seed=seed,
+            rotate=rotate,
+            output=output,
+            db=target,
+            shard_size=shard_size,
+            max_plies=max_plies,
+            workers=workers,
+            scheduler=scheduler,
+            progress=report,
+        )
+    if as_json:
+        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+        return
+    where = {"inline": "in this process", "processes": "local workers", "dask": "Dask workers"}
+    places = []
+    if output is not None:
+        places.append(f"{summary.shards} shards written to {output}")
+    if target is not None:
+        places.append(f"{summary.imported} imported into {target}")
+    results = ", ".join(f"{token} {count}" for token, count in sorted(summary.results.items()))
+    stdout_console().print(
+        f"{game_name} ({summary.configuration}), {' vs '.join(specs)}, seed {seed}: "
+        f"{summary.played} games played, {summary.skipped} there already; "
+        + "; ".join(places)
+        + (f"; results {results}" if results else "")
+        + f"; {summary.games_per_second:.1f} games/s on {summary.workers} "
+        f"{where[summary.where] if summary.where != 'inline' else 'process'}",
+        markup=False,
+    )
+
+
+# -- balance ------------------------------------------------------------------------------------
+
+
+@app.command("balance")
+@filter_options()
+def balance_command(
+    selection: "GameFilter",
+    db: ArchiveOption = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the figures with their charts to this page (.html; .md without charts).",
+            dir_okay=False,
+        ),
+    ] = None,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Is the game fair? Each seat's score with 95% intervals, the first seat's
+    advantage, game lengths and how often each rule fires, per configuration.
+
+    Works on any archive's games (simulated or played); the filters are those of
+    `partita query`.
+    """
+    from partita.analysis.balance import balance
+    from partita.analysis.balance_report import describe_advantage, render_balance
+
+    scheduler = checked_scheduler(scheduler)
+    source = archive_path(db)
+    if not source.is_file():
+        raise PartitaError(f"no archive at {source}")
+    entries = balance(source, workers=workers, scheduler=scheduler, selection=selection)
+    if output is not None:
+        markdown = output.suffix.lower() in (".md", ".markdown")
+        output.write_text(render_balance(entries, markdown=markdown), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps([entry.as_dict() for entry in entries], ensure_ascii=False, indent=2))
+        return
+    if not entries:
+        typer.echo("no valid game matches")
+        return
+    for entry in entries:
+        lengths = entry.length_figures()
+        typer.echo(f"{entry.title} ({entry.label}): {entry.games} games, {entry.decided} decided")
+        for seat in entry.seats:
+            if seat.score is None:
+                continue
+            low, high = seat.interval
+            typer.echo(
+                f"  Player{seat.seat + 1}: {seat.score:.3f} ({low:.3f}-{high:.3f})  "
+                f"+{seat.won} ={seat.drawn} -{seat.lost}"
+            )
+        typer.echo(f"  {describe_advantage(entry)}")
+        if lengths["games"]:
+            typer.echo(
+                f"  length: {lengths['mean']} plies on average, median {lengths['median']}, "
+                f"{lengths['min']} to {lengths['max']}"
+            )
+        rows = entry.event_rows()
+        if rows:
+            typer.echo(
+                "  rules: "
+                + ", ".join(
+                    f"{name} {per_game:.2f}/game ({share:.0%} of games)"
+                    for name, _, per_game, share in rows
+                )
+            )
+    if output is not None:
+        typer.echo(f"written to {output}", err=True)
+
+
+def _score_value(score: int) -> str:
+    from partita.analysis.solving import score_value
+
+    return score_value(score)
