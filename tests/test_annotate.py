@@ -22,7 +22,7 @@ from partita.analysis.annotate import (
     kept_comment,
     parse_eval_comment,
 )
-from partita.cli.app import app, main
+from partita.cli.app import main
 from partita.errors import PartitaError
 from partita.games.gravity.rules import GravityState
 from partita.games.gravity.solver import Solver
@@ -376,12 +376,12 @@ def test_chance_plies_have_no_mover_and_no_mark():
     assert all(ply.nag == "" and ply.drop == 0.0 for ply in chance)
 
 
-def test_annotate_json_gives_every_ply(tmp_path, runner):
+def test_annotate_json_gives_every_ply(tmp_path):
     source = tmp_path / "game.pgr"
     source.write_text(setup_record(*LOSING_AT_ONCE[2][:2], "C1-C3").text, encoding="utf-8")
-    result = runner.invoke(app, ["annotate", str(source), "--agent", "mcts:64", "--json"])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    code, out, err = run_cli(["annotate", str(source), "--agent", "mcts:64", "--json"])
+    assert code == 0, err
+    data = json.loads(out)
     assert data["game"] == "universal-forces" and data["agent"] == "mcts:64"
     assert data["thresholds"] == {"?": 0.15, "??": 0.35}
     (ply,) = data["plies"]

@@ -17,7 +17,8 @@ from partita.games.forceball.determinize import (
     hidden_places,
     knowledge,
 )
-from partita.games.forceball.rules import ForceballRules, Turn
+from partita.games.forceball.rules import ForceballRules
+from partita.games.forceball.values import Draw, End, SpeedUp, Turn
 from partita.games.registry import get_game
 
 FORCEBALL = get_game("forceball")
@@ -108,7 +109,7 @@ def test_a_card_seen_drawn_by_the_opponent_stays_in_its_hand():
         state = rules.apply(state, move)
     mover = state.to_move
     top = state.draw[0]
-    turn = Turn((("draw",), ("end",)))  # draw the top card and give the attack up
+    turn = Turn((Draw(), End()))  # draw the top card and give the attack up
     history.append((state, turn))
     state = rules.apply(state, turn)
     viewer = 1 - mover
@@ -131,16 +132,16 @@ def test_an_unseen_move_widens_what_the_side_knows():
         state = rules.apply(state, move)
     mover = state.to_move
     top = state.draw[0]
-    draw_only = Turn((("draw",), ("end",)))
+    draw_only = Turn((Draw(), End()))
     history.append((state, draw_only))
     state = rules.apply(state, draw_only)
     viewer = 1 - mover
-    give_up = Turn((("end",),))  # the viewer gives the ball back at once
+    give_up = Turn((End(),))  # the viewer gives the ball back at once
     history.append((state, give_up))
     state = rules.apply(state, give_up)
     assert state.to_move == mover and top in state.hands[mover]
     spare = next(card for card in state.hands[mover] if card != top)
-    speed_up = Turn((("speed+", rules.ids[spare]), ("end",)))
+    speed_up = Turn((SpeedUp(rules.ids[spare]), End()))
     history.append((state, speed_up))
     state = rules.apply(state, speed_up)
     assert top in state.hands[mover]  # the table says so; the viewer cannot tell

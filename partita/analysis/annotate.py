@@ -24,7 +24,7 @@ the NAG on marked moves, with a comment naming a better move (``t5 wins in 7``,
 expected score after it). Comments ``[%eval ...]`` from an earlier run are
 replaced.
 
-In a hidden-information game (Forceball) each move is judged from what its mover
+In a hidden-information game (a card game) each move is judged from what its mover
 knew: both positions are searched from the mover's information only (see
 :mod:`partita.analysis.mcts`); a chance ply (a shuffle, a face-off) is valued from
 the information of the side that moves next.

@@ -176,7 +176,10 @@ def annotate(
         ),
     ] = DEFAULT_AGENT,
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed of the searches (same seed, same annotation).")
+        int,
+        typer.Option(
+            "--seed", min=0, max=LARGEST, help="Seed of the searches (same seed, same annotation)."
+        ),
     ] = 0,
     budget: Annotated[
         int,
@@ -217,7 +220,7 @@ def annotate(
 ) -> None:
     """Value every move with each side's expected score; mark mistakes ? and ??.
 
-    The exact solver values the positions within its budget (gravity games), the
+    The exact solver values the positions within its budget (games that have one), the
     agent (MCTS by default) the others. After each move a comment [%eval 0.62,0.38]
     gives every side's expected score; a move that drops its mover's by more than
     0.15 gets ?, by more than 0.35 ??, with a better move. The annotated record is

@@ -323,10 +323,11 @@ def export(
                 count = sum(files.values())
             elif output is None:
                 stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
-                count = database.export_games(
-                    opened, stream, options=options, progress=update, **chosen
-                )
-                sys.stdout.flush()
+                with writing(None):
+                    count = database.export_games(
+                        opened, stream, options=options, progress=update, **chosen
+                    )
+                    sys.stdout.flush()
             else:
                 with writing(output), replaced_file(output) as stream:
                     count = database.export_games(

@@ -40,6 +40,7 @@ WorkersOption = Annotated[
     typer.Option(
         "--workers",
         min=1,
+        max=64,
         help="Local worker processes (1: all in this process). Default: one per CPU.",
     ),
 ]
@@ -170,7 +171,8 @@ def book(
         str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
     ],
     depth: Annotated[
-        int, typer.Option("--depth", min=0, help="Plies from the root that the book covers.")
+        int,
+        typer.Option("--depth", min=0, max=64, help="Plies from the root that the book covers."),
     ] = 4,
     moves: Annotated[
         str | None,
@@ -207,13 +209,16 @@ def book(
         typer.Option(
             "--budget",
             min=0,
+            max=10**15,
             help="Most nodes the solver searches per position of the last ply (0: no limit); "
             "harder ones are stored unsolved, and a rerun with more tries them again.",
         ),
     ] = 5_000_000,
     seconds: Annotated[
         float | None,
-        typer.Option("--seconds", min=0, help="Most seconds per position of the last ply."),
+        typer.Option(
+            "--seconds", min=0, max=1e8, help="Most seconds per position of the last ply."
+        ),
     ] = None,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
@@ -356,7 +361,7 @@ def simulate(
     game_name: Annotated[
         str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
     ],
-    games: Annotated[int, typer.Option("--games", min=0, help="How many games.")] = 100,
+    games: Annotated[int, typer.Option("--games", min=0, max=10**12, help="How many games.")] = 100,
     agents: Annotated[
         str,
         typer.Option(
@@ -365,7 +370,10 @@ def simulate(
             "(random, greedy, mcts:N; options after a comma: mcts:500,c=0.7).",
         ),
     ] = "random",
-    seed: Annotated[int, typer.Option("--seed", help="The run's seed: same seed, same games.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", min=0, max=2**63 - 1, help="The run's seed: same seed, same games."),
+    ] = 0,
     sides: SidesFilter = None,
     tags: TagFilter = None,
     rotate: Annotated[
@@ -390,10 +398,16 @@ def simulate(
         ),
     ] = None,
     shard_size: Annotated[
-        int, typer.Option("--shard-size", min=1, help="Games per shard file and per transaction.")
+        int,
+        typer.Option(
+            "--shard-size", min=1, max=10**9, help="Games per shard file and per transaction."
+        ),
     ] = 100,
     max_plies: Annotated[
-        int, typer.Option("--max-plies", min=1, help="Stop a game after this many plies (*).")
+        int,
+        typer.Option(
+            "--max-plies", min=1, max=10**9, help="Stop a game after this many plies (*)."
+        ),
     ] = 1000,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
