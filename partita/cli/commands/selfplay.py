@@ -59,6 +59,17 @@ SchedulerOption = Annotated[
         show_envvar=False,
     ),
 ]
+SetupSidesOption = Annotated[
+    int | None,
+    typer.Option("--sides", min=2, max=4, help="Sides of the set-up (default: the game's fewest)."),
+]
+SetupTagOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag",
+        help="NAME=VALUE: a tag of the game's set-up (League=junior, RoundLimit=20); repeatable.",
+    ),
+]
 BookOption = Annotated[
     Path | None,
     typer.Option(
@@ -183,8 +194,8 @@ def book(
         str | None,
         typer.Option("--position", help="The root position, in the game's position notation."),
     ] = None,
-    sides: SidesFilter = None,
-    tags: TagFilter = None,
+    sides: SetupSidesOption = None,
+    tags: SetupTagOption = None,
     db: ArchiveOption = None,
     output: Annotated[
         Path | None,
@@ -367,8 +378,8 @@ def simulate(
         ),
     ] = "random",
     seed: Annotated[int, typer.Option("--seed", help="The run's seed: same seed, same games.")] = 0,
-    sides: SidesFilter = None,
-    tags: TagFilter = None,
+    sides: SetupSidesOption = None,
+    tags: SetupTagOption = None,
     rotate: Annotated[
         bool, typer.Option("--rotate", help="Turn the agents round the seats from game to game.")
     ] = False,
