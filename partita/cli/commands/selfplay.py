@@ -26,12 +26,6 @@ if TYPE_CHECKING:
 
     from partita.database.filters import GameFilter
 
-#: The set-up of the games a command plays or searches (not a filter).
-SidesFilter = Annotated[int | None, typer.Option("--sides", help="Number of sides.", min=2, max=4)]
-TagFilter = Annotated[
-    list[str] | None,
-    typer.Option("--tag", help="NAME=VALUE: a game tag of the set-up (repeatable)."),
-]
 
 # -- options shared by the commands of this module --------------------------------------------
 
@@ -52,6 +46,17 @@ SchedulerOption = Annotated[
         help="A Dask scheduler to run on (tcp://HOST:8786, or local:N for a local cluster "
         f"of N workers); default ${SCHEDULER_VARIABLE}. Needs partita[cluster].",
         show_envvar=False,
+    ),
+]
+SetupSidesOption = Annotated[
+    int | None,
+    typer.Option("--sides", min=2, max=4, help="Sides of the set-up (default: the game's fewest)."),
+]
+SetupTagOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag",
+        help="NAME=VALUE: a tag of the game's set-up (League=junior, RoundLimit=20); repeatable.",
     ),
 ]
 BookOption = Annotated[
@@ -184,8 +189,8 @@ def book(
         str | None,
         typer.Option("--position", help="The root position, in the game's position notation."),
     ] = None,
-    sides: SidesFilter = None,
-    tags: TagFilter = None,
+    sides: SetupSidesOption = None,
+    tags: SetupTagOption = None,
     db: ArchiveOption = None,
     output: Annotated[
         Path | None,
@@ -374,8 +379,8 @@ def simulate(
         int,
         typer.Option("--seed", min=0, max=2**63 - 1, help="The run's seed: same seed, same games."),
     ] = 0,
-    sides: SidesFilter = None,
-    tags: TagFilter = None,
+    sides: SetupSidesOption = None,
+    tags: SetupTagOption = None,
     rotate: Annotated[
         bool, typer.Option("--rotate", help="Turn the agents round the seats from game to game.")
     ] = False,
