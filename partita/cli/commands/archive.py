@@ -320,16 +320,17 @@ def export(
                 )  # fmt: skip
                 count = sum(files.values())
             elif output is None:
-                stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
-                count = database.export_games(
-                    opened,
-                    stream,
-                    options=options,
-                    progress=update,
-                    selection=selection,
-                    limit=limit,
-                )
-                sys.stdout.flush()
+                with writing(None):
+                    stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
+                    count = database.export_games(
+                        opened,
+                        stream,
+                        options=options,
+                        progress=update,
+                        selection=selection,
+                        limit=limit,
+                    )
+                    sys.stdout.flush()
             else:
                 with writing(output), replaced_file(output) as stream:
                     count = database.export_games(
