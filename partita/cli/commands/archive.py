@@ -308,30 +308,38 @@ def export(
             raise typer.BadParameter(f"there is no folder {output.parent}", param_hint="--output")
     else:
         check_output(output, "--output")
-    chosen: dict[str, Any] = {"selection": selection, "limit": limit}
     # The archive first: a missing or foreign one stops before the output is made.
     with database.archive(target, readonly=True) as opened:
-        total = database.count_games(opened, **chosen)
+        total = database.count_games(opened, selection, limit=limit)
         streams = output is None
         with progress_bar("exporting", total=total, streams_output=streams, unit="games") as update:
-            if into_folder:
-                assert output is not None  # checked above
+            if into_folder and output is not None:
                 files = database.export_to_folder(
                     opened, output, split_by=split_by, per_file=per_file, options=options,
-                    progress=update, **chosen,
+                    progress=update, selection=selection, limit=limit,
                 )  # fmt: skip
                 count = sum(files.values())
             elif output is None:
-                stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
                 with writing(None):
+                    stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
                     count = database.export_games(
-                        opened, stream, options=options, progress=update, **chosen
+                        opened,
+                        stream,
+                        options=options,
+                        progress=update,
+                        selection=selection,
+                        limit=limit,
                     )
                     sys.stdout.flush()
             else:
                 with writing(output), replaced_file(output) as stream:
                     count = database.export_games(
-                        opened, stream, options=options, progress=update, **chosen
+                        opened,
+                        stream,
+                        options=options,
+                        progress=update,
+                        selection=selection,
+                        limit=limit,
                     )
     if into_folder:
         stderr_console().print(
