@@ -25,6 +25,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -69,6 +70,7 @@ GAME_COLUMNS: tuple[str, ...] = (
     "source_index",
     "source_line",
     "source_offset",
+    "twin_key",  # added by migration 2
 )
 
 PROBLEM_COLUMNS: tuple[str, ...] = (
@@ -166,7 +168,14 @@ class Migration:
 
 #: Every migration, in order. A later game that needs a column or a table adds one
 #: entry here; opening an older archive applies the missing steps.
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "games, positions and problems", _create_v1),)
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "games, positions and problems", _create_v1),
+    Migration(
+        2,
+        "positions and problems indexed by game; games.twin_key",
+        lambda db: import_module("partita.database.upgrades").upgrade_to_v2(db),
+    ),
+)
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
