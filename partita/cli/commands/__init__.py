@@ -4,6 +4,7 @@ from partita.cli.commands import (  # noqa: F401
     analysis,
     archive,
     conformance,
+    maintenance,
     records,
     reports,
 )
