@@ -49,6 +49,7 @@ from partita.database.prepare import (
     stored_text,
 )
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
+from partita.database.twins import new_twins
 from partita.notation.files import expand_paths
 from partita.notation.reader import split_records
 from partita.notation.replay import ReplayedRecord
@@ -107,7 +108,9 @@ class ImportProgress:
 class ImportSummary:
     """The outcome of an import: ``imported`` counts the games stored (``invalid``
     of them with status invalid), ``duplicates`` the records already there (or
-    twice in the input), ``refused`` the invalid records strict mode turned away."""
+    twice in the input), ``refused`` the invalid records strict mode turned away;
+    ``twins`` the games stored that have a twin stored before them (same game, set-up
+    and mainline: :mod:`partita.database.twins`), each ``{"game", "twin_of"}``."""
 
     files: int = 0
     records: int = 0
@@ -119,6 +122,7 @@ class ImportSummary:
     problems: int = 0
     bytes: int = 0
     refusals: list[Refusal] = field(default_factory=list)
+    twins: list[dict[str, int]] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -270,13 +274,19 @@ def import_records(
 ) -> ImportSummary:
     """Store already replayed records (for callers that read and replay themselves)."""
     with archive(target) as db:
+        first_id = _next_id(db)
         writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
         for replayed in replayed_records:
             writer.add(replayed)
             if writer.pending >= batch_size:
                 writer.flush()
         writer.flush()
+        writer.summary.twins = new_twins(db, first_id)
         return writer.summary
+
+
+def _next_id(db: Database) -> int:
+    return db.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
 
 
 def import_paths(
@@ -316,6 +326,7 @@ def import_paths(
     if workers is None:
         workers = _auto_workers(total)
     with archive(target) as db, _Preparer(workers) as preparer:
+        first_id = _next_id(db)
         writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
         summary = writer.summary
         summary.files = len(files)
@@ -352,6 +363,7 @@ def import_paths(
                     writer.flush()
                     report(done_before + offset, files[finished])
         finish_files(len(files))
+        summary.twins = new_twins(db, first_id)
         return summary
 
 

@@ -106,6 +106,7 @@ def import_(
             f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
             f"{summary.invalid} invalid"
             + (f", {summary.refused} refused (strict)" if strict else "")
+            + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
             + f" ({summary.records} records in {len(files)} files)",
             markup=False,
         )

@@ -1,11 +1,12 @@
-"""Commands that change the archive: delete, tag set, tag unset."""
+"""Commands that keep the archive in order: delete, tag set, tag unset, twins."""
 
 from __future__ import annotations
 
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -33,6 +34,7 @@ from partita.database.maintenance import (
     set_tag,
     unset_tag,
 )
+from partita.database.twins import TwinGroup, find_twins, twins_to_delete
 from partita.errors import PartitaError
 
 YesOption = Annotated[
@@ -176,3 +178,96 @@ def tag_unset(
 ) -> None:
     """Remove a tag from a game (refused if that makes a valid game invalid)."""
     _print_change(unset_tag(existing_archive(db), game_id, name), as_json)
+
+
+class KeepRule(StrEnum):
+    oldest = "oldest"
+    most_tags = "most-tags"
+
+
+@app.command()
+def twins(
+    db: ArchiveOption = None,
+    game: GameFilter = None,
+    player: PlayerFilter = None,
+    result: ResultFilter = None,
+    event: EventFilter = None,
+    date_from: DateFromFilter = None,
+    date_to: DateToFilter = None,
+    opening: OpeningFilter = None,
+    position: PositionFilter = None,
+    sides: SidesFilter = None,
+    tag: TagFilter = None,
+    fuzzy_depth: Annotated[
+        int | None,
+        typer.Option(
+            "--fuzzy-depth",
+            min=1,
+            help="Twins are the games that reached the same position after this many plies.",
+        ),
+    ] = None,
+    delete_them: Annotated[
+        bool, typer.Option("--delete", help="Delete all but one game of each group.")
+    ] = False,
+    keep: Annotated[
+        KeepRule | None,
+        typer.Option(
+            "--keep",
+            help="With --delete, the game each group keeps: oldest (first stored, the "
+            "default) or most-tags.",
+        ),
+    ] = None,
+    yes: YesOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Games that are the same game on the board: same game, set-up and mainline,
+    whatever their tags, comments and layout (--fuzzy-depth: the same position at a ply).
+    """
+    if keep is not None and not delete_them:
+        raise typer.BadParameter("--keep chooses what --delete keeps", param_hint="--keep")
+    target = existing_archive(db)
+    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
+    groups = find_twins(target, fuzzy_depth=fuzzy_depth, **chosen)
+    deletion = None
+    if delete_them and groups:
+        doomed = twins_to_delete(groups, (keep or KeepRule.oldest).value)
+        confirm_deletion(doomed, target, yes, what=f" (twins; {len(groups)} kept)")
+        deletion = delete_games(target, doomed)
+    if as_json:
+        data: dict[str, Any] = {"groups": [group.as_dict() for group in groups]}
+        if delete_them:
+            data["deleted"] = (
+                deletion.as_dict() if deletion else {"games": [], "positions": 0, "problems": 0}
+            )
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    _print_twins(groups, fuzzy_depth)
+    if deletion is not None:
+        typer.echo(
+            f"{target}: deleted {len(deletion.games)} twin{'' if len(deletion.games) == 1 else 's'}, kept one game of each group "
+            f"({deletion.positions} positions and {deletion.problems} problems went with them)"
+        )
+
+
+def _print_twins(groups: list[TwinGroup], fuzzy_depth: int | None) -> None:
+    kind = "twins" if fuzzy_depth is None else f"games with the same position at ply {fuzzy_depth}"
+    if not groups:
+        typer.echo(f"no {kind}")
+        return
+    count = sum(len(group.games) for group in groups)
+    noun = "group" if len(groups) == 1 else "groups"
+    typer.echo(f"{len(groups)} {noun} of {kind}, {count} games:")
+    for group in groups:
+        typer.echo("")
+        for entry in group.games:
+            mark = ""
+            if group.kept is not None:
+                mark = "  kept" if entry["id"] == group.kept else "  deleted"
+            players = " - ".join(entry["players"])
+            parts = [entry["game"] or "", entry["date"] or "", entry["event"] or "", players]
+            typer.echo(
+                f"  {entry['id']:>6}  "
+                + "  ".join(part for part in parts if part)
+                + f"  {entry['result'] or '?'}  {entry['plies']} plies, {entry['tags']} tags"
+                + mark
+            )
