@@ -1,4 +1,4 @@
-"""Commands that keep the archive in order: delete, tag set, tag unset, twins."""
+"""Commands that keep the archive in order: delete, tag set, tag unset, twins, merge."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from partita.database.maintenance import (
     set_tag,
     unset_tag,
 )
+from partita.database.merge import merge_archive
 from partita.database.twins import TwinGroup, find_twins, twins_to_delete
 from partita.errors import PartitaError
 
@@ -271,3 +272,39 @@ def _print_twins(groups: list[TwinGroup], fuzzy_depth: int | None) -> None:
                 + f"  {entry['result'] or '?'}  {entry['plies']} plies, {entry['tags']} tags"
                 + mark
             )
+
+
+@app.command()
+def merge(
+    other: Annotated[
+        Path,
+        typer.Argument(
+            help="The partita archive whose games to copy (read, never changed).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ],
+    db: ArchiveOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy the games of another archive into this one, with their positions and
+    problems, skipping those already here; print the id mapping. One transaction.
+    """
+    target = archive_path(db)
+    merged = merge_archive(target, other)
+    if as_json:
+        typer.echo(json.dumps(merged.as_dict(), indent=2))
+        return
+    for entry in merged.mapping:
+        if "to" in entry:
+            typer.echo(f"{entry['from']} -> {entry['to']}")
+        else:
+            typer.echo(f"{entry['from']} -> duplicate of {entry['duplicate_of']}")
+    noun = "game" if merged.copied == 1 else "games"
+    line = (
+        f"{target}: {merged.copied} {noun} copied from {other} ({merged.positions} positions, "
+        f"{merged.problems} problems), {merged.duplicates} duplicates skipped"
+    )
+    if merged.twins:
+        line += f", {len(merged.twins)} twins of stored games"
+    typer.echo(line)
