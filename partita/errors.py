@@ -54,3 +54,7 @@ class ArchiveError(PartitaError):
 
 class BudgetExceeded(PartitaError):
     """The work allowed (nodes, positions or seconds) ran out before the answer."""
+
+
+class InputError(PartitaError):
+    """A records input cannot be read: damaged compressed data, a missing decompressor."""

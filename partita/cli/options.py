@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from partita.notation.inputs import is_stdin
+
 DEFAULT_ARCHIVE = "partita.db"
 
 
@@ -60,6 +62,36 @@ TagFilter = Annotated[
     typer.Option(
         "--tag",
         help="NAME=VALUE: the record's tag NAME has this value (repeatable; NAME= for absent).",
+    ),
+]
+
+
+def check_record_paths(paths: list[Path]) -> list[Path]:
+    """Every records path exists (``-``, standard input, always does): a usage error
+    naming the first that does not, before any work. (typer's ``allow_dash`` does
+    not let ``-`` through a ``Path`` parameter's existence check.)"""
+    for path in paths:
+        if not is_stdin(path) and not path.exists():
+            raise typer.BadParameter(f"path '{path}' does not exist")
+    return paths
+
+
+def check_record_file(path: Path | None) -> Path | None:
+    """A records file that exists and is no folder, or ``-`` (standard input)."""
+    if path is not None and not is_stdin(path):
+        if not path.exists():
+            raise typer.BadParameter(f"file '{path}' does not exist")
+        if path.is_dir():
+            raise typer.BadParameter(f"'{path}' is a folder, not a file")
+    return path
+
+
+RecordPaths = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Record files (plain or compressed) or folders (*.pgr inside); - reads "
+        "standard input.",
+        callback=check_record_paths,
     ),
 ]
 

@@ -51,6 +51,7 @@ from partita.database.prepare import (
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
 from partita.database.twins import new_twins
 from partita.notation.files import expand_paths
+from partita.notation.inputs import input_name, input_size
 from partita.notation.reader import split_records
 from partita.notation.replay import ReplayedRecord
 
@@ -321,7 +322,7 @@ def import_paths(
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     files = expand_paths(paths)
-    sizes = [file.stat().st_size for file in files]
+    sizes = [input_size(file) for file in files]
     total = sum(sizes)
     if workers is None:
         workers = _auto_workers(total)
@@ -393,7 +394,7 @@ def _chunks(files: list[Path], strict: bool) -> Iterator[_Chunk]:
     """The records of ``files`` cut (not tokenized), in chunks of about
     :data:`CHUNK_BYTES` of text, a chunk never spanning two files."""
     for number, file in enumerate(files):
-        name = os.fspath(file)
+        name = input_name(file)
         records: list[tuple[str, int, int, int, int, list]] = []
         offsets: list[int] = []
         size = 0

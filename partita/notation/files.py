@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from partita.errors import PartitaError
+from partita.notation.inputs import RECORD_SUFFIXES, is_stdin
 
 if TYPE_CHECKING:
     from partita.notation.replay import ReplayedRecord
@@ -16,15 +17,25 @@ RECORD_SUFFIX = ".pgr"
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Files as given, and every ``*.pgr`` file under each folder (sorted, recursive).
+    """Files as given (``-``: standard input), and every record file under each
+    folder (sorted, recursive): ``*.pgr``, and ``*.pgr.gz``, ``.bz2``, ``.xz``,
+    ``.zst`` (:data:`~partita.notation.inputs.RECORD_SUFFIXES`).
 
     A path that does not exist is an error naming it, found before any work.
     """
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob(f"*{RECORD_SUFFIX}") if p.is_file()))
+        if is_stdin(raw):
+            files.append(path)
+        elif path.is_dir():
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*.pgr*")
+                    if p.name.endswith(RECORD_SUFFIXES) and p.is_file()
+                )
+            )
         elif path.is_file():
             files.append(path)
         else:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 from partita.notation import pgr, scanner
+from partita.notation.inputs import input_name, open_input
 from partita.notation.model import Node, Record, SourceRef
 from partita.notation.pgr import (
     BAD_TAG,
@@ -362,10 +363,10 @@ class _LineSource:
             self.lines = _text_lines(io.StringIO(source))
             self.name = name or "<string>"
         elif isinstance(source, str | os.PathLike):
-            stream = open(source, "rb")  # noqa: SIM115 - closed in __exit__
+            stream = open_input(source)  # "-" is stdin; compressed files decompressed
             self._close = stream
             self.lines = _binary_lines(stream)
-            self.name = name or os.fspath(source)
+            self.name = name or input_name(source)
         elif hasattr(source, "read"):
             stream_name = getattr(source, "name", None)
             self.name = name or (str(stream_name) if stream_name is not None else "<stream>")

@@ -14,6 +14,7 @@ from partita.cli.app import app
 from partita.cli.options import ArchiveOption, JsonOption, archive_path
 from partita.errors import PartitaError
 from partita.games.registry import get_game
+from partita.notation.inputs import is_stdin
 from partita.notation.writer import write_record
 
 #: Default node budget of `partita solve` (under a second compiled, about 30 s in pure Python).
@@ -119,7 +120,10 @@ def _describe(solution, score: int) -> str:
 @app.command()
 def annotate(
     source: Annotated[
-        str, typer.Argument(help="A record file, or the id of a game in the archive.")
+        str,
+        typer.Argument(
+            help="A record file (-: standard input), or the id of a game in the archive."
+        ),
     ],
     index: Annotated[
         int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
@@ -147,7 +151,7 @@ def annotate(
         typer.Option(
             "-o",
             "--output",
-            help="Write the annotated record here (default: stdout).",
+            help="Write the annotated record here (default, and -: stdout).",
             dir_okay=False,
         ),
     ] = None,
@@ -176,7 +180,7 @@ def annotate(
     text = write_record(record)
     if as_json:
         typer.echo(json.dumps(annotation.as_dict(), indent=2))
-    elif output is not None:
+    elif output is not None and not is_stdin(output):
         output.write_text(text, encoding="utf-8")
     else:
         typer.echo(text, nl=False)

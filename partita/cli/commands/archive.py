@@ -24,6 +24,7 @@ from partita.cli.options import (
     OpeningFilter,
     PlayerFilter,
     PositionFilter,
+    RecordPaths,
     ResultFilter,
     SidesFilter,
     StrictOption,
@@ -33,6 +34,7 @@ from partita.cli.options import (
 )
 from partita.errors import PartitaError
 from partita.notation.files import expand_paths
+from partita.notation.inputs import input_size, is_stdin
 from partita.notation.model import Record
 from partita.notation.reader import read_records
 
@@ -42,7 +44,7 @@ console = Console(highlight=False)
 def load_source(source: str, index: int, db: Path) -> Record:
     """A record from a file (the ``index``-th, from 0) or from the archive by game id."""
     path = Path(source)
-    if path.is_file():
+    if is_stdin(source) or path.is_file():
         for position, record in enumerate(read_records(path)):
             if position == index:
                 return record
@@ -56,9 +58,7 @@ def load_source(source: str, index: int, db: Path) -> Record:
 
 @app.command("import")
 def import_(
-    paths: Annotated[
-        list[Path], typer.Argument(help="Record files or folders (*.pgr inside).", exists=True)
-    ],
+    paths: RecordPaths,
     db: ArchiveOption = None,
     strict: StrictOption = False,
     workers: Annotated[
@@ -80,7 +80,7 @@ def import_(
     """
     files = expand_paths(paths)
     target = archive_path(db)
-    total_bytes = sum(file.stat().st_size for file in files) or 1
+    total_bytes = sum(input_size(file) for file in files) or 1
     show_bar = not as_json and sys.stderr.isatty()
     with Progress(
         TextColumn("importing"),
@@ -174,7 +174,8 @@ def export(
     sides: SidesFilter = None,
     tag: TagFilter = None,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+        Path | None,
+        typer.Option("-o", "--output", help="Write here instead of stdout (-: stdout)."),
     ] = None,
     canonical: Annotated[
         bool,
@@ -192,7 +193,7 @@ def export(
     """
     target = _existing_archive(db)
     chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
-    if output is None:
+    if output is None or is_stdin(output):
         count = database.export_games(target, sys.stdout, canonical=canonical, **chosen)
     else:
         with output.open("w", encoding="utf-8", newline="\n") as stream:

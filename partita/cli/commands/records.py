@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -12,7 +11,13 @@ from rich.console import Console
 from rich.text import Text
 
 from partita.cli.app import app
-from partita.cli.options import ArchiveOption, JsonOption, StrictOption, archive_path
+from partita.cli.options import (
+    ArchiveOption,
+    JsonOption,
+    RecordPaths,
+    StrictOption,
+    archive_path,
+)
 from partita.errors import PartitaError
 from partita.games.registry import all_games
 from partita.notation.files import validate_paths
@@ -25,9 +30,7 @@ errors = Console(stderr=True, highlight=False)
 
 @app.command()
 def validate(
-    files: Annotated[
-        list[Path], typer.Argument(help="Record files or folders (*.pgr inside).", exists=True)
-    ],
+    files: RecordPaths,
     strict: StrictOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -79,7 +82,10 @@ class ShowFormat(StrEnum):
 @app.command()
 def show(
     source: Annotated[
-        str, typer.Argument(help="A record file, or the id of a game in the archive.")
+        str,
+        typer.Argument(
+            help="A record file (-: standard input), or the id of a game in the archive."
+        ),
     ],
     index: Annotated[
         int, typer.Option("--index", help="Which record of the file (from 0).", min=0)

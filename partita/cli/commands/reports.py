@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -12,7 +13,13 @@ from rich.console import Console
 from rich.table import Table
 
 from partita.analysis.novelty import Novelty, novelty_against_archive, novelty_against_file
-from partita.analysis.report import ReportOptions, write_report
+from partita.analysis.report import (
+    ReportOptions,
+    build_report,
+    render_html,
+    render_markdown,
+    write_report,
+)
 from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.cli.app import app
 from partita.cli.options import (
@@ -29,9 +36,11 @@ from partita.cli.options import (
     SidesFilter,
     TagFilter,
     archive_path,
+    check_record_file,
     filters,
 )
 from partita.errors import PartitaError
+from partita.notation.inputs import is_stdin
 
 console = Console(highlight=False)
 
@@ -84,14 +93,19 @@ def tree(
     symmetry: SymmetryOption = False,
     as_json: JsonOption = False,
     dot: Annotated[
-        Path | None, typer.Option("--dot", help="Write the tree as Graphviz DOT to this file.")
+        Path | None,
+        typer.Option("--dot", help="Write the tree as Graphviz DOT to this file (-: stdout)."),
     ] = None,
     graphml: Annotated[
-        Path | None, typer.Option("--graphml", help="Write the tree as GraphML to this file.")
+        Path | None,
+        typer.Option("--graphml", help="Write the tree as GraphML to this file (-: stdout)."),
     ] = None,
 ) -> None:
     """The opening tree of the archive's games: moves from a position with their
     games, share, results (W/D/L of the side that moved), score and transpositions."""
+    to_stdout = [path for path in (dot, graphml) if path is not None and is_stdin(path)]
+    if len(to_stdout) + as_json > 1:
+        raise typer.BadParameter("only one of --json, --dot - and --graphml - can use stdout")
     target = _existing(db)
     chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides, tag)
     built = tree_from_archive(
@@ -104,9 +118,19 @@ def tree(
         **{name: value for name, value in chosen.items() if name != "game"},
     )
     if dot is not None:
-        built.write_dot(dot)
+        if is_stdin(dot):
+            typer.echo(built.to_dot(), nl=False)
+        else:
+            built.write_dot(dot)
     if graphml is not None:
-        built.write_graphml(graphml)
+        if is_stdin(graphml):
+            with tempfile.TemporaryDirectory() as folder:
+                built.write_graphml(Path(folder) / "tree.graphml")
+                typer.echo((Path(folder) / "tree.graphml").read_text(encoding="utf-8"), nl=False)
+        else:
+            built.write_graphml(graphml)
+    if to_stdout:
+        return
     if as_json:
         typer.echo(built.to_json())
         return
@@ -162,7 +186,10 @@ def _print_tree(built: OpeningTree) -> None:
 @app.command()
 def novelty(
     source: Annotated[
-        str, typer.Argument(help="A record file, or the id of a game in the archive.")
+        str,
+        typer.Argument(
+            help="A record file (-: standard input), or the id of a game in the archive."
+        ),
     ],
     index: Annotated[
         int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
@@ -172,9 +199,8 @@ def novelty(
         Path | None,
         typer.Option(
             "--reference",
-            help="Compare with the records of this file instead of the archive.",
-            exists=True,
-            dir_okay=False,
+            help="Compare with the records of this file instead of the archive (-: stdin).",
+            callback=check_record_file,
         ),
     ] = None,
     as_json: JsonOption = False,
@@ -238,7 +264,10 @@ class ReportFormat(StrEnum):
 @app.command()
 def report(
     output: Annotated[
-        Path, typer.Option("-o", "--output", help="The report file (.html, or .md for Markdown).")
+        Path,
+        typer.Option(
+            "-o", "--output", help="The report file (.html, or .md for Markdown; -: stdout)."
+        ),
     ],
     db: ArchiveOption = None,
     game: GameFilter = None,
@@ -276,6 +305,11 @@ def report(
         title=title,
     )
     chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
+    if is_stdin(output):
+        data = build_report(target, options=options, **chosen)
+        markdown = output_format is ReportFormat.md
+        typer.echo(render_markdown(data) if markdown else render_html(data), nl=False)
+        return
     written = write_report(
         target,
         output,
