@@ -5,6 +5,7 @@ from partita.cli.commands import (  # noqa: F401
     archive,
     conformance,
     maintenance,
+    players,
     records,
     reports,
 )
