@@ -7,6 +7,8 @@ import io
 import json
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -321,3 +323,21 @@ def test_an_exported_changed_game_imports_as_the_same_record(db, tmp_path):
     import_paths(again, [source])
     [(digest,)] = rows(db, "SELECT hash FROM games WHERE id = ?", (game_id,))
     assert (digest,) in rows(again, "SELECT hash FROM games")
+
+
+def test_the_real_command_says_one_line_and_exits_1(db):
+    """`partita tag` and `partita delete` as a shell runs them: one line, no traceback."""
+    for args, line in (
+        (
+            ["tag", "set", "9999", "Event", "x"],
+            "partita: error: there is no game 9999 in the archive",
+        ),
+        (["delete", "9999", "--yes"], "partita: error: there is no game 9999 in the archive"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "partita", *args, "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert (done.returncode, done.stderr.splitlines()) == (1, [line])

@@ -5,8 +5,8 @@ A player is a name as the ``PlayerN`` tags spell it, matched case- and
 accent-insensitively: the name is decomposed (NFKD), its combining marks dropped,
 case-folded and its blank space made single, so ``ZOE``, ``Zoe`` and ``Zoë`` are
 one player (shown with the spelling the records use most). A person playing two
-games is two rows: one per game, since a Connect Four result says nothing about
-Forza 4x4 strength.
+games is two rows: one per game, since a result in one game says nothing about
+strength in another.
 
 Results are the records' result fields, seat by seat: ``1`` won, ``1/2`` drawn (or
 shared), ``0`` lost, ``*`` unfinished. The score is the points of the decided
@@ -84,8 +84,9 @@ def _rating_tag(value: Any) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def _games(db: Database, filters: dict[str, Any]) -> Iterator[_Game]:
-    """The selected games with all their seats named, by game then date order."""
+def games_sql(filters: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The query of the games the statistics read, by game then date order (the
+    order of the ``games_game_date`` index), and its parameters."""
     chosen = {name: value for name, value in filters.items() if value not in (None, [], ())}
     joins, where, params = _where(**chosen)
     tags = ", ".join(f"json_extract(g.tags, '$.Player{seat}Elo')" for seat in range(1, _SEATS + 1))
@@ -95,6 +96,12 @@ def _games(db: Database, filters: dict[str, Any]) -> Iterator[_Game]:
         f"{players}, {tags} FROM {joins} WHERE {where} AND g.game IS NOT NULL "
         "ORDER BY g.game, g.date_min, g.id"
     )
+    return sql, params
+
+
+def _games(db: Database, filters: dict[str, Any]) -> Iterator[_Game]:
+    """The selected games with all their seats named, by game then date order."""
+    sql, params = games_sql(filters)
     for row in db.execute(sql, params):
         game_id, game, sides, date, date_min, status, result, event = row[:8]
         names = row[8 : 8 + _SEATS]
