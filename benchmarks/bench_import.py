@@ -108,7 +108,7 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
     10,000 record trees costs the allocator and the collector), and would not add up
     to the full import. Then the full import with worker processes: as chosen by
     default (``workers=None``), and with each count in ``workers``."""
-    from partita.database import importer  # here: the module level stays light
+    from partita.database import parallel  # here: the module level stays light
 
     files = expand_paths([corpus])
 
@@ -160,7 +160,7 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
         "records": summary.records,
         "plies": plies,
         "bytes": size,
-        "auto_workers": importer._auto_workers(size),
+        "auto_workers": parallel.auto_workers(size),
         "seconds": figures,
     }
 
@@ -248,13 +248,13 @@ def measure_chess(path: Path, repeat: int) -> dict:
 #: Where the time of an import goes: (label, file fragment, function) whose
 #: cumulative time is that part. SQLite is the time spent inside its C methods.
 PARTS = (
-    ("parse: splitting files into records", "notation/reader.py", "_split_records"),
-    ("parse: tokens and the record tree", "notation/reader.py", "_drive"),
+    ("parse: splitting files into records", "notation/splitter.py", "cut_records"),
+    ("parse: tokens and the record tree", "notation/driver.py", "drive"),
     ("replay through the rules", "notation/replay.py", "replay"),
     ("canonical writer (stored text)", "notation/writer.py", "write_record"),
     ("archive: key folding (blake2b)", "database/keys.py", "fold"),
     ("archive: final position notation", "notation/gravity.py", "format_position"),
-    ("archive: batches (Python side)", "database/importer.py", "flush"),
+    ("archive: batches (Python side)", "database/archive_writer.py", "flush"),
 )
 
 
@@ -523,9 +523,9 @@ def measure_insert_all(base: list[list[tuple]], games: int, work: Path, scale: i
 def measure_crossover(work: Path, seed: int, repeat: int) -> list[dict]:
     """The full import of small corpora in one process and in as many as
     ``workers=None`` uses on a large input: where starting workers starts to pay."""
-    from partita.database import importer  # here: the module level stays light
+    from partita.database import parallel  # here: the module level stays light
 
-    workers = importer._auto_workers(importer.PARALLEL_MIN_BYTES)
+    workers = parallel.auto_workers(parallel.PARALLEL_MIN_BYTES)
     results = []
     for games in (500, 1000, 1500, 2000, 3000, 5000):
         corpus = work / f"forza-{games}-{seed}-small"

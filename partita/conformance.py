@@ -137,7 +137,7 @@ class Case:
 
     @property
     def id(self) -> str:
-        """``game-variant values-sides``: ``universal-forces-10-3``, ``forza4x4-2``."""
+        """``game-variant values-sides``: ``mygame-10-3``, ``mygame-2``."""
         return "-".join(filter(None, (self.game.name, _variant_id(self.tags), str(self.sides))))
 
     def __str__(self) -> str:
@@ -652,7 +652,7 @@ class BoundCheck:
     """A check bound to what it checks (a set-up, or the spec for :func:`check_spec`)
     and, if random, to its seeds (none: the check's default seed). Call it to run it:
     ``AssertionError`` naming the seed on the first failure. ``str()`` is a test id:
-    ``random playouts[forza4x4-2]``."""
+    ``random playouts[mygame-2]``."""
 
     check: Check
     subject: Case | GameSpec
@@ -745,7 +745,7 @@ def run_conformance(
 
 
 def format_result(result: CheckResult) -> str:
-    """One line: ``ok    random playouts      forza4x4-2  (0.21 s)``, or ``FAIL``
+    """One line: ``ok    random playouts      mygame-2  (0.21 s)``, or ``FAIL``
     and the reason."""
     status = "ok  " if result.passed else "FAIL"
     line = f"{status}  {result.check:<20} {result.target:<24} ({result.seconds:.2f} s)"

@@ -19,7 +19,17 @@ class NotationError(PartitaError, ValueError):
 
 
 class IllegalMoveError(PartitaError, ValueError):
-    """A well-formed move that the rules do not allow in this position."""
+    """A well-formed move that the rules do not allow in this position.
+
+    Build one with :meth:`of` to get the house format (``illegal move 'r5': entry
+    cell r5 is occupied``); a rules engine, which knows no token, raises it with the
+    reason alone.
+    """
+
+    @classmethod
+    def of(cls, token: str, reason: str, context: str | None = None) -> IllegalMoveError:
+        """The error for ``token``, refused for ``reason`` (see :func:`illegal_move_message`)."""
+        return cls(illegal_move_message(token, reason, context))
 
 
 class AmbiguousMoveError(PartitaError, ValueError):
@@ -58,3 +68,26 @@ class BudgetExceeded(PartitaError):
 
 class InputError(PartitaError):
     """A records input cannot be read: damaged compressed data, a missing decompressor."""
+
+
+# -- messages ---------------------------------------------------------------------------
+#: The longest piece of input a message quotes whole; a longer one is cut with '...'.
+QUOTE_LIMIT = 60
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as a message quotes it: cut to ``limit`` characters with '...'."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def quoted(token: str) -> str:
+    """A token as messages quote it: in single quotes, shortened (see :func:`shorten`)."""
+    return f"'{shorten(token)}'"
+
+
+def illegal_move_message(token: str, reason: str, context: str | None = None) -> str:
+    """The one format of an illegal move, whichever game and layer refuses it:
+    ``illegal move 'r5': entry cell r5 is occupied``, or with the ply's ``context``,
+    ``illegal move '+c8@c6' in turn 2 (Player1): c6 is not in your hand``."""
+    where = f" in {context}" if context else ""
+    return f"illegal move {quoted(token)}{where}: {reason}"

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_runner import run_cli
 from solver_reference import minimax_score
-from typer.testing import CliRunner
 
 from partita.analysis.annotate import annotate_record, kept_comment
-from partita.cli.app import _register_commands, app, main
 from partita.errors import PartitaError
 from partita.games.gravity.rules import GravityState
 from partita.games.gravity.solver import Solver
@@ -122,49 +121,39 @@ def test_kept_comments_read_as_a_player_would():
 # -- the commands --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def runner() -> CliRunner:
-    _register_commands()
-    return CliRunner()
-
-
-def test_annotate_command_writes_the_annotated_record(tmp_path, runner):
+def test_annotate_command_writes_the_annotated_record(tmp_path):
     source = tmp_path / "game.pgr"
     source.write_text(RECORD, encoding="utf-8")
     target = tmp_path / "annotated.pgr"
-    result = runner.invoke(app, ["annotate", str(source), "-o", str(target)])
-    assert result.exit_code == 0, result.output
+    result = run_cli(["annotate", str(source), "-o", str(target)])
+    assert result.code == 0, result.stderr
     (record,) = read_records(target)
     marked = [node.move for node in record.root.mainline() if node.suffix == "??"]
     assert marked == ["t1"]
     assert "t1??" in target.read_text(encoding="utf-8")
-    assert "1 move marked ??" in result.output
+    assert "1 move marked ??" in result.stderr
 
 
-def test_solve_json_has_value_score_best_and_every_move(runner):
+def test_solve_json_has_value_score_best_and_every_move():
     # Pons end-easy: 2252576253462244111563365343671351441 scores -1.
-    result = runner.invoke(
-        app, ["solve", "--columns", "2252576253462244111563365343671351441", "--json"]
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    result = run_cli(["solve", "--columns", "2252576253462244111563365343671351441", "--json"])
+    assert result.code == 0, result.stderr
+    data = json.loads(result.stdout)
     assert data["value"] == "loss" and data["score"] == -1
     assert data["best"] == ["t6"]
     assert [(move["move"], move["score"]) for move in data["moves"]] == [("t6", -1), ("t7", -2)]
     assert data["game"] == "connect4"
 
 
-def test_solve_reads_positions_and_moves(runner):
-    result = runner.invoke(
-        app, ["solve", SETUP, "--game", "connect4", "--moves", "t4 t6", "--json"]
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+def test_solve_reads_positions_and_moves():
+    result = run_cli(["solve", SETUP, "--game", "connect4", "--moves", "t4 t6", "--json"])
+    assert result.code == 0, result.stderr
+    data = json.loads(result.stdout)
     assert data["value"] == "win"
     assert "t1" not in data["best"]
-    text = runner.invoke(app, ["solve", SETUP, "--game", "connect4"])
-    assert text.exit_code == 0
-    assert "o to move: win in 5 moves (score +1)" in text.output
+    text = run_cli(["solve", SETUP, "--game", "connect4"])
+    assert text.code == 0
+    assert "o to move: win in 5 moves (score +1)" in text.stdout
 
 
 @pytest.mark.parametrize(
@@ -173,15 +162,13 @@ def test_solve_reads_positions_and_moves(runner):
         (["solve", "8/8/x o", "--game", "forza4x4"], "impossible position"),
         (["solve", "--game", "connect4", "--columns", "4453", "--budget", "100"], "budget of 100"),
         (["solve", "--game", "chess", "8/8"], "unknown game"),
-        (["solve", "--game", "connect4", "--columns", "1111111"], "illegal move 7"),
+        (["solve", "--game", "connect4", "--columns", "1111111"], "illegal move '1' in move 7"),
         (["annotate", "no-such-file.pgr"], "no such file"),
     ],
 )
-def test_bad_input_gives_one_line_and_exit_1(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 1
-    error = capsys.readouterr().err
+def test_bad_input_gives_one_line_and_exit_1(argv, message):
+    code, _, error = run_cli(argv)
+    assert code == 1
     assert message in error
     assert error.count("\n") == 1 and "Traceback" not in error
 

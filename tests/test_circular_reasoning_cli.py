@@ -1,8 +1,8 @@
 """Every CLI command on the Circular Reasoning examples, end to end, and the board.
 
 One archive is built from ``examples/circular-reasoning`` for the module; each
-command runs as a user runs it (``python -m partita``), and the drawings are
-checked as XML.
+command runs through the console script's entry point, in-process (exit code,
+stdout and stderr as a user sees them), and the drawings are checked as XML.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def archive(tmp_path_factory) -> Path:
 def test_validate_the_examples_strictly():
     code, out, _ = partita("validate", "--strict", "--json", str(EXAMPLES))
     assert code == 0
-    entries = json.loads(out)
+    entries = [json.loads(line) for line in out.splitlines()]  # JSON lines
     assert entries and all(entry["valid"] for entry in entries)
     [spec] = [entry for entry in entries if entry["file"].endswith("spec-example.pgr")]
     assert spec["final_position"] == SPEC_POSITION

@@ -1,15 +1,21 @@
-"""The `partita` command as a user runs it: exit codes, JSON, no tracebacks."""
+"""The `partita` command as a user runs it: exit codes, JSON, no tracebacks.
+
+In-process through the console script's entry point (tests/cli_runner.py), apart from
+a few real processes: an import and a validation end to end, and the start-up probes.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import CliResult, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -17,10 +23,14 @@ RULEBOOK = EXAMPLES / "forza4x4" / "rulebook-example.pgr"
 SPEC_POSITION = "8/8/8/1o6/ox6/8/8/2xx4 o"
 
 
-def partita(*args: str, cwd: Path | None = None, env: dict | None = None):
-    """Run `python -m partita ARGS` and return (exit code, stdout, stderr)."""
+def partita(*args: str, cwd: Path | None = None, env: dict | None = None) -> CliResult:
+    """Run `partita ARGS` in this process: (exit code, stdout, stderr)."""
+    return run_cli(args, cwd=cwd, env=env)
+
+
+def partita_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run `python -m partita ARGS` as a real process, as a user's shell does."""
     environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
-    environment.update(env or {})
     done = subprocess.run(
         [sys.executable, "-m", "partita", *args],
         capture_output=True,
@@ -30,7 +40,12 @@ def partita(*args: str, cwd: Path | None = None, env: dict | None = None):
         timeout=300,
     )
     assert "Traceback" not in done.stderr, done.stderr
-    return done.returncode, done.stdout, done.stderr
+    return done
+
+
+def json_lines(text: str) -> list[dict]:
+    """`validate --json` output: one JSON object per line."""
+    return [json.loads(line) for line in text.splitlines()]
 
 
 def count_records(folder: Path) -> int:
@@ -53,7 +68,7 @@ def archive(tmp_path_factory) -> Path:
 def test_validate_json_of_the_rulebook_example():
     code, out, _ = partita("validate", "--json", str(RULEBOOK))
     assert code == 0
-    [entry] = json.loads(out)
+    [entry] = json_lines(out)
     assert entry["valid"] is True
     assert entry["game"] == "forza4x4"
     assert entry["plies"] == 5
@@ -66,7 +81,7 @@ def test_validate_reports_an_illegal_move_with_its_place():
     path = EXAMPLES / "invalid" / "occupied-entry.pgr"
     code, out, _ = partita("validate", "--json", str(path))
     assert code == 1
-    [entry] = json.loads(out)
+    [entry] = json_lines(out)
     assert entry["valid"] is False
     [problem] = entry["problems"]
     assert {"line", "column", "ply", "move", "message"} <= set(problem)
@@ -90,19 +105,36 @@ def test_validate_usage_errors_exit_2():
     assert partita("validate", "--no-such-option", str(RULEBOOK))[0] == 2
 
 
+def test_real_processes_import_and_validate(tmp_path):
+    """End to end as a shell runs it (the other tests run the command in-process):
+    exit codes, what goes to stdout and to stderr."""
+    db = tmp_path / "real.db"
+    done = partita_process("import", str(RULEBOOK), "--db", str(db))
+    assert done.returncode == 0 and db.is_file()
+    summary = " ".join(done.stdout.split())  # rich wraps the line at 80 columns
+    assert summary == f"{db}: 1 imported, 0 duplicates, 0 invalid (1 records in 1 files)"
+    invalid = EXAMPLES / "invalid" / "occupied-entry.pgr"
+    done = partita_process("validate", str(invalid))
+    assert done.returncode == 1 and done.stderr == ""
+    assert f"{invalid}:6:13: error: illegal move 'b4': entry cell b4 is occupied" in done.stdout
+    done = partita_process("validate", "no-such-file.pgr")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "Path 'no-such-file.pgr' does not exist" in done.stderr
+
+
 def test_validate_every_example_folder():
     code, out, _ = partita(
         "validate", "--json", str(EXAMPLES / "forza4x4"), str(EXAMPLES / "connect4")
     )
     assert code == 0
-    entries = json.loads(out)
+    entries = json_lines(out)
     assert len(entries) == count_records(EXAMPLES / "forza4x4") + count_records(
         EXAMPLES / "connect4"
     )
     assert all(entry["valid"] for entry in entries)
     code, out, _ = partita("validate", "--json", str(EXAMPLES / "invalid"))
     assert code == 1
-    assert not all(entry["valid"] for entry in json.loads(out))
+    assert not all(entry["valid"] for entry in json_lines(out))
 
 
 def test_import_twice_adds_nothing(archive):
@@ -243,9 +275,10 @@ def test_games_lists_the_supported_games():
 
 def test_garbage_input_never_gives_a_traceback(tmp_path):
     garbage = tmp_path / "garbage.pgr"
-    garbage.write_bytes(bytes(range(256)) * 8 + b'[Game "forza4x4"]\n{ (( $ ]]')
+    # Every byte but NUL (a NUL makes it a binary file, which is skipped).
+    garbage.write_bytes(bytes(range(1, 256)) * 8 + b'[Game "forza4x4"]\n{ (( $ ]]')
     code, out, _ = partita("validate", "--json", str(garbage))
-    assert code == 1 and json.loads(out)
+    assert code == 1 and json_lines(out)
     assert partita("show", str(garbage))[0] == 1
     assert partita("import", str(garbage), "--db", str(tmp_path / "g.db"))[0] == 0
 
@@ -286,3 +319,88 @@ def test_query_by_tag(archive):
     assert all(row["termination"] is None for row in untagged)
     code, _, err = partita("query", "--db", str(archive), "--tag", "Termination")
     assert code == 1 and "NAME=VALUE" in err
+
+
+# -- the command line's manners ------------------------------------------------------------
+
+
+def command_names() -> list[str]:
+    import typer.main
+
+    from partita.cli.app import _register_commands, app
+
+    _register_commands()
+    return sorted(typer.main.get_command(app).commands)
+
+
+def test_version_is_written_once():
+    import importlib.metadata
+    import tomllib
+
+    from partita import __version__
+
+    code, out, err = partita("--version")
+    assert (code, out, err) == (0, f"partita {__version__}\n", "")
+    assert importlib.metadata.version("partita") == __version__
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "partita.__version__"}
+
+
+def test_h_is_help_everywhere_and_help_has_no_type_placeholders():
+    placeholder = re.compile(r"<(bool|str|int|float|path|file|list\[[^>]*\]|[a-z]+ range)>")
+    names = command_names()
+    assert {"validate", "import", "query", "show", "export", "games", "decks"} <= set(names)
+    for args in ([], *([name] for name in names)):
+        short, long = partita(*args, "-h"), partita(*args, "--help")
+        assert short == long and short.code == 0, args
+        assert short.stdout.startswith(f"Usage: partita {' '.join(args)}".rstrip()), args
+        assert not placeholder.search(short.stdout), (args, short.stdout)
+    code, out, _ = partita("import", "-h")
+    assert "PATHS...  Record files or folders (*.pgr inside).  [required]" in out
+    assert "--strict    " in out and "--workers INTEGER RANGE" in out
+
+
+def test_shell_completion_completes_commands_and_prints_its_script():
+    code, out, _ = partita(
+        env={"_PARTITA_COMPLETE": "complete_bash", "COMP_WORDS": "partita qu", "COMP_CWORD": "1"}
+    )
+    assert (code, out.split()) == (0, ["query"])
+    code, out, _ = partita("--show-completion", "bash")
+    assert code == 0 and "_PARTITA_COMPLETE=complete_bash" in out
+    assert "complete -o default -F _partita_completion partita" in out
+
+
+START_UP_PROBE = """
+import sys
+from partita.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("modules:", " ".join(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "allowed"),
+    [(["--help"], set()), (["--version"], set()), (["games"], {"rich", "pyparsing"})],
+)
+def test_start_up_loads_no_heavy_library(args, allowed):
+    """`partita --help` and `partita games` load neither the archive nor the analysis
+    (benchmarks/bench_startup.py times them); a fresh interpreter tells."""
+    done = subprocess.run(
+        [sys.executable, "-c", START_UP_PROBE, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.rsplit("modules: ", 1)[1].split())
+    heavy = {"networkx", "matplotlib", "jinja2", "sqlite_utils", "sqlite3", "rich", "pyparsing"}
+    assert {name for name in loaded if name.split(".")[0] in heavy} <= {
+        name for name in loaded if name.split(".")[0] in allowed
+    }
+    for module in ("partita.analysis.report", "partita.analysis.tree", "partita.database.schema"):
+        assert module not in loaded

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from shared_data import pons_folder
 from solver_reference import random_position
 
 from partita.analysis.endgame import BudgetExceeded, build_graph, endgame, solve_graph
@@ -24,7 +24,6 @@ from partita.games.registry import get_game
 
 CONNECT4 = get_game("connect4")
 FORZA = get_game("forza4x4")
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
 
 
 def connect4_state(columns: str) -> GravityState:
@@ -49,7 +48,7 @@ def graph_score(rules, state: GravityState, **options) -> int:
 
 def test_late_published_connect_four_positions_are_solved_by_the_graph():
     checked = 0
-    for line in (PONS / "end-easy").read_text().splitlines():
+    for line in (pons_folder() / "end-easy").read_text().splitlines():
         columns, published = line.split()
         if len(columns) < 35:
             continue

@@ -9,11 +9,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -579,18 +578,8 @@ def test_an_edited_user_deck_is_read_again(monkeypatch, tmp_path):
 
 
 def partita(*args: str, env: dict | None = None):
-    environment = {k: v for k, v in os.environ.items() if k not in (DECKS_ENV, "PARTITA_DEBUG")}
-    environment.update(env or {})
-    done = subprocess.run(
-        [sys.executable, "-m", "partita", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=environment,
-        timeout=120,
-    )
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.returncode, done.stdout, done.stderr
+    """Run `partita ARGS` in this process ($PARTITA_DECKS cleared): (code, stdout, stderr)."""
+    return run_cli(args, env=env)
 
 
 def test_cli_lists_decks_as_json_with_user_decks(tmp_path):

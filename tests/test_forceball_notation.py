@@ -135,7 +135,8 @@ def test_an_illegal_turn_names_the_turn_the_player_and_the_rule():
     with pytest.raises(IllegalMoveError) as error:
         GAME.parse_move(state, "@s3")
     assert str(error.value) == (
-        "turn 1 (Player1): s3 cannot be played as a Shot: your speed is 1 and it needs 3"
+        "illegal move '@s3' in turn 1 (Player1): s3 cannot be played as a Shot: your speed "
+        "is 1 and it needs 3"
     )
 
 

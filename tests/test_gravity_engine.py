@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from gravity_reference import ReferenceBoard
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared_data import pons_folder
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.gravity.rules import (
@@ -28,8 +28,6 @@ from partita.games.gravity.rules import (
 
 FORZA = Forza4x4Rules()
 CONNECT = ConnectFourRules()
-# ../shared beside the clone, as on the developers' machines and in CI.
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
 
 # A Forza 4x4 game that ends with every border cell occupied, no line, and ten
 # interior cells nobody can reach any more.
@@ -121,9 +119,8 @@ def test_piece_stays_on_entry_cell_when_next_cell_is_taken():
 
 
 def pons_lines() -> list[tuple[str, str]]:
-    assert PONS.is_dir(), f"the published Connect Four positions are missing: {PONS}"
     lines = []
-    for path in sorted(PONS.iterdir()):
+    for path in sorted(pons_folder().iterdir()):
         if path.name == "README.md":
             continue
         for line in path.read_text().splitlines():

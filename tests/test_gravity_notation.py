@@ -348,12 +348,12 @@ def test_column_strings_round_trip():
         (
             "4444444",
             IllegalMoveError,
-            "column string '4444444': illegal move 7 (column 4): column 4 is full",
+            "illegal move '4' in move 7 of column string '4444444': column 4 is full",
         ),
         (
             "12121213",
             IllegalMoveError,
-            "column string '12121213': illegal move 8 (column 3): the game is over: "
+            "illegal move '3' in move 8 of column string '12121213': the game is over: "
             "x has four in a row (column 1, rows 3-6)",
         ),
     ],

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from partita.database import ArchiveWriter, import_paths, importer, prepare
+from partita.database import ArchiveWriter, import_paths, importer, parallel, prepare
 from partita.errors import PartitaError
 from partita.games import registry
 from partita.games.gravity.notation import GravityNotation
@@ -467,8 +467,8 @@ def write_with_bomb(path: Path, at: int) -> None:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)  # one record a chunk
-    monkeypatch.setattr(importer, "_QUEUED_HERE", 0)  # every chunk goes to the worker
-    monkeypatch.setattr(importer, "prepare_chunk", fail_on_the_bomb)
+    monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)  # every chunk goes to the worker
+    monkeypatch.setattr(parallel, "prepare_chunk", fail_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
     with pytest.raises(RuntimeError, match="the replay broke") as raised:
         import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=workers)
@@ -483,8 +483,8 @@ def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, work
 
 def test_a_worker_that_dies_stops_the_import_after_whole_batches(tmp_path, monkeypatch):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)
-    monkeypatch.setattr(importer, "_QUEUED_HERE", 0)
-    monkeypatch.setattr(importer, "prepare_chunk", die_on_the_bomb)
+    monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)
+    monkeypatch.setattr(parallel, "prepare_chunk", die_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
     with pytest.raises(BrokenProcessPool) as raised:
         import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=2)
@@ -500,7 +500,7 @@ class NoPool:
 
 
 def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkeypatch):
-    monkeypatch.setattr(importer, "ProcessPoolExecutor", NoPool)
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     write_games(tmp_path / "a.pgr", 20, seed=14)
     summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=None)
@@ -509,9 +509,9 @@ def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkey
 
 def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
-    assert importer._auto_workers(importer.PARALLEL_MIN_BYTES - 1) == 1
-    assert importer._auto_workers(importer.PARALLEL_MIN_BYTES) == 4
+    assert parallel.auto_workers(parallel.PARALLEL_MIN_BYTES - 1) == 1
+    assert parallel.auto_workers(parallel.PARALLEL_MIN_BYTES) == 4
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    assert importer._auto_workers(50_000_000) == 2
+    assert parallel.auto_workers(50_000_000) == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
-    assert importer._auto_workers(50_000_000) == 1
+    assert parallel.auto_workers(50_000_000) == 1

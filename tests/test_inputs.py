@@ -168,7 +168,7 @@ def test_a_dash_reads_standard_input_in_every_records_command(tmp_path, runner, 
     text = game_text("universal-forces")
     outcome = runner.invoke(app, ["validate", "-", "--json"], input=text)
     assert outcome.exit_code == 0, outcome.output
-    checked = json.loads(outcome.stdout)
+    checked = [json.loads(line) for line in outcome.stdout.splitlines()]  # JSON lines
     assert len(checked) == len(list(read_records(text)))
     assert {entry["file"] for entry in checked} == {"<stdin>"}
     outcome = runner.invoke(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from partita.notation.reader import parse_record
+from partita.errors import illegal_move_message
+from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
 
 HEADER = '[Game "forza4x4"]\n[Player1 "Anna"]\n[Player2 "Bruno"]\n'
@@ -211,3 +214,33 @@ def test_a_wrong_move_number_is_placed_on_the_number():
     assert [(p[0], p[2], p[3]) for p in glued] == [("move-number", 6, 10)]
     _, commented = problems_of(record("1. t4 r5 3. {note} r5 t2"))
     assert [(p[0], p[2], p[3]) for p in commented] == [("move-number", 6, 20)]
+
+
+# -- one illegal-move format ------------------------------------------------------------------
+INVALID = Path(__file__).resolve().parent.parent / "examples" / "invalid"
+
+
+def test_every_game_words_an_illegal_move_the_same_way():
+    """Whichever game refuses a move, and whether the rules (a pass, a move after the
+    end) or the notation does, the message starts ``illegal move '<token>'``."""
+    seen_games = set()
+    for path in sorted(INVALID.rglob("*.pgr")):
+        for record in read_records(path):
+            for problem in replay(record).problems:
+                if problem.kind in ("illegal-move", "move-after-end"):
+                    seen_games.add(record.game)
+                    assert problem.message.startswith(f"illegal move '{problem.token}'"), (
+                        path.name,
+                        problem.message,
+                    )
+    assert {"forza4x4", "universal-forces", "circular-reasoning", "forceball"} <= seen_games
+
+
+def test_an_illegal_move_message_quotes_a_long_token_shortened():
+    assert illegal_move_message("t4", "column 4 is full") == "illegal move 't4': column 4 is full"
+    assert (
+        illegal_move_message("+c8@c6", "c6 is not in your hand", "turn 2 (Player1)")
+        == "illegal move '+c8@c6' in turn 2 (Player1): c6 is not in your hand"
+    )
+    message = illegal_move_message("x" * 1000, "no")
+    assert message == "illegal move '" + "x" * 57 + "...': no"

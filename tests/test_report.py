@@ -7,9 +7,11 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
-from typer.testing import CliRunner
+from cli_runner import run_cli
+from report_archives import decisive_games, doubled_examples
 
 from partita.analysis.diagrams import board_for, render_diagram
 from partita.analysis.report import (
@@ -22,9 +24,7 @@ from partita.analysis.report import (
     viewer_game,
     write_report,
 )
-from partita.cli import app
-from partita.cli.app import _register_commands
-from partita.database import import_paths
+from partita.database import import_paths, query_games
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
 from partita.notation.reader import parse_record
 
@@ -220,22 +220,188 @@ def test_a_winning_line_is_marked():
     assert render_diagram(CONNECT4, state).count('class="mark"') == 4
 
 
-@pytest.fixture(scope="module")
-def runner():
-    _register_commands()
-    return CliRunner()
-
-
-def test_report_command(archive, runner, tmp_path):
+def test_report_command(archive, tmp_path):
     target = tmp_path / "out.md"
-    outcome = runner.invoke(
-        app, ["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"]
-    )
-    assert outcome.exit_code == 0, outcome.output
+    outcome = run_cli(["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"])
+    assert outcome.code == 0, outcome.stderr
     assert target.read_text(encoding="utf-8").startswith("# partita report")
     target = tmp_path / "out.html"
-    outcome = runner.invoke(
-        app, ["report", "--db", str(archive), "-o", str(target), "--symmetry", "--depth", "2"]
+    outcome = run_cli(
+        ["report", "--db", str(archive), "-o", str(target), "--symmetry", "--depth", "2"]
     )
-    assert outcome.exit_code == 0, outcome.output
+    assert outcome.code == 0, outcome.stderr
     assert "symmetric positions merged" in target.read_text(encoding="utf-8")
+
+
+# -- every example twice: each part replays its games with their own set-up ----------------------
+
+
+@pytest.fixture(scope="module")
+def doubled(tmp_path_factory):
+    archive = doubled_examples(tmp_path_factory.mktemp("doubled"))
+    # Every decisive game shown, so the finals can be compared with the archive.
+    data = build_report(archive, options=ReportOptions(finals=100, viewer_games=5))
+    return archive, data
+
+
+def test_a_report_over_two_copies_of_every_example(doubled):
+    archive, data = doubled
+    parts = data["games"]
+    assert {part["game"] for part in parts} == {
+        row["game"] for row in query_games(archive) if row["game"]
+    }
+    shown: dict[tuple[str, int], set[int]] = {}
+    for part in parts:
+        assert part["unreplayable"] == [], (part["title"], part["unreplayable"])
+        # Both copies of a game reach its positions: every part has frequent ones.
+        assert part["positions"]["rows"], part["title"]
+        for row in part["positions"]["rows"]:
+            assert row["games"] >= 2 and row["games"] % 2 == 0
+        shown.setdefault((part["game"], part["sides"]), set()).update(
+            row["id"] for row in part["finals"]
+        )
+    expected = decisive_games(archive)
+    assert {key for key in expected if key[1] > 2}, "the examples hold 3- and 4-side wins"
+    assert {key: ids for key, ids in shown.items() if ids} == expected
+
+
+def test_finals_are_drawn_with_the_games_own_colours(doubled):
+    _, data = doubled
+    own = [part for part in data["games"] if "O5" in part["title"]]  # the own-layout example
+    assert own and own[0]["finals"]
+    assert own[0]["legend"] == [
+        ("Player1 (white)", "#f7f7f2", "#555555"),
+        ("Player2 (green)", "#27ae60", "#14653a"),
+        ("Player3 (red)", "#d7263d", "#8c1020"),
+    ]
+    assert 'fill="#f7f7f2"' in own[0]["finals"][0]["svg"]
+
+
+def test_chance_moves_are_not_shown_as_openings(doubled):
+    _, data = doubled
+    forceball = [part for part in data["games"] if part["game"] == "forceball"]
+    assert forceball
+    for part in forceball:
+        moves = [row["move"] for row in part["first_moves"]["rows"]] + [
+            row["move"] for row in part["tree"]
+        ]
+        assert moves and not any(move.startswith(("deck:", "face:")) for move in moves), moves
+        # The first players' move of every game (both copies), and as deep as asked.
+        assert sum(row["games"] for row in part["first_moves"]["rows"]) == part["valid"]
+        assert max(row["level"] for row in part["tree"]) == part["depth"]
+        assert part["chance"]
+    assert not any(part["chance"] for part in data["games"] if part["game"] != "forceball")
+
+
+def test_opening_moves_look_through_chance_moves():
+    from partita.analysis.report.openings import opening_moves
+    from partita.analysis.tree import build_tree, lines_from_records
+    from partita.games.base import CHANCE
+    from partita.games.registry import get_spec
+    from partita.notation.reader import read_records
+
+    lines = list(lines_from_records(read_records(ROOT / "examples/forceball/pro.pgr")))
+    game = get_spec("forceball").game.configure({"League": "pro"})
+    tree = build_tree(lines, game, depth=5)
+    (shuffle,) = tree.moves()
+    assert shuffle.mover == -1 and game.rules.side_to_move(tree.states[tree.root]) == CHANCE
+    first = opening_moves(tree, [tree.root])
+    assert first and all(edge.mover >= 0 for move in first for edge in move.edges)
+    assert sum(move.games for move in first) == len(lines)
+
+
+def test_the_tree_is_pruned_to_its_budget(archive):
+    options = {"viewer_games": 0, "positions": 0, "finals": 0}
+    full = build_report(
+        archive, options=ReportOptions(tree_rows=10_000, **options), game="forza4x4"
+    )
+    pruned = build_report(archive, options=ReportOptions(tree_rows=5, **options), game="forza4x4")
+    for whole, part in zip(full["games"], pruned["games"], strict=True):
+        assert part["tree_total"] == len(whole["tree"])
+        assert len(part["tree"]) == min(5, len(whole["tree"]))
+        if len(whole["tree"]) <= 5:
+            assert part["tree"] == whole["tree"]
+            continue
+        # The most played rows, in the tree's order, each with the moves leading to it.
+        kept = [row["line"] for row in part["tree"]]
+        assert kept == [row["line"] for row in whole["tree"] if row["line"] in kept]
+        left_out = [row["games"] for row in whole["tree"] if row["line"] not in kept]
+        assert min(row["games"] for row in part["tree"]) >= max(left_out)
+        for index, row in enumerate(part["tree"]):
+            if row["level"] > 1:
+                above = [other for other in part["tree"][:index] if other["level"] < row["level"]]
+                assert above[-1]["level"] == row["level"] - 1
+                assert row["line"].startswith(above[-1]["line"] + " ")
+    forza = next(part for part in pruned["games"] if part["game"] == "forza4x4")
+    page = render_html(pruned)
+    assert f"5 of {forza['tree_total']} moves shown" in page
+    assert f"5 of {forza['tree_total']} moves shown" in render_markdown(pruned)
+
+
+def test_no_id_repeats_in_the_page(html, doubled):
+    for page in (html, render_html(doubled[1])):
+        ids = re.findall(r'\sid="([^"]+)"', page)
+        repeated = {name for name in ids if ids.count(name) > 1}
+        assert len(ids) > 100 and not repeated, sorted(repeated)[:10]
+        # Every reference inside a chart points at an id of the page.
+        assert set(re.findall(r'url\(#([^)]+)\)|href="#([^"]+)"', page)) <= {
+            (name, "") for name in ids
+        } | {("", name) for name in ids}
+
+
+def _charts(page: str) -> list[ElementTree.Element]:
+    svgs = re.findall(r'<div class="chart">(<svg.*?</svg>)', page, re.S)
+    return [ElementTree.fromstring(svg) for svg in svgs]
+
+
+def _tick_labels(chart: ElementTree.Element, axis: str) -> list[str]:
+    labels = []
+    for group in chart.iter("{http://www.w3.org/2000/svg}g"):
+        if re.search(rf"-{axis}tick_\d+$", group.get("id", "")):
+            texts = group.iter("{http://www.w3.org/2000/svg}text")
+            labels.append("\n".join("".join(text.itertext()) for text in texts))
+    return labels
+
+
+def test_count_axes_are_whole_numbers(html):
+    charts = _charts(html)
+    assert len(charts) >= 5
+    for chart in charts:
+        labels = _tick_labels(chart, "y")
+        assert labels and all(re.fullmatch(r"−?\d+", label) for label in labels), labels
+    # The game-length histograms count plies in whole numbers too.
+    lengths = [chart for chart in charts if "game length" in "".join(chart.itertext())]
+    assert lengths
+    for chart in lengths:
+        labels = _tick_labels(chart, "x")
+        assert labels and all(re.fullmatch(r"\d+", label) for label in labels), labels
+
+
+def test_long_chart_labels_are_wrapped_or_cut():
+    from partita.analysis import charts
+
+    svg = charts.bar_chart(["Shot", "ball taken (no maneuver)"], [3, 4], title="t", ylabel="n")
+    labels = _tick_labels(ElementTree.fromstring(str(svg)), "x")
+    assert labels == ["Shot", "ball taken\n(no\nmaneuver)"]
+    svg = charts.bar_chart(["Shot", "x" * 60], [3, 4], title="t", ylabel="n")
+    labels = _tick_labels(ElementTree.fromstring(str(svg)), "x")
+    assert labels == ["Shot", "x" * (charts.LABEL_LIMIT - 1) + "…"]
+
+
+def test_diagrams_scale_to_readable_text(doubled):
+    from partita.analysis.diagrams import READABLE_TEXT
+
+    _, data = doubled
+    for part in data["games"]:
+        figures = part["finals"] + part["positions"]["rows"]
+        assert len({row["width"] for row in figures}) == 1, part["title"]  # one scale a part
+        for row in figures:
+            svg = str(row["svg"])
+            width, box = (
+                re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg),
+                re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+)', svg),
+            )
+            scale = float(width.group(1)) / float(box.group(1))
+            fonts = [float(size) for size in re.findall(r'font-size="([\d.]+)"', svg)]
+            assert float(width.group(1)) == row["width"]
+            assert min(fonts) * scale >= READABLE_TEXT - 0.05, (part["title"], scale)

@@ -2,12 +2,16 @@
 
 Driven through the Chrome DevTools protocol over `--remote-debugging-pipe` (JSON
 messages on file descriptors 3 and 4: no WebSocket library, no driver download).
-Checks that the report built from `examples/` loads without console errors,
-failed requests or blocked resources, that its charts and board diagrams are
-drawn, that a hostile player name stays text, and that the replay viewer steps
-through a game: a click opens it, a real key press (CDP Input events) changes
-the position shown. Saves a screenshot of the viewer (`$PARTITA_SCREENSHOTS`, or
-the test's temporary folder).
+The report is built from every example of every game imported twice (see
+`report_archives.py`), the invalid examples and a hostile record. Checks that it
+loads without console errors, failed requests or blocked resources, that its
+charts and board diagrams are drawn, that no board overflows its card and its text
+stays readable, for every game, that the 3- and 4-side sections show their
+decisive games, that chart labels do not overlap and no id repeats, that a hostile
+player name stays text, and that the replay viewer steps through a game: a click
+opens it, a real key press (CDP Input events) changes the position shown. Saves
+screenshots of the page and the viewer (`$PARTITA_SCREENSHOTS`, or the test's
+temporary folder).
 
 Skipped when no Chromium is installed; CI installs it (see `.ci/run`).
 """
@@ -26,6 +30,7 @@ import time
 from pathlib import Path
 
 import pytest
+from report_archives import decisive_games, doubled_examples
 
 from partita.analysis.report import write_report
 from partita.database import import_paths
@@ -235,12 +240,18 @@ class Page:
 
 
 @pytest.fixture(scope="module")
-def report_page(tmp_path_factory):
+def report_archive(tmp_path_factory):
     folder = tmp_path_factory.mktemp("browser")
-    archive = folder / "examples.db"
+    archive = doubled_examples(folder)
     hostile = folder / "hostile.pgr"
     hostile.write_text(HOSTILE_RECORD, encoding="utf-8")
-    import_paths(archive, [ROOT / "examples", hostile])
+    import_paths(archive, [ROOT / "examples" / "invalid", hostile])
+    return folder, archive
+
+
+@pytest.fixture(scope="module")
+def report_page(report_archive):
+    folder, archive = report_archive
     report = write_report(archive, folder / "report.html")
     tools = DevTools(CHROMIUM, folder / "profile")
     try:
@@ -330,3 +341,85 @@ def test_the_viewer_steps_through_a_game_with_keys(report_page):
     page.screenshot(target / "report-viewer.png")
     assert (target / "report-viewer.png").stat().st_size > 10_000
     assert page.problems() == []
+
+
+def test_no_board_overflows_its_card_and_its_text_stays_readable(report_page):
+    from partita.analysis.diagrams import READABLE_TEXT
+    from partita.games.registry import all_specs
+
+    page, folder = report_page
+    boards = page.evaluate(
+        "[...document.querySelectorAll('section.game-part figure')].map(card => {"
+        " const svg = card.querySelector('svg'); const c = card.getBoundingClientRect();"
+        " const b = svg.getBoundingClientRect();"
+        " const fonts = [...svg.querySelectorAll('text')].map(t =>"
+        "   parseFloat(getComputedStyle(t).fontSize) * b.width / svg.viewBox.baseVal.width);"
+        " return {game: card.closest('section').dataset.game, card: [c.left, c.right, c.top,"
+        " c.bottom], board: [b.left, b.right, b.top, b.bottom], text: Math.min(...fonts),"
+        " section: card.closest('section').getBoundingClientRect().right}; })"
+    )
+    assert {board["game"] for board in boards} == {spec.name for spec in all_specs()}
+    for board in boards:
+        (left, right, top, bottom), inner = board["card"], board["board"]
+        assert left <= inner[0] and inner[1] <= right and top <= inner[2] and inner[3] <= bottom, (
+            board
+        )
+        assert right <= board["section"], board
+        assert board["text"] >= READABLE_TEXT - 0.1, board
+    target = Path(os.environ.get("PARTITA_SCREENSHOTS") or folder)
+    target.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate("document.documentElement.scrollHeight")
+    data = page.send(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": 1280, "height": min(height, 12_000), "scale": 0.5},
+        },
+    )["data"]
+    (target / "report-page.png").write_bytes(base64.b64decode(data))
+
+
+def test_three_and_four_side_sections_show_their_decisive_games(report_page, report_archive):
+    page, _ = report_page
+    shown = page.evaluate(
+        "[...document.querySelectorAll('section.game-part')].map(s => [s.dataset.game,"
+        " Number(s.dataset.sides), [...s.querySelectorAll('details.finals figure"
+        " button.open')].map(b => Number(b.dataset.game))])"
+    )
+    found: dict[tuple[str, int], set[int]] = {}
+    for game, sides, ids in shown:
+        found.setdefault((game, sides), set()).update(ids)
+    expected = decisive_games(report_archive[1])
+    many = {key for key in expected if key[1] > 2}
+    assert many, "the examples hold 3- and 4-side wins"
+    for key in many:
+        # Eight a section at most (the latest): these sections hold fewer.
+        assert found.get(key) == expected[key], key
+
+
+def test_chart_labels_do_not_overlap(report_page):
+    page, _ = report_page
+    overlaps = page.evaluate(
+        "[...document.querySelectorAll('.chart svg')].flatMap(svg => {"
+        " const labels = [...svg.querySelectorAll('g[id*=\"xtick_\"] text')].map(t =>"
+        "   [t.getBoundingClientRect(), t.textContent]).filter(([r]) => r.width > 0);"
+        " const found = [];"
+        " for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {"
+        "   const [a, first] = labels[i], [b, second] = labels[j];"
+        "   if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5"
+        "       && b.top < a.bottom - 0.5) found.push(first + ' / ' + second); }"
+        " return found; })"
+    )
+    assert overlaps == []
+
+
+def test_no_id_repeats(report_page):
+    page, _ = report_page
+    repeated = page.evaluate(
+        "(() => { const seen = new Map(); for (const e of document.querySelectorAll('[id]'))"
+        " seen.set(e.id, (seen.get(e.id) || 0) + 1);"
+        " return [...seen].filter(([, n]) => n > 1).map(([id]) => id); })()"
+    )
+    assert page.evaluate("document.querySelectorAll('[id]').length") > 100
+    assert repeated == []

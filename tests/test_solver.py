@@ -8,9 +8,9 @@ minimax over the engine written here; never from the solver itself.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
+from shared_data import pons_folder
 from solver_reference import minimax_score, random_position
 
 from partita.errors import PartitaError
@@ -29,12 +29,11 @@ from partita.games.registry import get_game
 
 CONNECT4 = get_game("connect4")
 FORZA = get_game("forza4x4")
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
 
 
 def pons(name: str) -> list[tuple[str, int]]:
     pairs = []
-    for line in (PONS / name).read_text().splitlines():
+    for line in (pons_folder() / name).read_text().splitlines():
         columns, score = line.split()
         pairs.append((columns, int(score)))
     return pairs

@@ -18,12 +18,10 @@ import json
 
 import networkx as nx
 import pytest
-from typer.testing import CliRunner
+from cli_runner import run_cli
 
 from partita.analysis.novelty import novelty_against_archive, novelty_against_file
 from partita.analysis.tree import build_tree, lines_from_records, tree_from_archive
-from partita.cli import app
-from partita.cli.app import _register_commands
 from partita.database import import_paths
 from partita.errors import PartitaError
 from partita.notation.reader import parse_record, read_records
@@ -297,43 +295,36 @@ def test_novelty_against_a_file(tmp_path):
 # -- the commands ------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def runner():
-    _register_commands()
-    return CliRunner()
-
-
-def test_tree_command(archive, runner, tmp_path):
-    outcome = runner.invoke(
-        app, ["tree", "--db", str(archive), "--game", "forza4x4", "--depth", "4", "--json"]
+def test_tree_command(archive, tmp_path):
+    outcome = run_cli(
+        ["tree", "--db", str(archive), "--game", "forza4x4", "--depth", "4", "--json"]
     )
-    assert outcome.exit_code == 0, outcome.output
-    data = json.loads(outcome.output)
+    assert outcome.code == 0, outcome.stderr
+    data = json.loads(outcome.stdout)
     assert {edge["move"]: edge["games"] for edge in data["edges"] if edge["ply"] == 1} == {
         "t1": 3,
         "t3": 1,
         "t8": 1,
     }
     dot = tmp_path / "tree.dot"
-    outcome = runner.invoke(
-        app,
+    outcome = run_cli(
         ["tree", "--db", str(archive), "--game", "forza4x4", "--symmetry", "--dot", str(dot)],
     )
-    assert outcome.exit_code == 0, outcome.output
+    assert outcome.code == 0, outcome.stderr
     assert (
-        "b1" in outcome.output and "80%" in outcome.output and dot.read_text().startswith("digraph")
+        "b1" in outcome.stdout and "80%" in outcome.stdout and dot.read_text().startswith("digraph")
     )
 
 
-def test_novelty_command(archive, runner, tmp_path):
+def test_novelty_command(archive, tmp_path):
     game = tmp_path / "new.pgr"
     game.write_text(NEW_GAME, encoding="utf-8")
-    outcome = runner.invoke(app, ["novelty", str(game), "--db", str(archive), "--json"])
-    assert outcome.exit_code == 0, outcome.output
-    assert json.loads(outcome.output)["move"] == "t6"
-    outcome = runner.invoke(app, ["novelty", str(D), "--db", str(archive)])
-    assert outcome.exit_code == 0, outcome.output
-    assert "novelty at ply 3: 2. b5" in outcome.output
+    outcome = run_cli(["novelty", str(game), "--db", str(archive), "--json"])
+    assert outcome.code == 0, outcome.stderr
+    assert json.loads(outcome.stdout)["move"] == "t6"
+    outcome = run_cli(["novelty", str(D), "--db", str(archive)])
+    assert outcome.code == 0, outcome.stderr
+    assert "novelty at ply 3: 2. b5" in outcome.stdout
 
 
 def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):

@@ -8,8 +8,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-
-from tests.test_cli import partita
+from test_cli import partita
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "examples" / "universal-forces"
@@ -30,12 +29,13 @@ def archive(tmp_path_factory) -> Path:
 def test_validate_the_examples_and_the_invalid_records():
     code, out, _ = partita("validate", "--strict", "--json", str(FOLDER))
     assert code == 0
-    assert all(entry["valid"] for entry in json.loads(out))
+    entries = [json.loads(line) for line in out.splitlines()]  # JSON lines
+    assert entries and all(entry["valid"] for entry in entries)
     code, out, _ = partita("validate", "--json", str(INVALID / "weaker-cannot-take.pgr"))
     assert code == 1
-    [entry] = json.loads(out)
+    [entry] = [json.loads(line) for line in out.splitlines()]
     [problem] = entry["problems"]
-    assert problem["message"] == "M1:3xM1:4: water cannot take wind"
+    assert problem["message"] == "illegal move 'M1:3xM1:4': water cannot take wind"
 
 
 def test_query_by_sides_player_and_result(archive):

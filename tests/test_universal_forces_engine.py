@@ -240,7 +240,7 @@ def test_a_stronger_force_takes_a_lone_weaker_one():
 
 def test_a_weaker_force_cannot_take():
     state = setup("M1:3=1B,M1:4=2Y")
-    assert refused(state, "M1:3xM1:4") == "M1:3xM1:4: water cannot take wind"
+    assert refused(state, "M1:3xM1:4") == "illegal move 'M1:3xM1:4': water cannot take wind"
 
 
 def test_an_equal_force_pins_and_the_pinned_force_cannot_move():

@@ -100,7 +100,7 @@ def test_a_false_claim_is_an_illegal_move(token, words):
     state = state_with("M2:5=1G,M2:6=2Y,M2:4=1B")
     with pytest.raises(IllegalMoveError) as error:
         GAME.parse_move(state, token)
-    assert str(error.value).startswith(f"{token}: {words}")
+    assert str(error.value).startswith(f"illegal move '{token}': {words}")
 
 
 def test_a_home_move_is_written_with_the_generic_operator_only():
@@ -240,7 +240,7 @@ def test_an_illegal_move_in_a_record_names_the_token_and_the_reason():
     text = _record("1. M1:3xM1:4", extra=f'[SetUp "1"]\n[Position "{setup}"]\n')
     [problem] = replay(parse_record(text)).problems
     assert problem.kind == "illegal-move"
-    assert problem.message == "M1:3xM1:4: water cannot take wind"
+    assert problem.message == "illegal move 'M1:3xM1:4': water cannot take wind"
 
 
 def test_a_masters_record_is_refused_with_the_reason():

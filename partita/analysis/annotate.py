@@ -20,7 +20,6 @@ from typing import Any
 from partita.analysis.solving import DEFAULT_TABLE_SIZE, score_value, solver_for
 from partita.errors import BudgetExceeded, PartitaError
 from partita.notation.model import Node, Record
-from partita.notation.replay import replay
 
 __all__ = ["DEFAULT_POSITION_BUDGET", "Annotation", "Blunder", "annotate_record", "kept_comment"]
 
@@ -97,6 +96,10 @@ def annotate_record(
     record cannot be replayed at all). Moves after the first illegal one are left
     alone, as replay leaves them.
     """
+    # Imported here: the replay loads the games' grammars, and the CLI imports this
+    # module at start-up for DEFAULT_POSITION_BUDGET.
+    from partita.notation.replay import replay
+
     replayed = replay(record)
     game = replayed.game
     if game is None or replayed.initial_state is None:

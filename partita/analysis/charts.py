@@ -3,19 +3,25 @@
 matplotlib's object API (``Figure``, no pyplot: no global state, no display) with
 the SVG backend; text stays text (``svg.fonttype = none``: small, selectable, and
 escaped by matplotlib's XML writer), math text is off (a ``$`` in a label is a
-dollar), and every chart gets its own id salt so that several charts inlined in
-one page never share an element id. The XML prologue is dropped so the ``<svg>``
-element can be inlined in HTML.
+dollar). Counts get integer axes (``MaxNLocator(integer=True)``: no "0.5 games").
+Long category labels are wrapped, cut at :data:`LABEL_LIMIT` characters, and
+slanted when they still do not fit under their bar. Several charts inlined in one
+page never share an element id: every id of a chart (matplotlib names its groups
+``figure_1``, ``ytick_1``... in every figure) gets the chart's own prefix, and so
+do the references to it. The XML prologue is dropped so the ``<svg>`` element can
+be inlined in HTML.
 """
 
 from __future__ import annotations
 
 import io
+import re
+import textwrap
 from collections.abc import Sequence
 
 from markupsafe import Markup
 
-__all__ = ["bar_chart", "stacked_histogram"]
+__all__ = ["LABEL_LIMIT", "bar_chart", "stacked_histogram"]
 
 WIN_COLOUR = "#2e7d32"
 DRAW_COLOUR = "#9e9e9e"
@@ -23,7 +29,15 @@ LOSS_COLOUR = "#c62828"
 OTHER_COLOUR = "#90a4ae"
 BAR_COLOUR = "#1f4e9c"
 
+#: Category labels longer than this are cut (with an ellipsis).
+LABEL_LIMIT = 28
+#: Lines of a wrapped category label are at most this long.
+LABEL_WRAP = 12
+#: Inches per character of a 9-point label (DejaVu Sans, about).
+_CHAR_INCHES = 0.075
+
 _counter = 0
+_ID = re.compile(r'\bid="([^"]+)"')
 
 
 def _figure(width: float, height: float):
@@ -35,18 +49,53 @@ def _figure(width: float, height: float):
 
 def _svg(figure, salt: str) -> Markup:
     """The figure as an ``<svg>`` element (trusted markup: made here, every text
-    escaped by matplotlib)."""
+    escaped by matplotlib), its ids prefixed with this chart's own."""
     import matplotlib
 
     global _counter
     _counter += 1
+    prefix = f"chart{_counter}-{re.sub(r'[^A-Za-z0-9_-]', '_', salt)}-"
     buffer = io.StringIO()
     with matplotlib.rc_context(
         {"svg.fonttype": "none", "svg.hashsalt": f"partita-{salt}-{_counter}"}
     ):
         figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
     text = buffer.getvalue()
-    return Markup(text[text.index("<svg") :])
+    return Markup(prefix_ids(text[text.index("<svg") :], prefix))
+
+
+def prefix_ids(svg: str, prefix: str) -> str:
+    """``svg`` with every ``id`` and every reference to one (``url(#id)``,
+    ``href="#id"``) prefixed by ``prefix``."""
+    ids = set(_ID.findall(svg))
+    if not ids:
+        return svg
+
+    def reference(match: re.Match) -> str:
+        name = match.group(2)
+        return match.group(1) + (prefix + name if name in ids else name) + match.group(3)
+
+    svg = _ID.sub(lambda match: f'id="{prefix}{match.group(1)}"', svg)
+    svg = re.sub(r"(url\(#)([^)]+)(\))", reference, svg)
+    return re.sub(r'((?:xlink:)?href="#)([^"]+)(")', reference, svg)
+
+
+def _category_labels(labels: Sequence[str]) -> list[str]:
+    """Labels cut at :data:`LABEL_LIMIT` characters and wrapped at spaces."""
+    shown = []
+    for label in labels:
+        text = str(label)
+        if len(text) > LABEL_LIMIT:
+            text = text[: LABEL_LIMIT - 1].rstrip() + "…"
+        shown.append(textwrap.fill(text, LABEL_WRAP, break_long_words=False) or text)
+    return shown
+
+
+def _integer_axis(axis) -> None:
+    """Ticks at whole numbers only: the axis counts things."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _style(axes) -> None:
@@ -64,18 +113,37 @@ def bar_chart(
     annotations: Sequence[str] | None = None,
     colours: Sequence[str] | None = None,
     salt: str = "bar",
+    counts: bool = True,
 ) -> Markup:
-    """Vertical bars, one per label, with an optional text above each bar."""
+    """Vertical bars, one per label, with an optional text above each bar;
+    ``counts``: the values count things (an integer axis)."""
     import matplotlib
 
+    shown = _category_labels(labels)
+    widest = max((len(line) for label in shown for line in label.splitlines()), default=1)
+    # A bar's slot is wide enough for its label's longest line, up to a point;
+    # labels that still do not fit are slanted.
+    slot = min(max(0.42, _CHAR_INCHES * widest + 0.12), 1.1)
+    width = min(max(4.0, slot * len(labels) + 1.5), 11.0)
+    slanted = len(labels) >= 14 or _CHAR_INCHES * widest + 0.05 > (width - 1.5) / max(
+        1, len(labels)
+    )
     with matplotlib.rc_context({"text.parse_math": False}):
-        figure = _figure(max(4.0, 0.42 * len(labels) + 1.5), 2.8)
+        figure = _figure(width, 2.8)
         axes = figure.subplots()
         positions = range(len(labels))
         bars = axes.bar(positions, values, color=list(colours) if colours else BAR_COLOUR)
-        axes.set_xticks(list(positions), list(labels), rotation=0 if len(labels) < 14 else 60)
+        if slanted:
+            flat = [label.replace("\n", " ") for label in shown]
+            axes.set_xticks(list(positions), flat, rotation=45, ha="right")
+            for tick in axes.get_xticklabels():
+                tick.set_rotation_mode("anchor")
+        else:
+            axes.set_xticks(list(positions), shown)
         axes.set_title(title, fontsize=11)
         axes.set_ylabel(ylabel, fontsize=9)
+        if counts:
+            _integer_axis(axes.yaxis)
         if annotations:
             for bar, text in zip(bars, annotations, strict=True):
                 axes.annotate(
@@ -102,7 +170,7 @@ def stacked_histogram(
     salt: str = "histogram",
 ) -> Markup:
     """Stacked bars over integer ``bins`` (their lower edges), one layer per
-    ``(name, counts, colour)``, with a legend."""
+    ``(name, counts, colour)``, with a legend; both axes are integer."""
     import matplotlib
 
     with matplotlib.rc_context({"text.parse_math": False}):
@@ -120,6 +188,11 @@ def stacked_histogram(
         axes.set_title(title, fontsize=11)
         axes.set_xlabel(xlabel, fontsize=9)
         axes.set_ylabel(ylabel, fontsize=9)
-        axes.legend(fontsize=8, frameon=False)
+        # At least two whole numbers on the x axis, so its ticks can be integers.
+        step = bins[1] - bins[0] if len(bins) > 1 else 1
+        axes.set_xlim(bins[0] - 0.5 * step, bins[-1] + 1.5 * step)
+        _integer_axis(axes.xaxis)
+        _integer_axis(axes.yaxis)
+        axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         _style(axes)
         return _svg(figure, salt)

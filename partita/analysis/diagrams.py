@@ -15,6 +15,7 @@ an SVG of its text diagram, so every game has a picture from the day it lands.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,12 +29,16 @@ from partita.notation.base import GameNotation
 
 __all__ = [
     "PIECE_STYLES",
+    "READABLE_TEXT",
     "Board",
     "Layout",
     "TextBoard",
     "board_for",
+    "readable_scale",
     "render_diagram",
+    "resize_diagram",
     "svg_open",
+    "xml_text",
 ]
 
 #: Fill and stroke of each piece code (the viewer uses the same table).
@@ -128,6 +133,15 @@ class Board:
         """A text picture for boards without cells (:class:`TextBoard`)."""
         return None
 
+    def legend(self, state: Any) -> list[tuple[str, str, str]]:
+        """``(label, fill, stroke)`` of each side's colour in ``state``, for a
+        legend beside the diagrams; by default ``Player1``... in the styles of the
+        seat digits (``1`` red, ``2`` yellow, ``3`` blue, ``4`` green)."""
+        return [
+            (f"Player{seat + 1}", *PIECE_STYLES.get(str(seat + 1), ("#777777", "#333333")))
+            for seat in range(self.game.rules.sides(state))
+        ]
+
     def svg(
         self, state: Any, *, caption: str = "", last: Sequence[int] = (), scale: float = 1.0
     ) -> str | None:
@@ -208,6 +222,39 @@ class TextBoard(Board):
 
 BoardFactory = Callable[[GameNotation], Board]
 
+#: The least size of a report diagram's text, in CSS pixels: see :func:`readable_scale`.
+READABLE_TEXT = 8.0
+
+_SVG_OPEN = re.compile(r"<svg\b[^>]*>")
+_VIEW_BOX = re.compile(r'viewBox="\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)\s*"')
+_FONT_SIZE = re.compile(r'font-size="([\d.]+)(?:px)?"')
+
+
+def readable_scale(
+    svg: str, *, scale: float, min_text: float = READABLE_TEXT, max_scale: float = 1.0
+) -> float:
+    """The scale at which to show a diagram (an ``<svg>`` element with a view box):
+    ``scale``, or more when its smallest text would then be under ``min_text``
+    pixels (up to ``max_scale``), so that a board with small print gets a bigger
+    card instead of unreadable text."""
+    sizes = [float(size) for size in _FONT_SIZE.findall(svg) if float(size) > 0]
+    if not sizes:
+        return scale
+    return max(scale, min(max_scale, min_text / min(sizes)))
+
+
+def resize_diagram(svg: str, scale: float) -> tuple[str, float]:
+    """``svg`` drawn at ``scale`` of its view box (its ``width`` and ``height``
+    rewritten), and its width in pixels (0 when it has no view box)."""
+    opening = _SVG_OPEN.search(svg)
+    box = _VIEW_BOX.search(opening.group(0)) if opening else None
+    if opening is None or box is None:
+        return svg, 0.0
+    width, height = float(box.group(1)) * scale, float(box.group(2)) * scale
+    tag = re.sub(r'\s(?:width|height)="[^"]*"', "", opening.group(0))
+    tag = tag[:-1].rstrip("/").rstrip() + f' width="{width:.1f}" height="{height:.1f}">'
+    return svg[: opening.start()] + tag + svg[opening.end() :], round(width, 1)
+
 
 def board_for(game: GameNotation) -> Board:
     """The board that draws ``game``'s positions: its spec's board (see
@@ -237,7 +284,25 @@ def render_diagram(
 ) -> str:
     """An SVG diagram of ``state`` (a standalone ``<svg>`` element, no script, no
     external reference). ``last``: cells to ring as the last move; ``caption``:
-    the accessible title. Every text is escaped by the template."""
+    the accessible title. Every text is escaped by the template, and characters XML
+    forbids (a record's player name may hold an escape or a bell) are dropped, so the
+    SVG is always well-formed XML."""
+    return xml_text(_render_diagram(game, state, caption=caption, last=last, scale=scale))
+
+
+#: Characters XML 1.0 forbids in a document: C0 controls but tab, LF and CR;
+#: surrogates; U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` without the characters XML forbids (they cannot even be escaped)."""
+    return _NOT_XML.sub("", text)
+
+
+def _render_diagram(
+    game: GameNotation, state: Any, *, caption: str, last: Sequence[int], scale: float
+) -> str:
     board = board_for(game)
     own = board.svg(state, caption=caption, last=last, scale=scale)
     if own is not None:

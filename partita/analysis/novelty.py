@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from partita.database.connection import archive_errors
 from partita.errors import PartitaError
 from partita.games.base import DRAW, WIN, parse_result_token
 from partita.notation.base import GameNotation
@@ -152,17 +153,14 @@ class ArchiveReference:
     def __init__(self, target: Any, game: GameNotation, exclude: Iterable[int] = ()) -> None:
         from partita.database.keys import key_folder
         from partita.database.schema import open_archive
+        from partita.database.selection import valid_game_ids
 
         self.game = game
-        self.db = open_archive(target, create=False)
+        self.db = open_archive(target, readonly=True)
         self.fold = key_folder(game.name)
         self.exclude = set(exclude)
         self.size = sum(
-            1
-            for (game_id,) in self.db.execute(
-                "SELECT id FROM games WHERE game = ? AND status = 'valid'", (game.name,)
-            )
-            if game_id not in self.exclude
+            1 for game_id in valid_game_ids(self.db, game.name) if game_id not in self.exclude
         )
 
     def close(self) -> None:
@@ -171,14 +169,12 @@ class ArchiveReference:
     def games_at(self, state: Any, key: Hashable, ply: int) -> list[_Seen]:
         if ply == 0:
             return self._starts(state)
-        rows = self.db.execute(
-            "SELECT g.id, g.result, g.date, g.moves, p.ply FROM positions p "
-            "JOIN games g ON g.id = p.game_id WHERE p.key = ? AND g.game = ? "
-            "AND g.status = 'valid'",
-            (self.fold(key), self.game.name),
-        ).fetchall()
+        from partita.database.selection import games_through
+
         found = []
-        for game_id, result, date, moves, at in rows:
+        for game_id, result, date, moves, at in games_through(
+            self.db, self.game.name, self.fold(key)
+        ):
             if game_id in self.exclude:
                 continue
             tokens = moves.split(maxsplit=at + 1)
@@ -188,25 +184,19 @@ class ArchiveReference:
     def _starts(self, state: Any) -> list[_Seen]:
         """Games starting on ``state``: the initial position (games without a
         setup) or a setup position (games whose Position tag is that one)."""
+        from partita.database.selection import games_from_initial, games_from_setups
+
         game = self.game
         sides = game.rules.sides(state)
         if game.rules.key(state) == game.rules.key(game.initial(sides)):
-            rows = self.db.execute(
-                "SELECT id, result, date, moves FROM games WHERE game = ? AND status = 'valid' "
-                "AND sides = ? AND coalesce(json_extract(tags, '$.SetUp'), '0') != '1'",
-                (game.name, sides),
-            ).fetchall()
+            rows = games_from_initial(self.db, game.name, sides)
         else:
             wanted = game.rules.key(state)
             rows = []
-            for row in self.db.execute(
-                "SELECT id, result, date, moves, json_extract(tags, '$.Position') FROM games "
-                "WHERE game = ? AND status = 'valid' AND json_extract(tags, '$.SetUp') = '1'",
-                (game.name,),
-            ):
+            for game_id, result, date, moves, position in games_from_setups(self.db, game.name):
                 try:
-                    if game.rules.key(game.parse_position(row[4] or "")) == wanted:
-                        rows.append(row[:4])
+                    if game.rules.key(game.parse_position(position)) == wanted:
+                        rows.append((game_id, result, date, moves))
                 except PartitaError:
                     continue
         found = []
@@ -284,6 +274,7 @@ def _continuations(seen: list[_Seen], mover: int, sides: int) -> list[Continuati
     return sorted(by_move.values(), key=lambda entry: (-entry.games, entry.move))
 
 
+@archive_errors
 def novelty_against_archive(record: Record, target: Any, *, game_id: int | None = None) -> Novelty:
     """The novelty of ``record`` against the archive's games of its game. The game
     itself is left out: by ``game_id`` when it comes from the archive, else by its
@@ -299,12 +290,11 @@ def novelty_against_archive(record: Record, target: Any, *, game_id: int | None 
 
         from partita.database.importer import stored_text
         from partita.database.schema import archive
+        from partita.database.selection import game_ids_with_hash
 
         digest = hashlib.sha256(stored_text(replayed).encode("utf-8")).hexdigest()
-        with archive(target, create=False) as db:
-            exclude.update(
-                row[0] for row in db.execute("SELECT id FROM games WHERE hash = ?", (digest,))
-            )
+        with archive(target, readonly=True) as db:
+            exclude.update(game_ids_with_hash(db, digest))
     reference = ArchiveReference(target, replayed.game, exclude)
     try:
         return find_novelty(replayed, reference)

@@ -13,11 +13,13 @@ and ``own_moves(score)``, and that raises
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.errors import PartitaError
 from partita.games.registry import get_spec
-from partita.notation.base import GameNotation
+
+if TYPE_CHECKING:  # only named in annotations: the CLI imports this module at start-up
+    from partita.notation.base import GameNotation
 
 __all__ = ["DEFAULT_TABLE_SIZE", "has_solver", "score_value", "solver_for", "solvable_games"]
 

@@ -1,12 +1,20 @@
 """The `partita` command line: thin typer commands over the library.
 
 Each command group lives in its own module and registers itself on :data:`app`.
-One error boundary (:func:`main`) turns partita's own errors into one clear line on
-stderr and exit code 1; usage errors exit 2 (typer/click); `--debug` shows tracebacks.
+One error boundary (:func:`partita.cli.app.main`) turns partita's own errors, and
+what the system refuses because of the input or the arguments, into one clear line
+on stderr and exit code 1; usage errors exit 2, Ctrl-C 130, a bug 3; `--debug`
+shows tracebacks.
 """
 
 from __future__ import annotations
 
-from partita.cli.app import app, main
+try:
+    from partita.cli.app import app, main
+except KeyboardInterrupt:  # Ctrl-C while the command starts: the same one line
+    import sys
+
+    sys.stderr.write("partita: interrupted\n")
+    raise SystemExit(130) from None
 
 __all__ = ["app", "main"]

@@ -1,12 +1,20 @@
-"""The typer application and the one error boundary of the CLI."""
+"""The typer application and the one error boundary of the CLI.
 
-from __future__ import annotations
+Start-up is kept light: this module imports only typer and partita's errors, and
+each command imports the library code it needs in its own body, so `partita --help`
+and `partita games` load no archive, analysis or report code. Help is plain click
+text (``rich_markup_mode=None``): typer's rich help panels would import rich,
+markdown-it and pygments and double the time `partita --help` takes.
+"""
 
+import errno
 import os
 import sys
+from typing import Annotated, NoReturn
 
 import typer
 
+from partita import __version__
 from partita.errors import PartitaError
 
 app = typer.Typer(
@@ -14,10 +22,50 @@ app = typer.Typer(
     help="Read, validate, store, query and analyse game records (PGR).",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
-    add_completion=False,
+    rich_markup_mode=None,
+    add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 _DEBUG_FLAG = "--debug"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"partita {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print partita's version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """The options that come before a command."""
+
+
+def _click_class(name: str) -> type[Exception]:
+    """One of click's exception classes, as the installed typer raises them (its
+    own copy of click, or click itself)."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == name:
+            return cls
+    raise RuntimeError(f"typer.BadParameter does not derive from {name}")  # pragma: no cover
+
+
+_ClickException = _click_class("ClickException")
+_UsageError = _click_class("UsageError")
+#: ``partita`` with no command (the help goes to stderr, exit 2, as click does).
+_NoArgsIsHelpError: type[Exception] = getattr(
+    sys.modules[_UsageError.__module__], "NoArgsIsHelpError", type("_Never", (Exception,), {})
+)
 
 
 _REGISTERED = False
@@ -42,32 +90,146 @@ def _register_commands() -> None:
                 app.command()(command)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of the `partita` console script.
+#: Exit codes (README.md and docs/cli.md list them).
+EXIT_DOMAIN = 1  # an invalid record, a domain error: one line on stderr
+EXIT_USAGE = 2  # a usage error: found before any work
+EXIT_INTERNAL = 3  # a bug
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells count)
 
-    Domain errors become one line on stderr and exit 1; with `--debug` (anywhere on
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the `partita` console script: the one error boundary.
+
+    Domain errors, and what the system refuses because of the input or the
+    arguments (a file that cannot be written, a full disk, an archive SQLite
+    cannot use, a number too large, memory running out), become one line on
+    stderr and exit 1; usage errors one line and exit 2; Ctrl-C one line and exit
+    130; anything else is a bug: one line and exit 3. With `--debug` (anywhere on
     the command line) or PARTITA_DEBUG=1 the traceback is shown instead.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _DEBUG_FLAG in args or os.environ.get("PARTITA_DEBUG") == "1"
     if _DEBUG_FLAG in args:
         args.remove(_DEBUG_FLAG)
-    _register_commands()
     try:
-        app(args=args, prog_name="partita", standalone_mode=True)
+        _register_commands()
+        try:
+            code = app(args=args, prog_name="partita", standalone_mode=False)
+        finally:
+            _flush_stdout()  # a full disk or a closed pipe shows here, inside the boundary
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    except typer.Abort:  # end of input at a prompt
+        code = EXIT_INTERRUPTED
+    except _NoArgsIsHelpError as error:
+        sys.stderr.write(error.ctx.get_help() + "\n")  # type: ignore[attr-defined]
+        raise SystemExit(EXIT_USAGE) from None
+    except _ClickException as error:
+        _fail(_usage_line(error), error.exit_code, error, debug)  # type: ignore[attr-defined]
+    except BrokenPipeError:
+        _quiet_stdout()  # the reader stopped (`partita query | head`): nothing to say
+        raise SystemExit(EXIT_DOMAIN) from None
     except PartitaError as error:
-        if debug:
-            raise
-        typer.echo(f"partita: error: {error}", err=True)
-        raise SystemExit(1) from None
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise SystemExit(130) from None
-    except Exception as error:  # a bug, not bad input: say so without a traceback
-        if debug:
-            raise
-        typer.echo(
-            f"partita: internal error: {type(error).__name__}: {error} "
-            "(run with --debug for the traceback, and please report it)",
-            err=True,
+        _fail(str(error), EXIT_DOMAIN, error, debug)
+    except MemoryError as error:
+        command = f"partita {args[0]}" if args else "partita"
+        _fail(
+            f"out of memory in `{command}`: ask for less (a smaller option, input or selection)",
+            EXIT_DOMAIN,
+            error,
+            debug,
         )
-        raise SystemExit(3) from None
+    except (OverflowError, RecursionError) as error:
+        _fail(f"a number or a nesting is too large: {error}", EXIT_DOMAIN, error, debug)
+    except OSError as error:
+        _fail(_os_error_line(error), EXIT_DOMAIN, error, debug)
+    except Exception as error:
+        # SQLite's own errors: sqlite3 is loaded only by the commands that open an
+        # archive, so start-up does not pay for it (and it is there if one was raised).
+        sqlite = sys.modules.get("sqlite3")
+        if sqlite is not None and isinstance(error, sqlite.Error):
+            from partita.cli.options import chosen_archive
+            from partita.database.connection import archive_error
+
+            _fail(str(archive_error(error, chosen_archive())), EXIT_DOMAIN, error, debug)
+        # A bug, not bad input: say so without a traceback.
+        _fail(
+            f"internal error: {type(error).__name__}: {error} "
+            "(run with --debug for the traceback, and please report it)",
+            EXIT_INTERNAL,
+            error,
+            debug,
+        )
+    if code == EXIT_INTERRUPTED:  # typer turns Ctrl-C in a command into exit 130
+        _stderr_line("interrupted")
+    raise SystemExit(code or 0)
+
+
+def _fail(message: str, code: int, error: BaseException, debug: bool) -> NoReturn:
+    if debug:
+        raise error
+    _stderr_line(f"error: {message}")
+    raise SystemExit(code) from None
+
+
+def _stderr_line(text: str) -> None:
+    """``partita: TEXT`` on one line of stderr, whatever the text holds (control
+    characters from a record are shown escaped)."""
+    from partita.cli.display import printable
+
+    line = " ".join(printable(str(text)).split())
+    try:
+        sys.stderr.write(f"partita: {line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr is closed too: nobody to tell
+        pass
+
+
+def _usage_line(error: Exception) -> str:
+    """A usage error (or another of click's) as one line, with where to find help."""
+    message = error.format_message()  # type: ignore[attr-defined]
+    context = getattr(error, "ctx", None)
+    if isinstance(error, _UsageError) and context is not None:
+        return f"{message.rstrip('.')} (see `{context.command_path} --help`)"
+    return message
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise PartitaError(f"cannot write to standard output: {_reason(error)}") from None
+
+
+def _os_error_line(error: OSError) -> str:
+    """What the system refused, naming the file when the error knows it."""
+    if error.filename is not None:
+        place = os.fsdecode(error.filename)
+        if error.filename2 is not None:
+            place += f" -> {os.fsdecode(error.filename2)}"
+        return f"{place}: {_reason(error)}"
+    if error.errno in _WRITE_ERRORS:  # a stream's write: the command's output
+        return f"cannot write the output: {_reason(error)}"
+    return _reason(error)
+
+
+#: Errors of a write that names no file (a full disk, a failing device).
+_WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _reason(error: OSError) -> str:
+    """The system's reason in lower case (``no space left on device``)."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return reason[:1].lower() + reason[1:]
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's final flush finds nothing to
+    complain about once the reader of a pipe is gone."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

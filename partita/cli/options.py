@@ -8,9 +8,23 @@ from typing import Annotated
 
 import typer
 
-from partita.notation.inputs import is_stdin
-
 DEFAULT_ARCHIVE = "partita.db"
+
+#: The largest count, id or index an option takes: the largest integer SQLite
+#: stores. Every numeric option has bounds, so that a mistyped number is a usage
+#: error (exit 2) instead of an overflow in the middle of the work.
+LARGEST = 2**63 - 1
+
+#: The most processes `import --workers` starts.
+MAX_WORKERS = 64
+
+#: The archive a command chose (for the error boundary's messages).
+_chosen: Path | None = None
+
+
+def chosen_archive() -> str:
+    """The archive the running command uses, as messages name it."""
+    return str(_chosen) if _chosen is not None else "(the archive)"
 
 
 def default_archive() -> Path:
@@ -34,35 +48,18 @@ StrictOption = Annotated[
     ),
 ]
 
-# Filters shared by query, export, tree and report.
-GameFilter = Annotated[str | None, typer.Option("--game", help="Game tag (see `partita games`).")]
-PlayerFilter = Annotated[
-    str | None, typer.Option("--player", help="A player's name (any seat; case-insensitive part).")
-]
-ResultFilter = Annotated[str | None, typer.Option("--result", help="Result token, e.g. 1-0.")]
-EventFilter = Annotated[
-    str | None, typer.Option("--event", help="Event name (case-insensitive part).")
-]
-DateFromFilter = Annotated[
-    str | None, typer.Option("--date-from", help="Earliest date, YYYY.MM.DD (or YYYY, YYYY.MM).")
-]
-DateToFilter = Annotated[
-    str | None, typer.Option("--date-to", help="Latest date, YYYY.MM.DD (or YYYY, YYYY.MM).")
-]
-OpeningFilter = Annotated[
-    str | None, typer.Option("--opening", help='Games starting with these moves: "t4 r5 ...".')
-]
-PositionFilter = Annotated[
-    str | None,
-    typer.Option("--position", help="Games reaching this position (the game's position notation)."),
-]
-SidesFilter = Annotated[int | None, typer.Option("--sides", help="Number of sides.", min=2, max=4)]
-TagFilter = Annotated[
+ExcludeOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--tag",
-        help="NAME=VALUE: the record's tag NAME has this value (repeatable; NAME= for absent).",
+        "--exclude",
+        help="Leave out what a shell pattern matches: a file's path inside a folder "
+        "given, or one of its folders or its name (`invalid`, `*-draft.pgr`; repeatable).",
+        metavar="PATTERN",
     ),
+]
+
+LimitOption = Annotated[
+    int | None, typer.Option("--limit", help="At most this many games.", min=0, max=LARGEST)
 ]
 
 
@@ -70,14 +67,18 @@ def check_record_paths(paths: list[Path]) -> list[Path]:
     """Every records path exists (``-``, standard input, always does): a usage error
     naming the first that does not, before any work. (typer's ``allow_dash`` does
     not let ``-`` through a ``Path`` parameter's existence check.)"""
+    from partita.notation.inputs import is_stdin
+
     for path in paths:
         if not is_stdin(path) and not path.exists():
-            raise typer.BadParameter(f"path '{path}' does not exist")
+            raise typer.BadParameter(f"Path '{path}' does not exist.")
     return paths
 
 
 def check_record_file(path: Path | None) -> Path | None:
     """A records file that exists and is no folder, or ``-`` (standard input)."""
+    from partita.notation.inputs import is_stdin
+
     if path is not None and not is_stdin(path):
         if not path.exists():
             raise typer.BadParameter(f"file '{path}' does not exist")
@@ -89,39 +90,14 @@ def check_record_file(path: Path | None) -> Path | None:
 RecordPaths = Annotated[
     list[Path],
     typer.Argument(
-        help="Record files (plain or compressed) or folders (*.pgr inside); - reads "
-        "standard input.",
+        help="Record files or folders (*.pgr inside).",
         callback=check_record_paths,
     ),
 ]
 
 
 def archive_path(db: Path | None) -> Path:
-    return db if db is not None else default_archive()
-
-
-def filters(
-    game: str | None,
-    player: str | None,
-    result: str | None,
-    event: str | None,
-    date_from: str | None,
-    date_to: str | None,
-    opening: str | None,
-    position: str | None,
-    sides: int | None = None,
-    tags: list[str] | None = None,
-) -> dict:
-    """The filter keyword arguments of :func:`partita.database.query_games`."""
-    return {
-        "game": game,
-        "player": player,
-        "result": result,
-        "event": event,
-        "date_from": date_from,
-        "date_to": date_to,
-        "opening": opening,
-        "position": position,
-        "sides": sides,
-        "tags": tags or None,
-    }
+    """The archive of ``--db``, or the default one."""
+    global _chosen
+    _chosen = db if db is not None else default_archive()
+    return _chosen

@@ -14,7 +14,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from partita.database.export import export_games
+    from partita.database.export import ExportOptions, export_games, export_to_folder
+    from partita.database.filters import GameFilter
     from partita.database.importer import (
         DEFAULT_BATCH_SIZE,
         ArchiveWriter,
@@ -25,24 +26,29 @@ if TYPE_CHECKING:
         import_records,
     )
     from partita.database.keys import fold_key
-    from partita.database.query import game_problems, get_record, query_games
-    from partita.database.schema import SCHEMA_VERSION, archive, open_archive
+    from partita.database.query import count_games, game_problems, get_record, query_games
+    from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
 
 #: Each public name and the module that defines it.
 _MODULES = {
     "DEFAULT_BATCH_SIZE": "importer",
+    "ExportOptions": "export",
+    "GameFilter": "filters",
     "SCHEMA_VERSION": "schema",
     "ArchiveWriter": "importer",
     "ImportProgress": "importer",
     "ImportSummary": "importer",
     "Refusal": "importer",
     "archive": "schema",
+    "count_games": "query",
     "export_games": "export",
+    "export_to_folder": "export",
     "fold_key": "keys",
     "game_problems": "query",
     "get_record": "query",
     "import_paths": "importer",
     "import_records": "importer",
+    "migrate_archive": "schema",
     "open_archive": "schema",
     "query_games": "query",
 }
@@ -51,16 +57,21 @@ __all__ = [
     "DEFAULT_BATCH_SIZE",
     "SCHEMA_VERSION",
     "ArchiveWriter",
+    "ExportOptions",
+    "GameFilter",
     "ImportProgress",
     "ImportSummary",
     "Refusal",
     "archive",
+    "count_games",
     "export_games",
+    "export_to_folder",
     "fold_key",
     "game_problems",
     "get_record",
     "import_paths",
     "import_records",
+    "migrate_archive",
     "open_archive",
     "query_games",
 ]

@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from partita.database.filters import GameFilter
 from partita.database.prepare import StoredRecord, prepare_record
 from partita.database.query import select_games
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
@@ -70,7 +71,8 @@ def _chunks(values: Sequence[int]) -> Iterator[Sequence[int]]:
 
 
 def _has_filter(filters: dict[str, Any]) -> bool:
-    return any(value not in (None, [], ()) for value in filters.values())
+    """Whether the keyword filters (a ``selection`` among them) choose anything."""
+    return bool(GameFilter.of(**filters))
 
 
 def _existing_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
@@ -102,7 +104,7 @@ def matching_games(
     ids = list(ids or ())
     if not ids and not _has_filter(filters):
         raise ArchiveError("name the games: their ids, or filters such as --game or --event")
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         if ids:
             found = _existing_ids(db.conn, ids)
             if len(found) < len(set(ids)):

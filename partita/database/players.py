@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from partita.database.query import _where
+from partita.database.filters import GameFilter
 from partita.database.ratings import RatedGame, Rating, elo_ratings
 from partita.database.schema import archive
 from partita.errors import ArchiveError
@@ -87,8 +87,7 @@ def _rating_tag(value: Any) -> float | None:
 def games_sql(filters: dict[str, Any]) -> tuple[str, list[Any]]:
     """The query of the games the statistics read, by game then date order (the
     order of the ``games_game_date`` index), and its parameters."""
-    chosen = {name: value for name, value in filters.items() if value not in (None, [], ())}
-    joins, where, params = _where(**chosen)
+    joins, where, params = GameFilter.of(**filters).sql()
     tags = ", ".join(f"json_extract(g.tags, '$.Player{seat}Elo')" for seat in range(1, _SEATS + 1))
     players = ", ".join(f"g.player{seat}" for seat in range(1, _SEATS + 1))
     sql = (
@@ -231,7 +230,7 @@ def player_stats(
     only the players whose name holds one of these, accent- and case-insensitively),
     by game, then rating (highest first), games and name."""
     filters.pop("player", None)  # the players command chooses rows by name instead
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         games = list(_games(db, filters))
     shown = _display_names(games)
     ratings = _ratings(games)
@@ -331,7 +330,7 @@ def head_to_head(
     """The games between the players ``name`` and ``opponent`` name (each exactly
     one player of the selected games), per game, from the first one's side."""
     filters.pop("player", None)
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         games = list(_games(db, filters))
     keys = {key for game in games for key in game.keys}
     shown = _display_names(games)
@@ -389,7 +388,7 @@ _SHOWN = {Fraction(1): "1", Fraction(1, 2): "½", Fraction(0): "0"}
 def crosstables(target: str | Path | Database, **filters: Any) -> list[Crosstable]:
     """One crosstable per event (its exact name) and game among the selected games."""
     filters.pop("player", None)
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         games = list(_games(db, filters))
     shown = _display_names(games)
     tables: dict[tuple[str, str], dict[str, dict[str, list[Fraction]]]] = {}

@@ -89,14 +89,18 @@ def date_bounds(date: str | None) -> tuple[str | None, str | None]:
     )
 
 
+#: Blank lines at the end of a text (the reader drops them from a record).
+_TRAILING_BLANK_LINES = re.compile(r"(?:\n[ \t\f\v]*)+\Z")
+
+
 def stored_text(replayed: ReplayedRecord) -> str:
     """The text the archive keeps of a record, and hashes to detect duplicates.
 
     A record without problems is kept in canonical form (the writer's output). A
-    record with problems is kept as written (line ends made LF, outer blank space
-    trimmed): canonical writing would correct a spelling or a move number, or drop
-    what a syntax error left unread, and the problems would not survive an export
-    and a re-import.
+    record with problems is kept exactly as read (line ends made LF, blank lines at
+    its end dropped, as the reader does): canonical writing would correct a
+    spelling or a move number, or drop what a syntax error left unread, and the
+    problems would not survive an export and a re-import.
     """
     record = replayed.record
     if not replayed.problems:
@@ -106,8 +110,8 @@ def stored_text(replayed: ReplayedRecord) -> str:
             return write_record(record, replayed.game, replayed=replayed)
         except PartitaError:
             pass
-    text = record.text.replace("\r\n", "\n").replace("\r", "\n").strip()
-    return text + "\n"
+    text = record.text.replace("\r\n", "\n").replace("\r", "\n")
+    return _TRAILING_BLANK_LINES.sub("", text) + "\n"
 
 
 class StoredRecord(NamedTuple):

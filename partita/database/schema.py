@@ -16,6 +16,13 @@ description and the measurements behind the layout):
 
 Tables and indexes are made with sqlite-utils; ``positions`` is plain SQL because
 sqlite-utils cannot declare ``WITHOUT ROWID``.
+
+Opening: reading never writes (a read-only connection, no migration: an archive
+that needs one is refused with the command that migrates it); writing checks the
+file before writing anything (another program's database is refused and left
+unchanged), migrates in one transaction under the write lock (so processes making
+one new archive at once do it once), and uses WAL while it writes; the archive is
+left in rollback-journal mode at rest (see :mod:`partita.database.connection`).
 """
 
 from __future__ import annotations
@@ -23,21 +30,34 @@ from __future__ import annotations
 import datetime
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
 from sqlite_utils import Database
 
+from partita.database.connection import (
+    archive_error,
+    archive_name,
+    connect_for_reading,
+    connect_for_writing,
+    connect_to_peek,
+    in_wal_mode_at_rest,
+    retry_while_busy,
+)
 from partita.errors import ArchiveError
 
 __all__ = [
+    "APPLICATION_ID",
     "GAME_COLUMNS",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "ArchiveState",
     "Migration",
     "archive",
+    "inspect_archive",
+    "migrate_archive",
     "open_archive",
     "schema_version",
 ]
@@ -180,85 +200,266 @@ MIGRATIONS: tuple[Migration, ...] = (
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
 
+#: partita's mark in the SQLite header (``PRAGMA application_id``, "PRTA"), set
+#: when an archive is made: tools such as file(1) can tell an archive by it.
+APPLICATION_ID = 0x50525441
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveState:
+    """What an SQLite file holds, as partita sees it: ``kind`` is ``empty`` (no
+    table yet), ``partita`` (an archive, at schema ``version``) or ``foreign``
+    (another program's database); ``tables`` names its tables."""
+
+    kind: str
+    version: int
+    tables: tuple[str, ...]
+    application_id: int
+
+
+def inspect_archive(conn: sqlite3.Connection) -> ArchiveState:
+    """The :class:`ArchiveState` of the database behind ``conn``, found by reading
+    only (the header and the schema)."""
+    objects = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = tuple(
+        sorted(name for kind, name in objects if kind == "table" and not name.startswith("sqlite_"))
+    )
+    if not objects and application_id in (0, APPLICATION_ID):
+        return ArchiveState("empty", 0, (), application_id)
+    if application_id not in (0, APPLICATION_ID) or not _partita_versions(conn, tables):
+        return ArchiveState("foreign", 0, tables, application_id)
+    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return ArchiveState("partita", row[0] or 0, tables, application_id)
+
+
+def _partita_versions(conn: sqlite3.Connection, tables: tuple[str, ...]) -> bool:
+    """Whether the file has partita's ``schema_version`` table: its columns, and
+    the descriptions of the migrations this partita knows (another program may
+    well have a table of that name)."""
+    if "schema_version" not in tables:
+        return False
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(schema_version)")]
+    if columns != ["version", "description", "applied"]:
+        return False
+    known = {migration.version: migration.description for migration in MIGRATIONS}
+    return all(
+        known.get(version, description) == description
+        for version, description in conn.execute("SELECT version, description FROM schema_version")
+    )
+
+
 def schema_version(db: Database) -> int:
     """The newest migration applied to ``db`` (0 for an empty database)."""
-    if "schema_version" not in db.table_names():
-        return 0
-    row = db.execute("SELECT max(version) FROM schema_version").fetchone()
-    return row[0] or 0
+    return inspect_archive(db.conn).version
 
 
-def _migrate(db: Database, path: str) -> None:
-    tables = set(db.table_names())
-    if "schema_version" not in tables:
-        if tables & {"games", "positions", "problems"}:
-            raise ArchiveError(f"{path} is not a partita archive (it has no schema_version table)")
-        db.table("schema_version").create(
-            {"version": int, "description": str, "applied": str}, pk="version"
-        )
-    current = schema_version(db)
-    if current > SCHEMA_VERSION:
+def _refuse_unusable(state: ArchiveState, name: str, *, reading: bool) -> None:
+    """Raise ``ArchiveError`` when the file cannot be used: another program's
+    database (never touched), a newer partita's archive; for reading also an empty
+    file, or an archive that needs a migration (reading never changes a file)."""
+    if state.kind == "foreign":
+        tables = ", ".join(state.tables) or "none"
         raise ArchiveError(
-            f"{path} has schema version {current}, newer than this partita knows "
-            f"({SCHEMA_VERSION}): upgrade partita"
+            f"{name} is not a partita archive (another program's SQLite database; its "
+            f"tables: {tables}): partita leaves it unchanged, choose another file"
         )
-    for migration in MIGRATIONS:
-        if migration.version <= current:
-            continue
-        with db.atomic():
-            migration.apply(db)
-            db.table("schema_version").insert(
-                {
-                    "version": migration.version,
-                    "description": migration.description,
-                    "applied": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-                }
+    if state.version > SCHEMA_VERSION:
+        raise ArchiveError(
+            f"the archive {name} has schema version {state.version}, newer than this "
+            f"partita knows ({SCHEMA_VERSION}): upgrade partita"
+        )
+    if not reading:
+        return
+    if state.kind == "empty":
+        raise ArchiveError(f"the archive {name} is empty: import records into it first")
+    if state.version < SCHEMA_VERSION:
+        raise ArchiveError(
+            f"the archive {name} was written by an older partita (schema version "
+            f"{state.version}, this one reads {SCHEMA_VERSION}): run `partita migrate "
+            f"--db {name}` (or import into it) to bring it up to date; reading commands "
+            "never change an archive"
+        )
+
+
+def _migrate(db: Database, name: str) -> None:
+    """Apply the missing migrations in one transaction that holds the write lock
+    from the start, so that processes creating one archive at once do it once
+    (the schema is looked at again under the lock: another may have been first)."""
+    conn = db.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        state = inspect_archive(conn)  # again, under the lock
+        _refuse_unusable(state, name, reading=False)
+        if "schema_version" not in state.tables:
+            db.table("schema_version").create(
+                {"version": int, "description": str, "applied": str}, pk="version"
             )
+        if state.application_id != APPLICATION_ID:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        for migration in MIGRATIONS:
+            if migration.version <= state.version:
+                continue
+            with db.atomic():
+                migration.apply(db)
+                db.table("schema_version").insert(
+                    {
+                        "version": migration.version,
+                        "description": migration.description,
+                        "applied": datetime.datetime.now(datetime.UTC).isoformat(
+                            timespec="seconds"
+                        ),
+                    }
+                )
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _prepare_for_writing(db: Database, name: str) -> None:
+    """Check the file before anything is written to it, migrate it (making an
+    empty one an archive), and turn on WAL."""
+    state = inspect_archive(db.conn)
+    _refuse_unusable(state, name, reading=False)
+    if state.version < SCHEMA_VERSION or state.application_id != APPLICATION_ID:
+        _migrate(db, name)
+    _set_pragmas(db)
 
 
 def _set_pragmas(db: Database) -> None:
-    """WAL and synchronous=NORMAL: a commit is atomic and survives a crash of the
-    process (a power cut may lose the last commits, never half of one), and costs no
-    fsync. The page cache stays SQLite's default (2 MB): a larger one bought no
-    speed on imports of 10,000 to 100,000 games and grows the memory an import
-    needs (docs/archive.md)."""
+    """WAL and synchronous=NORMAL while writing: a commit is atomic and survives a
+    crash of the process (a power cut may lose the last commits, never half of
+    one), costs no fsync, and readers never wait for the writer. The page cache
+    stays SQLite's default (2 MB): a larger one bought no speed on imports of
+    10,000 to 100,000 games and grows the memory an import needs
+    (docs/archive.md). A file system without WAL support keeps its rollback
+    journal: slower, as safe."""
     if not db.memory:
-        db.enable_wal()
+        # SQLite does not wait for a lock to switch (another process may be
+        # making the same archive): retry.
+        retry_while_busy(lambda: db.execute("PRAGMA journal_mode=WAL").fetchone())
     db.execute("PRAGMA synchronous=NORMAL")
 
 
-def open_archive(target: str | Path | Database, *, create: bool = True) -> Database:
-    """The archive at ``target`` (a path, ``":memory:"`` or an open sqlite-utils
-    ``Database``), created or migrated to the current schema.
+def _leave_wal(db: Database) -> None:
+    """Back to a rollback journal when the last writer closes, so that the
+    archive at rest is one file that a read-only connection opens without making
+    a ``-wal`` or ``-shm`` file beside it. SQLite refuses while another connection
+    is open (another import, a reader): that one's writer switches back later."""
+    with suppress(sqlite3.OperationalError):
+        db.execute("PRAGMA journal_mode=DELETE").fetchone()
 
-    ``create=False`` refuses a path where no file exists. ``ArchiveError`` when the
-    file is no SQLite database, another program's database, or newer than this
-    partita.
+
+def open_archive(
+    target: str | Path | Database, *, readonly: bool = False, create: bool = True
+) -> Database:
+    """The archive at ``target`` (a path, ``":memory:"`` or an open sqlite-utils
+    ``Database``), ready to use.
+
+    ``readonly=True`` (every reading function): the file must exist and be an
+    archive at the current schema; it is opened read-only (``mode=ro``), nothing is
+    written (no migration, no journal mode switch), and an archive that needs a
+    migration is refused with a message saying how to migrate it.
+
+    Otherwise (writing): the file is made if missing (``create=False`` refuses a
+    missing one), checked before anything is written to it, migrated to the
+    current schema, and switched to WAL; processes opening one new archive at once
+    wait for each other instead of failing.
+
+    ``ArchiveError`` when the file is no SQLite database, another program's
+    database (left unchanged), an archive of a newer partita, or when SQLite
+    fails (the message says why).
     """
+    owned = not isinstance(target, Database)
+    name = archive_name(target)
+    db: Database
     if isinstance(target, Database):
         db = target
-        name = "the archive"
+    elif name == ":memory:":
+        if readonly:
+            raise ArchiveError("an archive in memory cannot be opened again: pass its Database")
+        db = Database(memory=True)
     else:
-        name = str(target)
-        if name != ":memory:" and not create and not Path(name).exists():
-            raise ArchiveError(f"no archive at {name}")
+        path = Path(name)
+        _check_path(path, name, must_exist=readonly or not create)
         try:
-            db = Database(name) if name != ":memory:" else Database(memory=True)
+            if in_wal_mode_at_rest(path):
+                _peek(path, name, reading=readonly)
+            conn = connect_for_reading(path) if readonly else connect_for_writing(path)
         except sqlite3.Error as error:
-            raise ArchiveError(f"cannot open the archive {name}: {error}") from None
+            raise archive_error(error, name) from None
+        db = Database(conn)
     try:
-        _set_pragmas(db)
-        _migrate(db, name)
-    except sqlite3.DatabaseError as error:
-        if not isinstance(target, Database):
+        if readonly:
+            _refuse_unusable(inspect_archive(db.conn), name, reading=True)
+        else:
+            _prepare_for_writing(db, name)
+    except (ArchiveError, sqlite3.Error) as error:
+        if owned:
             db.close()
-        raise ArchiveError(f"{name} is not a usable archive: {error}") from None
-    except ArchiveError:
-        if not isinstance(target, Database):
-            db.close()
+        if isinstance(error, sqlite3.Error):
+            raise archive_error(error, name) from None
         raise
     db.conn.create_function("partita_casefold", 1, _casefold, deterministic=True)
+    register_filter_functions(db.conn)
     return db
+
+
+def _peek(path: Path, name: str, *, reading: bool) -> None:
+    """Refuse an unusable file in WAL mode before a connection that would make
+    files beside it (another program's database stays as it was, alone)."""
+    conn = connect_to_peek(path)
+    try:
+        state = inspect_archive(conn)
+    finally:
+        conn.close()
+    _refuse_unusable(state, name, reading=reading)
+
+
+def _check_path(path: Path, name: str, *, must_exist: bool) -> None:
+    if path.is_dir():
+        raise ArchiveError(f"{name} is a folder, not an archive")
+    if path.exists():
+        return
+    if must_exist:
+        raise ArchiveError(f"no archive at {name} (import records first)")
+    if not path.absolute().parent.is_dir():
+        raise ArchiveError(
+            f"cannot create the archive {name}: there is no folder {path.absolute().parent}"
+        )
+
+
+def migrate_archive(target: str | Path) -> tuple[int, int]:
+    """Bring the existing archive at ``target`` up to the current schema (the one
+    thing reading commands refuse to do); the schema versions before and after."""
+    name = str(target)
+    path = Path(name)
+    _check_path(path, name, must_exist=True)
+    try:
+        conn = connect_to_peek(path) if in_wal_mode_at_rest(path) else connect_for_reading(path)
+        try:
+            before = inspect_archive(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error as error:
+        raise archive_error(error, name) from None
+    _refuse_unusable(before, name, reading=False)
+    with archive(path, create=False):
+        pass
+    return before.version, SCHEMA_VERSION
+
+
+def register_filter_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions :class:`partita.database.filters.GameFilter` uses:
+    ``partita_fold`` (accent- and case-insensitive names), ``partita_number`` (a tag
+    value as a number) and ``regexp`` (SQLite's ``REGEXP`` operator)."""
+    from partita.database.filters import fold, number, regexp
+
+    conn.create_function("partita_fold", 1, fold, deterministic=True)
+    conn.create_function("partita_number", 1, number, deterministic=True)
+    conn.create_function("regexp", 2, regexp, deterministic=True)
 
 
 def _casefold(text: str | None) -> str | None:
@@ -266,12 +467,19 @@ def _casefold(text: str | None) -> str | None:
 
 
 @contextmanager
-def archive(target: str | Path | Database, *, create: bool = True) -> Iterator[Database]:
+def archive(
+    target: str | Path | Database, *, readonly: bool = False, create: bool = True
+) -> Iterator[Database]:
     """``open_archive`` as a context manager that closes what it opened (an open
-    ``Database`` given as ``target`` is left open)."""
-    db = open_archive(target, create=create)
+    ``Database`` given as ``target`` is left open). A ``sqlite3.Error`` inside
+    becomes an ``ArchiveError`` naming the archive."""
+    db = open_archive(target, readonly=readonly, create=create)
     try:
         yield db
+    except sqlite3.Error as error:
+        raise archive_error(error, archive_name(target)) from None
     finally:
         if not isinstance(target, Database):
+            if not readonly and not db.memory:
+                _leave_wal(db)
             db.close()

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from partita.database.query import _where
+from partita.database.filters import GameFilter
 from partita.database.schema import archive
 from partita.errors import ArchiveError
 
@@ -61,22 +61,22 @@ class TwinGroup:
 
 def _groups_sql(fuzzy_depth: int | None, filters: dict[str, Any]) -> tuple[str, list[Any]]:
     """The query giving one row per group: the ids of its games, comma-separated."""
-    chosen = {name: value for name, value in filters.items() if value not in (None, [], ())}
+    selection = GameFilter.of(**filters)
     if fuzzy_depth is None:
-        if not chosen:
+        if not selection:
             # A covering scan of games_twin, in key order: nothing else is read.
             return (
                 "SELECT group_concat(id) FROM games WHERE twin_key IS NOT NULL "
                 "GROUP BY twin_key HAVING count(*) > 1",
                 [],
             )
-        joins, where, params = _where(**chosen)
+        joins, where, params = selection.sql()
         return (
             f"SELECT group_concat(g.id) FROM {joins} WHERE {where} AND g.twin_key IS NOT NULL "
             "GROUP BY g.twin_key HAVING count(*) > 1",
             params,
         )
-    joins, where, params = _where(**chosen)
+    joins, where, params = selection.sql()
     return (
         f"SELECT group_concat(g.id) FROM {joins} JOIN positions twin "
         f"ON twin.game_id = g.id AND twin.ply = ? WHERE {where} "
@@ -94,7 +94,7 @@ def find_twins(
     reached the same position after N plies (N at least 1)."""
     if fuzzy_depth is not None and fuzzy_depth < 1:
         raise ArchiveError(f"the fuzzy depth counts plies from 1, not {fuzzy_depth}")
-    with archive(target, create=False) as db:
+    with archive(target, readonly=True) as db:
         sql, params = _groups_sql(fuzzy_depth, filters)
         groups = sorted(
             sorted(int(game_id) for game_id in ids.split(",")) for (ids,) in db.execute(sql, params)

@@ -37,6 +37,16 @@ MoveT = TypeVar("MoveT", bound=Hashable)
 #: The side to move when the next move is a chance event (a shuffle, a reveal).
 CHANCE = -1
 
+#: The most digits a number in a record may have (a move number, a NAG, a cell's
+#: segment, a count, a round): no game counts further, and Python refuses to turn
+#: more than 4,300 digits into a number. Longer runs of digits are malformed.
+MAX_DIGITS = 9
+#: The games' grammars read numbers with these patterns: 1 to :data:`MAX_DIGITS`
+#: digits (``DIGITS``), or a positive number without leading zeros (``POSITIVE``),
+#: never followed by another digit.
+DIGITS = rf"[0-9]{{1,{MAX_DIGITS}}}(?![0-9])"
+POSITIVE = rf"[1-9][0-9]{{0,{MAX_DIGITS - 1}}}(?![0-9])"
+
 WIN = Fraction(1)
 DRAW = Fraction(1, 2)
 LOSS = Fraction(0)

@@ -154,7 +154,21 @@ class _Input:
         try:
             return self._stream.read(size)
         except _damage_errors() as error:
-            raise InputError(f"{self.name}: cannot read the file: {error}") from None
+            raise self._damaged(error) from None
+
+    def readline(self, size: int = -1) -> bytes:
+        """One line (at most ``size`` bytes), as the reader's line splitter asks."""
+        try:
+            return self._stream.readline(size)
+        except _damage_errors() as error:
+            raise self._damaged(error) from None
+
+    def _damaged(self, error: BaseException) -> InputError:
+        if self.compression is None:
+            return InputError(f"{self.name}: cannot read the file: {error}")
+        return InputError(
+            f"{self.name}: the {self.compression} data is damaged or cut short ({error})"
+        )
 
     def close(self) -> None:
         for stream in self._owned:

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from partita.notation.problems import Problem
 
+from partita.notation.locate import Locator
+
 #: Tags written first, in this order, by the canonical writer.
 SEVEN_TAG_ORDER = ("Game", "Event", "Site", "Date", "Round")
 
@@ -161,6 +163,7 @@ class Record:
     syntax_problems: list[Problem] = field(default_factory=list)
     #: Character offset of the result token in :attr:`text` (-1: none was read).
     result_offset: int = -1
+    _locator: Locator | None = field(default=None, init=False, repr=False)
 
     @property
     def game(self) -> str | None:
@@ -180,10 +183,15 @@ class Record:
 
     def position(self, offset: int) -> tuple[int, int]:
         """Line and column (both from 1) in the source file of a character offset
-        into :attr:`text` (a negative offset: the record's first line)."""
-        if offset < 0:
-            return self.source.line, 1
-        before = self.text[:offset]
-        line = self.source.line + before.count("\n")
-        column = offset - (before.rfind("\n") + 1) + 1
-        return line, column
+        into :attr:`text` (a negative offset: the record's first line).
+
+        Asking for many offsets, in any order, costs time linear in the text (see
+        :class:`~partita.notation.locate.Locator`)."""
+        locator = self._locator
+        if (
+            locator is None
+            or locator.text is not self.text
+            or (locator.first_line != self.source.line)
+        ):
+            locator = self._locator = Locator(self.text, self.source.line)
+        return locator(offset)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pyparsing as pp
 
-from partita.errors import NotationError
+from partita.errors import NotationError, shorten
 
 __all__ = [
     "BAD_TAG",
@@ -41,6 +41,7 @@ __all__ = [
     "UNCLOSED_COMMENT",
     "WHITESPACE",
     "check_tag_pair",
+    "shorten",
     "tokenize",
 ]
 
@@ -73,7 +74,7 @@ _WORD_CHAR = r"[^ \t\n\r\f\v{}();\[\]$]"
 _END = rf"(?!{_WORD_CHAR})"
 
 TAG_PATTERN = (
-    r'\[[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_]*)[ \t]*"(?P<value>(?:[^"\\\n]|\\["\\])*)"[ \t]*\]'
+    r'\[[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_]*)[ \t]*"(?P<value>(?:[^"\\\n]|\\["\\])*+)"[ \t]*\]'
 )
 BAD_TAG_PATTERN = r"\[[^\n]*"
 COMMENT_PATTERN = r"\{[^}]*\}"
@@ -174,7 +175,7 @@ _LBRACKET = pp.Suppress("[").set_name("'['")
 _TAG_NAME = pp.Regex(r"[A-Za-z][A-Za-z0-9_]*")("name").set_name(
     "a tag name (a letter, then letters, digits or _)"
 )
-_TAG_VALUE = pp.Regex(r'"(?:[^"\\\n]|\\["\\])*"')("value").set_name(
+_TAG_VALUE = pp.Regex(r'"(?:[^"\\\n]|\\["\\])*+"')("value").set_name(
     'the value in double quotes (inside it only \\" and \\\\ are escapes)'
 )
 _RBRACKET = pp.Suppress("]").set_name("']' after the value")
@@ -183,15 +184,6 @@ for _element in (_LBRACKET, _TAG_NAME, _TAG_VALUE, _RBRACKET):
 #: One tag pair, committed after ``[`` so that an error points at the real spot.
 TAG_PAIR = (_LBRACKET - _TAG_NAME - _TAG_VALUE - _RBRACKET).set_name("tag pair")
 TAG_PAIR.parse_with_tabs()
-
-
-#: The longest piece of a bad line quoted in a message.
-QUOTE_LIMIT = 60
-
-
-def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` as quoted in a message: cut to ``limit`` characters with '...'."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_tag_pair(text: str) -> tuple[int, str] | None:

@@ -14,18 +14,28 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from partita.errors import (
+    QUOTE_LIMIT,
     AmbiguousMoveError,
     IllegalMoveError,
     NotationError,
     SetupError,
     TagError,
     UnknownGameError,
+    illegal_move_message,
+    quoted,
 )
-from partita.games.base import WIN, Outcome, parse_result_token
+from partita.games.base import POSITIVE, WIN, Outcome, parse_result_token
 from partita.games.registry import get_game
 from partita.notation.base import GameNotation
 from partita.notation.model import Node, Record
 from partita.notation.problems import ERROR, KINDS, Problem
+
+#: The most moves of a record whose states replay keeps (see ``ReplayedRecord.states``):
+#: far more than any real game (the longest example has a few hundred plies), and a
+#: state costs up to a few kilobytes.
+KEPT_STATES = 10_000
+#: Moves replayed at a time on the fast path (a bound on the states held at once).
+_WINDOW = 4096
 
 
 @dataclass(slots=True, eq=False)
@@ -48,7 +58,9 @@ class ReplayedRecord:
     strict: bool = False
     #: True when the mainline stopped at a move that could not be played.
     stopped: bool = False
-    #: The state after each ply of ``moves`` (for writers and analysis).
+    #: The state after each ply of ``moves`` (for writers and analysis), for records
+    #: of up to :data:`KEPT_STATES` moves; empty for a longer one (the writer
+    #: replays it again), so that memory stays bounded.
     states: list[Any] = field(default_factory=list)
     #: True when the record has variations (the writer's fast path needs none).
     has_variations: bool = False
@@ -94,7 +106,7 @@ TERMINATIONS = (
     "unterminated",
 )
 _DATE_PATTERN = re.compile(r"(?:\d{4}|\?{4})\.(?:0[1-9]|1[0-2]|\?\?)\.(?:0[1-9]|[12]\d|3[01]|\?\?)")
-_PLAYER_TAG = re.compile(r"Player([1-9]\d*)")
+_PLAYER_TAG = re.compile(rf"Player({POSITIVE})")
 
 
 class _Collector:
@@ -163,13 +175,14 @@ def count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     return len(numbers), None
 
 
-def replay(record: Record, strict: bool = False) -> ReplayedRecord:
+def replay(record: Record, strict: bool = False, *, keys: bool = True) -> ReplayedRecord:
     """Replay a record through its game's rules and collect every problem.
 
     The mainline is replayed as far as it is legal (lenient: the legal prefix is
     kept); variations are replayed too, each from the position before the move it
     replaces, so an illegal move in a variation is reported as well. In strict mode
-    every warning becomes an error.
+    every warning becomes an error. ``keys=False`` leaves out the position keys
+    (validation needs none; an archive does).
     """
     collect = _Collector(record)
     collect.problems.extend(record.syntax_problems)
@@ -180,7 +193,7 @@ def replay(record: Record, strict: bool = False) -> ReplayedRecord:
         start = _starting_state(record, game, collect)
         if start is not None:
             replayed.initial_state = start
-            branches = _replay_mainline(record, game, start, collect, replayed)
+            branches = _replay_mainline(record, game, start, collect, replayed, keys)
             _replay_variations(game, branches, collect)
             if replayed.final_state is not None:
                 _check_result(record, game, replayed, collect)
@@ -391,7 +404,7 @@ class _LineReplayer:
         if outcome is not None:
             self.collect.add(
                 "move-after-end",
-                f"{token}: the game is already over: {outcome.reason}",
+                illegal_move_message(token, f"the game is already over: {outcome.reason}"),
                 offset=node.offset,
                 ply=ply + 1,
                 move_number=rules.move_number(state)[0],
@@ -403,8 +416,11 @@ class _LineReplayer:
             if forced is None:
                 self.collect.add(
                     "illegal-move",
-                    f"{token}: a pass is allowed only when the rules force it, "
-                    "and here there are legal moves",
+                    illegal_move_message(
+                        token,
+                        "a pass is allowed only when the rules force it, "
+                        "and here there are legal moves",
+                    ),
                     offset=node.offset,
                     ply=ply + 1,
                     move_number=rules.move_number(state)[0],
@@ -443,8 +459,10 @@ class _LineReplayer:
                 )
             plies.append((state, move, rules.apply(state, move)))
             return _Played(plies)
-        if f"'{token}'" not in message and not message.startswith(token):
-            message = f"{token}: {message}"
+        if len(token) > QUOTE_LIMIT:  # a game quoted a huge token whole
+            message = message.replace(f"'{token}'", quoted(token))
+        if kind != "illegal-move" and quoted(token) not in message:
+            message = f"{quoted(token)}: {message}"  # every message names its token
         self.collect.add(
             kind, message, offset=node.offset, ply=ply, move_number=number, token=token
         )
@@ -457,6 +475,7 @@ def _replay_mainline(
     start: Any,
     collect: _Collector,
     replayed: ReplayedRecord,
+    with_keys: bool,
 ) -> list[tuple[Node, Any, int]]:
     """Replay the mainline; return where variations branch off it: for each
     mainline node with alternatives, (that node's parent, the state there, plies).
@@ -464,24 +483,40 @@ def _replay_mainline(
     The longest clean prefix (legal, canonical, no inserted pass) goes through the
     game's fast ``replay_canonical``; only its written move numbers are checked
     here. From the first move it does not accept on, each move is checked and
-    reported one by one.
+    reported one by one. States are kept for records of up to :data:`KEPT_STATES`
+    moves only, so that memory stays bounded for a huge one.
     """
     rules = game.rules
+    key = rules.key
     nodes = list(record.root.mainline())
-    # Only the root holds no move.
-    tokens = cast("list[str]", [node.move for node in nodes])
-    states = game.replay_canonical(start, tokens)
-    fast = len(states)
-    moves = tokens[:fast]
+    keep = len(nodes) <= KEPT_STATES
+    moves: list[str] = []
+    states: list[Any] = []
+    keys: list[Hashable] = []
     branches: list[tuple[Node, Any, int]] = []
     parent = record.root
     before = start
-    for ply, node in enumerate(nodes[:fast]):
-        if node.written_number is not None:
-            _check_number(node, rules, before, ply + 1, collect)
-        if len(parent.children) > 1:
-            branches.append((parent, before, ply))
-        parent, before = node, states[ply]
+    fast = 0  # plies replayed on the fast path
+    while fast < len(nodes):  # a window at a time: memory holds one window of states
+        window = nodes[fast : fast + _WINDOW]
+        replayed_window = game.replay_canonical(
+            before, cast("list[str]", [node.move for node in window])
+        )
+        for node, after in zip(window, replayed_window, strict=False):
+            if node.written_number is not None:
+                _check_number(node, rules, before, fast + 1, collect)
+            if len(parent.children) > 1:
+                branches.append((parent, before, fast))
+            assert node.move is not None  # only the root holds no move
+            moves.append(node.move)
+            if with_keys:
+                keys.append(key(after))
+            if keep:
+                states.append(after)
+            parent, before = node, after
+            fast += 1
+        if len(replayed_window) < len(window):
+            break
     line = _LineReplayer(game, collect)
     state = before
     for node in nodes[fast:]:
@@ -495,11 +530,13 @@ def _replay_mainline(
             break
         for ply_before, move, after in played.plies:
             moves.append(game.format_move(ply_before, move))
-            states.append(after)
+            if with_keys:
+                keys.append(key(after))
+            if keep:
+                states.append(after)
         state = played.state
         parent = node
-    replayed.moves, replayed.states = moves, states
-    replayed.keys = [rules.key(after) for after in states]
+    replayed.moves, replayed.states, replayed.keys = moves, states, keys
     replayed.final_state = state
     replayed.outcome = rules.outcome(state)
     replayed.has_variations = bool(branches)

@@ -156,7 +156,7 @@ def lexical_problem(kind: str, token: str) -> tuple[int, str] | None:
         shown = _SPACES.sub(" ", shown)
         return 0, f"comment '{shown}' is never closed: no '}}' before the end of the record"
     if kind == BARE_NUMBER:
-        return 0, f"bare number '{token}' is no move (a move number ends with '.')"
+        return 0, f"bare number '{shorten(token)}' is no move (a move number ends with '.')"
     if kind == STRAY:
         if token == "$":
             return 0, "stray '$': a NAG is '$' and a number, as in $1"

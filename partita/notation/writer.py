@@ -21,7 +21,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from partita.errors import NotationError, PartitaError
+from partita.games.base import POSITIVE
 from partita.games.registry import get_game
+from partita.notation import pgr
 from partita.notation.base import GameNotation
 from partita.notation.model import SEVEN_TAG_ORDER, Node, Record
 from partita.notation.replay import ReplayedRecord
@@ -35,8 +37,11 @@ PASS_TOKEN = "--"
 
 _LEADING_TAGS = (*SEVEN_TAG_ORDER, "Player1", "Player2", "Player3", "Player4", "Result")
 _TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-_PLAYER_TAG = re.compile(r"Player[1-9][0-9]*\Z")
+_PLAYER_TAG = re.compile(rf"Player{POSITIVE}\Z")
 _SPACES = re.compile(r"[ \t\n\r\f\v]+")
+_RESULT = re.compile(pgr.RESULT_PATTERN)
+#: A byte-order mark: never written (see :mod:`partita.notation.sources`).
+BOM = "\ufeff"
 
 
 def tag_order(tags: dict[str, str]) -> list[str]:
@@ -50,8 +55,10 @@ def write_record(
     game: GameNotation[Any, Any] | None = None,
     *,
     replayed: ReplayedRecord | None = None,
+    width: int = LINE_WIDTH,
 ) -> str:
-    """The canonical text of ``record``, ending with a line break.
+    """The canonical text of ``record``, ending with a line break, its movetext in
+    lines of at most ``width`` characters (a longer single token stands alone).
 
     ``game`` numbers and spells the moves; by default the game the record's ``Game``
     tag names, or none if that game is unknown. ``replayed``, the record's replay
@@ -67,7 +74,7 @@ def write_record(
             game = None
     lines = [_tag_line(name, record.tags[name]) for name in tag_order(record.tags)]
     units = _replayed_units(record, replayed) if replayed is not None else None
-    movetext = _wrap(units if units is not None else _movetext_units(record, game))
+    movetext = _wrap(units if units is not None else _movetext_units(record, game), width)
     if lines:
         lines.append("")
     lines.extend(movetext)
@@ -95,12 +102,17 @@ def _tag_line(name: str, value: str) -> str:
         )
     value = value.replace("\\", "\\\\").replace('"', '\\"')
     value = value.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
-    return f'[{name} "{value}"]'
+    return f'[{name} "{_without_bom(value)}"]'
 
 
 # -- movetext ---------------------------------------------------------------------------------
+def _without_bom(text: str) -> str:
+    """``text`` without U+FEFF, which the reader drops wherever it stands."""
+    return text.replace(BOM, "") if BOM in text else text
+
+
 def _comment_units(text: str) -> list[str]:
-    words = _SPACES.sub(" ", text.replace("}", "")).strip(" ").split(" ")
+    words = _SPACES.sub(" ", _without_bom(text).replace("}", "")).strip(" ").split(" ")
     if words == [""]:
         return ["{}"]
     words[0] = "{" + words[0]
@@ -242,7 +254,7 @@ def _movetext_units(record: Record, game: GameNotation[Any, Any] | None) -> Iter
             counter_before = numbering.advance((number, place))
             state_before = forced[1]
         number, place = numbering.label(state_before, counter_before)
-        spelled, state_after = numbering.play(state_before, token)
+        spelled, state_after = numbering.play(state_before, _without_bom(token))
         yield _numbered(spelled + move_node.suffix, number, place, need_number)
         need_number = False
         counter_after = numbering.advance((number, place))
@@ -261,7 +273,7 @@ def _movetext_units(record: Record, game: GameNotation[Any, Any] | None) -> Iter
             continue
         parent, move_node = move_node, move_node.continuation
         state_before, counter_before = state_after, counter_after
-    yield record.result if record.result is not None else record.tags.get("Result", "*")
+    yield _result_token(record)
 
 
 def _replayed_units(record: Record, replayed: ReplayedRecord) -> list[str] | None:
@@ -299,8 +311,17 @@ def _replayed_units(record: Record, replayed: ReplayedRecord) -> list[str] | Non
             units.extend(_comment_units(comment))
             need_number = True
         before = after
-    units.append(record.result if record.result is not None else record.tags.get("Result", "*"))
+    units.append(_result_token(record))
     return units
+
+
+def _result_token(record: Record) -> str:
+    """The result token that ends the movetext: the one read, else the Result tag if
+    it reads as a result token, else ``*`` (anything else would read as a move)."""
+    if record.result is not None:
+        return record.result
+    tag = record.tags.get("Result", "*")
+    return tag if _RESULT.fullmatch(tag) else "*"
 
 
 def _numbered(token: str, number: int, place: int, need_number: bool) -> str:
@@ -311,13 +332,13 @@ def _numbered(token: str, number: int, place: int, need_number: bool) -> str:
     return token
 
 
-def _wrap(units: Iterable[str]) -> list[str]:
+def _wrap(units: Iterable[str], width: int = LINE_WIDTH) -> list[str]:
     lines: list[str] = []
     line = ""
     for unit in units:
         if not line:
             line = unit
-        elif len(line) + 1 + len(unit) <= LINE_WIDTH:
+        elif len(line) + 1 + len(unit) <= width:
             line = f"{line} {unit}"
         else:
             lines.append(line)

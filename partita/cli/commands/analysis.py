@@ -1,39 +1,68 @@
-"""Analysis commands: solve, annotate."""
+"""Analysis commands: solve, annotate.
 
-from __future__ import annotations
+The solvers and the annotator are imported by the commands that use them, so that
+start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from partita.analysis.annotate import DEFAULT_POSITION_BUDGET, annotate_record
-from partita.analysis.solving import DEFAULT_TABLE_SIZE, solvable_games, solver_for
+from partita.analysis.annotate import DEFAULT_POSITION_BUDGET
+from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
-from partita.cli.options import ArchiveOption, JsonOption, archive_path
+from partita.cli.display import printable
+from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
+from partita.cli.output import check_output, replaced_file, writing
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.inputs import is_stdin
-from partita.notation.writer import write_record
 
 #: Default node budget of `partita solve` (under a second compiled, about 30 s in pure Python).
 DEFAULT_SOLVE_BUDGET = 10_000_000
 
+#: The largest node budget (10^15 nodes: years of search at ten million a second).
+MAX_BUDGET = 10**15
+#: The largest search time, in seconds (about three years).
+MAX_SECONDS = 1e8
+#: The largest transposition table: 2^28 positions, about 4.5 GB (17 bytes a position).
+MAX_TABLE_SIZE = 1 << 28
+
+
+def _a_number(value: float | None) -> float | None:
+    """Refuse ``nan`` (it passes every range check, and would never stop a search)."""
+    if value is not None and value != value:
+        raise typer.BadParameter("give a number of seconds, not nan")
+    return value
+
+
 BudgetOption = Annotated[
     int,
     typer.Option(
-        "--budget", help="Most nodes to search (0: no limit); past it, stop and say so.", min=0
+        "--budget",
+        help="Most nodes to search (0: no limit); past it, stop and say so.",
+        min=0,
+        max=MAX_BUDGET,
     ),
 ]
 SecondsOption = Annotated[
     float | None,
-    typer.Option("--seconds", help="Most seconds to search; past it, stop and say so.", min=0),
+    typer.Option(
+        "--seconds",
+        help="Most seconds to search; past it, stop and say so.",
+        min=0,
+        max=MAX_SECONDS,
+        callback=_a_number,
+    ),
 ]
 TableSizeOption = Annotated[
     int,
     typer.Option(
-        "--table-size", help="Most positions the transposition table keeps (memory).", min=1
+        "--table-size",
+        help="Most positions the transposition table keeps (memory: 17 bytes each).",
+        min=1,
+        max=MAX_TABLE_SIZE,
     ),
 ]
 
@@ -69,6 +98,9 @@ def solve(
     Scores are from the side to move: 0 a draw, positive a win (the sooner, the
     higher), negative a loss; the game's docs page gives its scale.
     """
+    from partita.analysis.solving import solvable_games, solver_for
+    from partita.games.registry import get_game
+
     if game_name is None:
         with_columns = [name for name in solvable_games() if get_game(name).has_column_strings]
         if columns is None or len(with_columns) != 1:
@@ -126,10 +158,14 @@ def annotate(
         ),
     ],
     index: Annotated[
-        int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
+        int,
+        typer.Option("--index", help="Which record of the file (from 0).", min=0, max=LARGEST),
     ] = 0,
     from_ply: Annotated[
-        int, typer.Option("--from-ply", help="Judge the moves from this ply on (from 1).", min=1)
+        int,
+        typer.Option(
+            "--from-ply", help="Judge the moves from this ply on (from 1).", min=1, max=LARGEST
+        ),
     ] = 1,
     budget: Annotated[
         int,
@@ -137,12 +173,17 @@ def annotate(
             "--budget",
             help="Most nodes to search per position (0: no limit); harder positions are skipped.",
             min=0,
+            max=MAX_BUDGET,
         ),
     ] = DEFAULT_POSITION_BUDGET,
     seconds: Annotated[
         float | None,
         typer.Option(
-            "--seconds", help="Most seconds per position; harder ones are skipped.", min=0
+            "--seconds",
+            help="Most seconds per position; harder ones are skipped.",
+            min=0,
+            max=MAX_SECONDS,
+            callback=_a_number,
         ),
     ] = None,
     table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
@@ -164,8 +205,12 @@ def annotate(
 
     The annotated record is written in canonical form; a summary goes to stderr.
     """
+    from partita.analysis.annotate import annotate_record
     from partita.cli.commands.archive import load_source
+    from partita.notation.inputs import is_stdin
+    from partita.notation.writer import write_record
 
+    check_output(output, "--output")
     record = load_source(source, index, archive_path(db))
     game_name = record.game
     if game_name is None:
@@ -181,9 +226,10 @@ def annotate(
     if as_json:
         typer.echo(json.dumps(annotation.as_dict(), indent=2))
     elif output is not None and not is_stdin(output):
-        output.write_text(text, encoding="utf-8")
+        with writing(output), replaced_file(output) as stream:
+            stream.write(text)
     else:
-        typer.echo(text, nl=False)
+        sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
     marked = len(annotation.blunders)
     summary = f"{_count(marked, 'move')} marked ??, {_count(annotation.solved, 'position')} solved"
     if annotation.unsolved:

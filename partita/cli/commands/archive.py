@@ -1,48 +1,52 @@
-"""Commands on the archive: import, query, export."""
+"""Commands on the archive: import, query, export.
 
-from __future__ import annotations
+The archive, the reader and rich are imported by the commands that use them, so
+that start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from partita import database
+from partita import database  # light: its names load on first use
 from partita.cli.app import app
+from partita.cli.display import EscapingStream, plain
+from partita.cli.filters import filter_options
+from partita.cli.inputs import record_inputs
 from partita.cli.options import (
+    LARGEST,
+    MAX_WORKERS,
     ArchiveOption,
-    DateFromFilter,
-    DateToFilter,
-    EventFilter,
-    GameFilter,
+    ExcludeOption,
     JsonOption,
-    OpeningFilter,
-    PlayerFilter,
-    PositionFilter,
     RecordPaths,
-    ResultFilter,
-    SidesFilter,
     StrictOption,
-    TagFilter,
     archive_path,
-    filters,
+)
+from partita.cli.output import (
+    check_output,
+    progress_bar,
+    replaced_file,
+    stderr_console,
+    stdout_console,
+    writing,
 )
 from partita.errors import PartitaError
-from partita.notation.files import expand_paths
-from partita.notation.inputs import input_size, is_stdin
-from partita.notation.model import Record
-from partita.notation.reader import read_records
 
-console = Console(highlight=False)
+if TYPE_CHECKING:
+    from partita.database.filters import GameFilter
+    from partita.notation.model import Record
 
 
-def load_source(source: str, index: int, db: Path) -> Record:
+def load_source(source: str, index: int, db: Path) -> "Record":
     """A record from a file (the ``index``-th, from 0) or from the archive by game id."""
+    from partita.notation.inputs import is_stdin
+    from partita.notation.reader import read_records
+
     path = Path(source)
     if is_stdin(source) or path.is_file():
         for position, record in enumerate(read_records(path)):
@@ -50,8 +54,10 @@ def load_source(source: str, index: int, db: Path) -> Record:
                 return record
         raise PartitaError(f"{source}: there is no record {index} (records count from 0)")
     if source.isdigit():
-        if not db.exists():
-            raise PartitaError(f"no archive at {db} to look up game {source}")
+        if int(source) > LARGEST:
+            raise typer.BadParameter(
+                f"{source} is no game id (they go up to {LARGEST})", param_hint="SOURCE"
+            )
         return database.get_record(db, int(source))
     raise PartitaError(f"{source}: no such file, and not a game id")
 
@@ -60,12 +66,14 @@ def load_source(source: str, index: int, db: Path) -> Record:
 def import_(
     paths: RecordPaths,
     db: ArchiveOption = None,
+    exclude: ExcludeOption = None,
     strict: StrictOption = False,
     workers: Annotated[
         int | None,
         typer.Option(
             "--workers",
             min=1,
+            max=MAX_WORKERS,
             help="Processes that read and replay the records, the one that writes "
             "included (1: everything in one process). Default: one per CPU, at most 4, "
             "for inputs of 1 MB or more; 1 for smaller ones.",
@@ -77,106 +85,168 @@ def import_(
 
     Valid records are stored, and invalid ones with their problems (lenient) or
     refused (--strict). Re-importing adds nothing; an interrupted import can be rerun.
+    A path that holds no records is a warning, and the exit code is 1. A path -
+    reads standard input; gzip, bzip2, xz and Zstandard files are read as they are.
     """
-    files = expand_paths(paths)
+    from partita.notation.inputs import input_size
+
+    inputs = record_inputs(paths, exclude)
     target = archive_path(db)
-    total_bytes = sum(input_size(file) for file in files) or 1
-    show_bar = not as_json and sys.stderr.isatty()
-    with Progress(
-        TextColumn("importing"),
-        BarColumn(),
-        TextColumn("{task.fields[records]} records"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not show_bar,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("import", total=total_bytes, records=0)
-
-        def report(done: database.ImportProgress) -> None:
-            progress.update(task, completed=done.bytes_done, records=done.records)
-
-        summary = database.import_paths(
-            target, files, strict=strict, progress=report, workers=workers
-        )
-    if as_json:
-        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+    summary = None
+    if inputs.files:
+        sizes = [input_size(file) for file in inputs.files]
+        with progress_bar(
+            "importing", total=sum(sizes) or 1, enabled=not as_json, unit="bytes"
+        ) as update:
+            summary = database.import_paths(
+                target,
+                inputs.files,
+                strict=strict,
+                progress=lambda done: update(done.bytes_done),
+                workers=workers,
+            )
+        empty = {Path(name) for name in summary.empty_files}
+        inputs.check_records({file: int(file not in empty) for file in inputs.files})
     else:
-        console.print(
+        inputs.check_records({})
+    if summary is not None and as_json:
+        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+    elif summary is not None:
+        stdout_console().print(
             f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
             f"{summary.invalid} invalid"
             + (f", {summary.refused} refused (strict)" if strict else "")
             + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
-            + f" ({summary.records} records in {len(files)} files)",
+            + f" ({summary.records} records in {len(inputs.files)} files)",
             markup=False,
         )
-    raise typer.Exit(int(strict and summary.refused > 0))
+    for warning in inputs.warnings:
+        stderr_console().print(f"partita: warning: {warning}", markup=False, soft_wrap=True)
+    refused = summary is not None and strict and summary.refused > 0
+    raise typer.Exit(int(refused or bool(inputs.warnings)))
 
 
 @app.command()
+def migrate(db: ArchiveOption = None) -> None:
+    """Bring an archive written by an older partita up to the current schema.
+
+    Reading commands never change an archive: they ask for this instead. An
+    import migrates its archive too.
+    """
+    target = archive_path(db)
+    before, after = database.migrate_archive(target)
+    if before == after:
+        stdout_console().print(f"{target}: already at schema version {after}", markup=False)
+    else:
+        stdout_console().print(
+            f"{target}: migrated from schema version {before} to {after}", markup=False
+        )
+
+
+#: Games `query` lists on a terminal when no --limit is given.
+TERMINAL_LIMIT = 50
+
+
+@app.command()
+@filter_options()
 def query(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="At most this many games.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            help=f"At most this many games (default on a terminal: {TERMINAL_LIMIT}; "
+            "piped or with an output format: all).",
+            min=0,
+            max=LARGEST,
+        ),
+    ] = None,
     as_json: JsonOption = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV, one row per game.")] = False,
+    as_tsv: Annotated[
+        bool, typer.Option("--tsv", help="Print tab-separated values, one row per game.")
+    ] = False,
+    as_lines: Annotated[
+        bool, typer.Option("--nl", help="Print JSON lines: one object per game and line.")
+    ] = False,
+    selection: "GameFilter | None" = None,
 ) -> None:
-    """List the archive's games that match every filter given."""
-    target = _existing_archive(db)
-    rows = database.query_games(
-        target,
-        **filters(game, player, result, event, date_from, date_to, opening, position, sides, tag),
-        limit=limit,
-    )
+    """List the archive's games that match the filters (repeating an option: any of
+    its values; different options: all of them).
+
+    On a terminal, a table of the first games; piped, a plain table of them all.
+    """
+    from partita.cli import listing
+
+    formats = [name for name, chosen in
+               (("--json", as_json), ("--csv", as_csv), ("--tsv", as_tsv), ("--nl", as_lines))
+               if chosen]  # fmt: skip
+    if len(formats) > 1:
+        raise typer.BadParameter(f"choose one output format, not {' and '.join(formats)}")
+    target = archive_path(db)
+    terminal = not formats and sys.stdout.isatty()
+    shown = TERMINAL_LIMIT if terminal and limit is None else limit
+    # One game more than shown tells whether there are more.
+    rows = database.query_games(target, selection, limit=None if shown is None else shown + 1)
+    more = shown is not None and len(rows) > shown
+    rows = rows[:shown] if shown is not None else rows
+    with_ply = selection is not None and selection.position is not None
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    table = Table("id", "game", "date", "event", "players", "result", "plies", "status")
-    if position:
+    if as_lines:
+        listing.write_json_lines(rows, sys.stdout)
+        return
+    if as_csv or as_tsv:
+        listing.write_delimited(rows, sys.stdout, tabs=as_tsv, with_ply=with_ply)
+        return
+    counted = f"{len(rows)} game{'' if len(rows) == 1 else 's'}"
+    if not terminal:
+        listing.write_plain_table(rows, sys.stdout, with_ply=with_ply)
+        typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
+        return
+    from rich.table import Table
+
+    table = Table(*listing.TABLE_COLUMNS)
+    if with_ply:
         table.add_column("at ply")
     for row in rows:
-        cells = [
-            str(row["id"]),
-            row["game"] or "",
-            row.get("date") or "",
-            row.get("event") or "",
-            " - ".join(row.get("players") or []),
-            row.get("result") or "",
-            str(row.get("plies", "")),
-            row.get("status", ""),
-        ]
-        if position:
-            cells.append(str(row.get("ply", "")))
-        table.add_row(*cells)
+        cells = [listing.cell(row, name) for name in listing.TABLE_COLUMNS]
+        if with_ply:
+            cells.append(listing.cell(row, "ply"))
+        table.add_row(*(plain(cell) for cell in cells))
+    console = stdout_console()
     console.print(table)
-    console.print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}", markup=False)
+    if more:
+        note = f"first {counted} shown; --limit N for more, or pipe the output (| less) for all"
+    else:
+        note = counted
+    console.print(note, markup=False)
+
+
+class ExportFormat(StrEnum):
+    pgr = "pgr"
+    ndjson = "ndjson"
+    csv = "csv"
 
 
 @app.command()
+@filter_options()
 def export(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     output: Annotated[
         Path | None,
-        typer.Option("-o", "--output", help="Write here instead of stdout (-: stdout)."),
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write here instead of stdout (-: stdout; a new folder with --split-by or "
+            "--per-file).",
+        ),
     ] = None,
+    output_format: Annotated[
+        ExportFormat,
+        typer.Option("--format", help="pgr, ndjson (one JSON object per game) or csv."),
+    ] = ExportFormat.pgr,
     canonical: Annotated[
         bool,
         typer.Option(
@@ -185,24 +255,95 @@ def export(
             "may then not survive a re-import).",
         ),
     ] = False,
+    no_comments: Annotated[
+        bool, typer.Option("--no-comments", help="Leave the comments out.")
+    ] = False,
+    no_nags: Annotated[
+        bool, typer.Option("--no-nags", help="Leave NAGs ($N) and move suffixes (! ?) out.")
+    ] = False,
+    no_variations: Annotated[
+        bool, typer.Option("--no-variations", help="Leave the variations out (mainline only).")
+    ] = False,
+    width: Annotated[
+        int, typer.Option("--width", help="Longest movetext line.", min=10, max=100_000)
+    ] = 80,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="At most this many games.", min=0, max=LARGEST)
+    ] = None,
+    split_by: Annotated[
+        str | None,
+        typer.Option(
+            "--split-by",
+            metavar="TAG",
+            help="One file per value of this tag (Event, Date...), in the folder -o names.",
+        ),
+    ] = None,
+    per_file: Annotated[
+        int | None,
+        typer.Option(
+            "--per-file",
+            help="At most N games a file, in the folder -o names.",
+            min=1,
+            max=LARGEST,
+        ),
+    ] = None,
+    selection: "GameFilter | None" = None,
 ) -> None:
-    """Write the matching games as canonical PGR.
+    """Write the matching games as canonical PGR (or NDJSON, CSV).
 
     Records with problems are written as they were imported, so that a re-import
-    finds the same problems; --canonical rewrites them too.
+    finds the same problems; --canonical rewrites them too, and so do --no-comments,
+    --no-nags, --no-variations and --width.
     """
-    target = _existing_archive(db)
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
-    if output is None or is_stdin(output):
-        count = database.export_games(target, sys.stdout, canonical=canonical, **chosen)
-    else:
-        with output.open("w", encoding="utf-8", newline="\n") as stream:
-            count = database.export_games(target, stream, canonical=canonical, **chosen)
-        Console(stderr=True).print(f"{count} games written to {output}", markup=False)
+    from partita.notation.inputs import is_stdin
 
-
-def _existing_archive(db: Path | None) -> Path:
     target = archive_path(db)
-    if not target.exists():
-        raise PartitaError(f"no archive at {target} (import records first: partita import FILE...)")
-    return target
+    options = database.ExportOptions(
+        format=output_format.value,
+        canonical=canonical,
+        comments=not no_comments,
+        nags=not no_nags,
+        variations=not no_variations,
+        width=width,
+    )
+    if output is not None and is_stdin(output):
+        output = None  # -o -: standard output
+    into_folder = split_by is not None or per_file is not None
+    if into_folder:
+        if output is None:
+            raise typer.BadParameter("--split-by and --per-file write into a folder: give -o DIR")
+        if not output.parent.is_dir():
+            raise typer.BadParameter(f"there is no folder {output.parent}", param_hint="--output")
+    else:
+        check_output(output, "--output")
+    chosen: dict[str, Any] = {"selection": selection, "limit": limit}
+    # The archive first: a missing or foreign one stops before the output is made.
+    with database.archive(target, readonly=True) as opened:
+        total = database.count_games(opened, **chosen)
+        streams = output is None
+        with progress_bar("exporting", total=total, streams_output=streams, unit="games") as update:
+            if into_folder:
+                assert output is not None  # checked above
+                files = database.export_to_folder(
+                    opened, output, split_by=split_by, per_file=per_file, options=options,
+                    progress=update, **chosen,
+                )  # fmt: skip
+                count = sum(files.values())
+            elif output is None:
+                stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
+                count = database.export_games(
+                    opened, stream, options=options, progress=update, **chosen
+                )
+                sys.stdout.flush()
+            else:
+                with writing(output), replaced_file(output) as stream:
+                    count = database.export_games(
+                        opened, stream, options=options, progress=update, **chosen
+                    )
+    if into_folder:
+        stderr_console().print(
+            plain(f"{count} games written to {len(files)} files in {output}"), markup=False
+        )
+        return
+    if output is not None:
+        stderr_console().print(plain(f"{count} games written to {output}"), markup=False)

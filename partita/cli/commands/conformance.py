@@ -16,7 +16,7 @@ from partita.errors import PartitaError
 def conformance(
     game: Annotated[str, typer.Argument(help="The Game tag (see `partita games`).")],
     seeds: Annotated[
-        int, typer.Option("--seeds", help="Random games per random check.", min=1)
+        int, typer.Option("--seeds", help="Random games per random check.", min=1, max=100_000)
     ] = 10,
     as_json: JsonOption = False,
 ) -> None:

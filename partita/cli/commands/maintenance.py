@@ -1,42 +1,27 @@
-"""Commands that keep the archive in order: delete, tag set, tag unset, twins, merge."""
+"""Commands that keep the archive in order: delete, tag set, tag unset, twins, merge.
 
-from __future__ import annotations
+The archive code is imported by the commands that use it, so that start-up stays
+light (see :mod:`partita.cli.app`).
+"""
 
 import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from partita.cli.app import app
-from partita.cli.options import (
-    ArchiveOption,
-    DateFromFilter,
-    DateToFilter,
-    EventFilter,
-    GameFilter,
-    JsonOption,
-    OpeningFilter,
-    PlayerFilter,
-    PositionFilter,
-    ResultFilter,
-    SidesFilter,
-    TagFilter,
-    archive_path,
-    filters,
-)
-from partita.database.maintenance import (
-    TagChange,
-    delete_games,
-    matching_games,
-    set_tag,
-    unset_tag,
-)
-from partita.database.merge import merge_archive
-from partita.database.twins import TwinGroup, find_twins, twins_to_delete
+from partita.cli.display import printable
+from partita.cli.filters import filter_options
+from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
 from partita.errors import PartitaError
+
+if TYPE_CHECKING:
+    from partita.database.filters import GameFilter
+    from partita.database.maintenance import TagChange
+    from partita.database.twins import TwinGroup
 
 YesOption = Annotated[
     bool, typer.Option("--yes", "-y", help="Do it without asking for confirmation.")
@@ -75,36 +60,33 @@ def confirm_deletion(ids: list[int], target: Path, yes: bool, what: str = "") ->
 
 
 @app.command()
+@filter_options()
 def delete(
     ids: Annotated[
         list[int] | None,
-        typer.Argument(help="Ids of the games to delete (with filters: those that match)."),
+        typer.Argument(
+            help="Ids of the games to delete (with filters: those that match).",
+            min=1,
+            max=LARGEST,
+        ),
     ] = None,
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     yes: YesOption = False,
     as_json: JsonOption = False,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """Delete games, with their positions and problems, in one transaction.
 
     Name the games by id, by the filters of `query`, or both (the ids that match).
     Says how many and asks first, unless --yes.
     """
+    from partita.database.maintenance import delete_games, matching_games
+
     target = existing_archive(db)
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
     try:
-        doomed = matching_games(target, ids or None, **chosen)
+        doomed = matching_games(target, ids or None, selection=selection)
     except PartitaError as error:
-        if not ids and not any(value is not None for value in chosen.values()):
+        if not ids and not selection:
             raise typer.BadParameter(str(error), param_hint="IDS") from None
         raise
     if not doomed:
@@ -133,7 +115,7 @@ tag_app = typer.Typer(
 app.add_typer(tag_app)
 
 
-def _print_change(change: TagChange, as_json: bool) -> None:
+def _print_change(change: "TagChange", as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(change.as_dict(), ensure_ascii=False, indent=2))
         return
@@ -142,15 +124,21 @@ def _print_change(change: TagChange, as_json: bool) -> None:
         return "(absent)" if value is None else f"'{value}'"
 
     if not change.changed:
-        typer.echo(f"game {change.id}: {change.tag} is already {shown(change.after)}: unchanged")
+        typer.echo(
+            printable(f"game {change.id}: {change.tag} is already {shown(change.after)}: unchanged")
+        )
         return
     typer.echo(
-        f"game {change.id}: {change.tag} {shown(change.before)} -> {shown(change.after)} "
-        f"({change.status})"
+        printable(
+            f"game {change.id}: {change.tag} {shown(change.before)} -> {shown(change.after)} "
+            f"({change.status})"
+        )
     )
 
 
-GameIdArgument = Annotated[int, typer.Argument(help="The id of a game in the archive.", min=1)]
+GameIdArgument = Annotated[
+    int, typer.Argument(help="The id of a game in the archive.", min=1, max=LARGEST)
+]
 TagNameArgument = Annotated[str, typer.Argument(help="The tag's name (Event, Player1Elo...).")]
 
 
@@ -167,6 +155,8 @@ def tag_set(
     Setting Result changes the result token too. A change that would make a valid
     game invalid, or the same record as another game, is refused.
     """
+    from partita.database.maintenance import set_tag
+
     _print_change(set_tag(existing_archive(db), game_id, name, value), as_json)
 
 
@@ -178,6 +168,8 @@ def tag_unset(
     as_json: JsonOption = False,
 ) -> None:
     """Remove a tag from a game (refused if that makes a valid game invalid)."""
+    from partita.database.maintenance import unset_tag
+
     _print_change(unset_tag(existing_archive(db), game_id, name), as_json)
 
 
@@ -187,23 +179,15 @@ class KeepRule(StrEnum):
 
 
 @app.command()
+@filter_options()
 def twins(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     fuzzy_depth: Annotated[
         int | None,
         typer.Option(
             "--fuzzy-depth",
             min=1,
+            max=LARGEST,
             help="Twins are the games that reached the same position after this many plies.",
         ),
     ] = None,
@@ -220,15 +204,18 @@ def twins(
     ] = None,
     yes: YesOption = False,
     as_json: JsonOption = False,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """Games that are the same game on the board: same game, set-up and mainline,
     whatever their tags, comments and layout (--fuzzy-depth: the same position at a ply).
     """
     if keep is not None and not delete_them:
         raise typer.BadParameter("--keep chooses what --delete keeps", param_hint="--keep")
+    from partita.database.maintenance import delete_games
+    from partita.database.twins import find_twins, twins_to_delete
+
     target = existing_archive(db)
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
-    groups = find_twins(target, fuzzy_depth=fuzzy_depth, **chosen)
+    groups = find_twins(target, fuzzy_depth=fuzzy_depth, selection=selection)
     deletion = None
     if delete_them and groups:
         doomed = twins_to_delete(groups, (keep or KeepRule.oldest).value)
@@ -250,7 +237,7 @@ def twins(
         )
 
 
-def _print_twins(groups: list[TwinGroup], fuzzy_depth: int | None) -> None:
+def _print_twins(groups: list["TwinGroup"], fuzzy_depth: int | None) -> None:
     kind = "twins" if fuzzy_depth is None else f"games with the same position at ply {fuzzy_depth}"
     if not groups:
         typer.echo(f"no {kind}")
@@ -267,10 +254,12 @@ def _print_twins(groups: list[TwinGroup], fuzzy_depth: int | None) -> None:
             players = " - ".join(entry["players"])
             parts = [entry["game"] or "", entry["date"] or "", entry["event"] or "", players]
             typer.echo(
-                f"  {entry['id']:>6}  "
-                + "  ".join(part for part in parts if part)
-                + f"  {entry['result'] or '?'}  {entry['plies']} plies, {entry['tags']} tags"
-                + mark
+                printable(
+                    f"  {entry['id']:>6}  "
+                    + "  ".join(part for part in parts if part)
+                    + f"  {entry['result'] or '?'}  {entry['plies']} plies, {entry['tags']} tags"
+                    + mark
+                )
             )
 
 
@@ -290,6 +279,8 @@ def merge(
     """Copy the games of another archive into this one, with their positions and
     problems, skipping those already here; print the id mapping. One transaction.
     """
+    from partita.database.merge import merge_archive
+
     target = archive_path(db)
     merged = merge_archive(target, other)
     if as_json:
@@ -307,4 +298,4 @@ def merge(
     )
     if merged.twins:
         line += f", {len(merged.twins)} twins of stored games"
-    typer.echo(line)
+    typer.echo(printable(line))

@@ -1,58 +1,31 @@
-"""Player statistics: partita players (a table, a head-to-head, a crosstable)."""
+"""Player statistics: partita players (a table, a head-to-head, a crosstable).
 
-from __future__ import annotations
+The statistics code is imported by the command, so that start-up stays light (see
+:mod:`partita.cli.app`).
+"""
 
+import dataclasses
 import json
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from partita.cli.app import app
 from partita.cli.commands.maintenance import existing_archive
-from partita.cli.options import (
-    ArchiveOption,
-    DateFromFilter,
-    DateToFilter,
-    EventFilter,
-    GameFilter,
-    JsonOption,
-    OpeningFilter,
-    PositionFilter,
-    ResultFilter,
-    SidesFilter,
-    TagFilter,
-    filters,
-)
-from partita.database.players import (
-    Crosstable,
-    HeadToHead,
-    PlayerStats,
-    crosstables,
-    head_to_head,
-    player_stats,
-)
+from partita.cli.display import printable
+from partita.cli.filters import filter_options
+from partita.cli.options import ArchiveOption, JsonOption
+
+if TYPE_CHECKING:
+    from partita.database.filters import GameFilter
+    from partita.database.players import Crosstable, HeadToHead, PlayerStats
 
 
 @app.command()
+@filter_options()
 def players(
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--player",
-            help="Only players whose name holds this (case and accents ignored; repeatable: any).",
-        ),
-    ] = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     vs: Annotated[
         str | None,
         typer.Option("--vs", help="A head-to-head: the --player's games against this player."),
@@ -62,20 +35,27 @@ def players(
         typer.Option("--crosstable", help="The crosstable of the --event (one per game)."),
     ] = False,
     as_json: JsonOption = False,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """Per player and game: games, results by seat, score, first and last date and Elo
-    rating; or a head-to-head (--vs), or an event's crosstable (--crosstable)."""
+    rating; or a head-to-head (--vs), or an event's crosstable (--crosstable).
+    Here --player chooses the rows (players whose name holds it), not the games."""
+    from partita.database.filters import GameFilter
+    from partita.database.players import crosstables, head_to_head, player_stats
+
+    chosen_filter = selection if selection is not None else GameFilter()
+    player = list(chosen_filter.players)
+    # --player chooses the rows here, not the games
+    chosen_filter = dataclasses.replace(chosen_filter, players=())
     if vs is not None and len(player or []) != 1:
         raise typer.BadParameter("a head-to-head needs one --player NAME", param_hint="--vs")
-    if crosstable and event is None:
+    if crosstable and not chosen_filter.events:
         raise typer.BadParameter("name the event: --event NAME", param_hint="--crosstable")
     if crosstable and vs is not None:
         raise typer.BadParameter("either --vs or --crosstable", param_hint="--crosstable")
     target = existing_archive(db)
-    chosen = filters(game, None, result, event, date_from, date_to, opening, position, sides, tag)
-    del chosen["player"]  # --player chooses the rows here, not the games
+    chosen = {"selection": chosen_filter}
     if vs is not None:
-        assert player is not None
         meetings = head_to_head(target, player[0], vs, **chosen)
         if as_json:
             typer.echo(json.dumps([m.as_dict() for m in meetings], ensure_ascii=False, indent=2))
@@ -115,7 +95,7 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def _print_stats(rows: list[PlayerStats]) -> None:
+def _print_stats(rows: list["PlayerStats"]) -> None:
     if not rows:
         typer.echo("no player in the selected games")
         return
@@ -162,20 +142,22 @@ def _print_stats(rows: list[PlayerStats]) -> None:
                     "" if entry.rating is None else str(entry.rating.games),
                 ]
             )
-        typer.echo(f"{game}: {len(entries)} player{'' if len(entries) == 1 else 's'}")
+        typer.echo(printable(f"{game}: {len(entries)} player{'' if len(entries) == 1 else 's'}"))
         right = {1, *range(2 + len(seats), len(headers))} - {
             len(headers) - 4,
             len(headers) - 3,
         }
         for text in _table(headers, cells, right):
-            typer.echo(f"  {text}")
+            typer.echo(printable(f"  {text}"))
 
 
-def _print_meetings(meetings: list[HeadToHead], player: str, opponent: str) -> None:
+def _print_meetings(meetings: list["HeadToHead"], player: str, opponent: str) -> None:
     if not meetings:
-        typer.echo(f"{player} and {opponent} have not played each other in the selected games")
+        typer.echo(
+            printable(f"{player} and {opponent} have not played each other in the selected games")
+        )
         return
-    typer.echo(f"{meetings[0].player} vs {meetings[0].opponent}")
+    typer.echo(printable(f"{meetings[0].player} vs {meetings[0].opponent}"))
     for meeting in meetings:
         data = meeting.as_dict()
         score = "" if data["score"] is None else f" ({data['score']:.0%})"
@@ -187,20 +169,22 @@ def _print_meetings(meetings: list[HeadToHead], player: str, opponent: str) -> N
         unfinished = f" ({meeting.unfinished} unfinished)" if meeting.unfinished else ""
         ids = " ".join(str(game_id) for game_id in meeting.ids)
         typer.echo(
-            f"  {meeting.game}: {meeting.games} games{unfinished}, +{meeting.won} "
-            f"={meeting.drawn} -{meeting.lost}, {_points(data['points'])} points{score}"
-            f"{dates}; games {ids}"
+            printable(
+                f"  {meeting.game}: {meeting.games} games{unfinished}, +{meeting.won} "
+                f"={meeting.drawn} -{meeting.lost}, {_points(data['points'])} points{score}"
+                f"{dates}; games {ids}"
+            )
         )
 
 
-def _print_crosstables(tables: list[Crosstable]) -> None:
+def _print_crosstables(tables: list["Crosstable"]) -> None:
     if not tables:
         typer.echo("no game of that event")
         return
     for number, table in enumerate(tables):
         if number:
             typer.echo("")
-        typer.echo(f"{table.event} ({table.game})")
+        typer.echo(printable(f"{table.event} ({table.game})"))
         count = len(table.players)
         headers = ["#", "player", *(str(rank) for rank in range(1, count + 1)), "points", "games"]
         cells = [
@@ -214,4 +198,4 @@ def _print_crosstables(tables: list[Crosstable]) -> None:
             for entry in table.players
         ]
         for text in _table(headers, cells, {0, count + 2, count + 3}):
-            typer.echo(f"  {text}")
+            typer.echo(printable(f"  {text}"))

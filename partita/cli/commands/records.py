@@ -1,61 +1,88 @@
-"""Commands on record files: validate, show, games."""
+"""Commands on record files: validate, show, games.
 
-from __future__ import annotations
+The reader, the replay and rich are imported by the commands that use them, so
+that start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
+import sys
 from enum import StrEnum
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from partita.cli.app import app
+from partita.cli.display import plain, printable
+from partita.cli.inputs import record_inputs
 from partita.cli.options import (
+    LARGEST,
     ArchiveOption,
+    ExcludeOption,
     JsonOption,
     RecordPaths,
     StrictOption,
     archive_path,
 )
+from partita.cli.output import progress_bar, stderr_console, stdout_console
 from partita.errors import PartitaError
-from partita.games.registry import all_games
-from partita.notation.files import validate_paths
-from partita.notation.replay import ReplayedRecord, replay
-from partita.notation.writer import write_record
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from partita.notation.replay import ReplayedRecord
 
 
 @app.command()
 def validate(
     files: RecordPaths,
+    exclude: ExcludeOption = None,
     strict: StrictOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Replay every record and report its problems.
 
-    Exit 0 when every record is valid, 1 otherwise.
+    Exit 0 when every record is valid, 1 otherwise (and when a path holds no records).
+    A path - reads standard input; gzip, bzip2, xz and Zstandard files are read as
+    they are.
     """
-    results = []
+    from partita.notation.files import validate_paths
+    from partita.notation.inputs import input_size
+
+    console = stdout_console()
+    inputs = record_inputs(files, exclude)
     total = invalid = 0
-    for replayed in validate_paths(files, strict=strict):
-        total += 1
-        invalid += not replayed.valid
-        if as_json:
-            results.append(replayed.as_dict())
-        else:
-            _print_problems(replayed)
-    if as_json:
-        typer.echo(json.dumps(results, ensure_ascii=False, indent=2))
-    else:
+    counts: dict[Path, int] = {}
+    sizes = [input_size(file) for file in inputs.files]
+    with progress_bar(
+        "validating", total=sum(sizes) or 1, streams_output=True, unit="bytes"
+    ) as update:
+        done = 0
+        for file, size in zip(inputs.files, sizes, strict=True):
+            counts[file] = 0
+            for replayed in validate_paths([file], strict=strict):
+                counts[file] += 1
+                total += 1
+                invalid += not replayed.valid
+                if as_json:  # JSON lines: one object per record, as it is read
+                    typer.echo(json.dumps(replayed.as_dict(), ensure_ascii=False))
+                else:
+                    _print_problems(replayed, console)
+                update(done + replayed.record.source.byte_offset)
+            done += size
+            update(done)
+    inputs.check_records(counts)
+    if not as_json:
         mode = "strict" if strict else "lenient"
         console.print(f"{total} records, {total - invalid} valid, {invalid} invalid ({mode})")
-    raise typer.Exit(int(invalid > 0))
+    for warning in inputs.warnings:
+        stderr_console().print(plain(f"partita: warning: {warning}"), markup=False, soft_wrap=True)
+    raise typer.Exit(int(invalid > 0 or bool(inputs.warnings)))
 
 
-def _print_problems(replayed: ReplayedRecord) -> None:
+def _print_problems(replayed: "ReplayedRecord", console: "Console") -> None:
+    """One line per problem, as plain text: the record's own characters are shown
+    escaped, and no colour code of ours can be mistaken for one of a record's."""
     for problem in replayed.problems:
         place = f"{problem.file}:{problem.line}:{problem.column}"
         where = f" [record {problem.record + 1}"
@@ -64,11 +91,8 @@ def _print_problems(replayed: ReplayedRecord) -> None:
         if problem.ply is not None:
             where += f", ply {problem.ply}, move {problem.move_number}"
         where += "]"
-        style = "red" if problem.severity == "error" else "yellow"
-        line = Text(f"{place}: ")
-        line.append(problem.severity, style=style)
-        line.append(f": {problem.message}{where}")
-        console.print(line, soft_wrap=True)
+        line = printable(f"{place}: {problem.severity}: {problem.message}{where}")
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 class ShowFormat(StrEnum):
@@ -88,12 +112,16 @@ def show(
         ),
     ],
     index: Annotated[
-        int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
+        int,
+        typer.Option("--index", help="Which record of the file (from 0).", min=0, max=LARGEST),
     ] = 0,
     ply: Annotated[
         int | None,
         typer.Option(
-            "--ply", help="Show the position after this many plies (0: the start).", min=0
+            "--ply",
+            help="Show the position after this many plies (0: the start).",
+            min=0,
+            max=LARGEST,
         ),
     ] = None,
     output_format: Annotated[
@@ -104,12 +132,14 @@ def show(
 ) -> None:
     """Show a game: its tags, moves and a diagram of a position."""
     from partita.cli.commands.archive import load_source
+    from partita.notation.replay import replay
+    from partita.notation.writer import write_record
 
     record = load_source(source, index, archive_path(db))
     replayed = replay(record)
     game = replayed.game
     if game is None or replayed.initial_state is None:
-        _print_problems(replayed)
+        _print_problems(replayed, stdout_console())
         raise PartitaError(f"{source}: cannot show this record (its game or setup is unusable)")
     plies = replayed.plies if ply is None else ply
     if plies > replayed.plies:
@@ -119,13 +149,13 @@ def show(
         state = game.rules.apply(state, game.parse_move(state, token))
     position = game.format_position(state)
     if output_format is ShowFormat.position:
-        typer.echo(position)
+        typer.echo(printable(position))
     elif output_format is ShowFormat.pgr:
-        typer.echo(write_record(record, game), nl=False)
+        _echo_document(write_record(record, game))
     elif output_format is ShowFormat.svg:
         from partita.analysis.diagrams import render_diagram
 
-        typer.echo(render_diagram(game, state, caption=_caption(record, plies)))
+        _echo_document(render_diagram(game, state, caption=_caption(record, plies)) + "\n")
     elif output_format is ShowFormat.json:
         data = replayed.as_dict()
         data.update(
@@ -140,6 +170,12 @@ def show(
         _show_text(replayed, state, plies)
 
 
+def _echo_document(text: str) -> None:
+    """A PGR or SVG text: exact into a file or a pipe (not through click, which would
+    drop what looks like a colour code), escaped on a terminal."""
+    sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
+
+
 def _caption(record, plies: int) -> str:
     players = " - ".join(
         record.tags[name] for name in sorted(record.tags) if name.startswith("Player")
@@ -147,25 +183,26 @@ def _caption(record, plies: int) -> str:
     return f"{record.game}: {players}, after ply {plies}" if players else f"after ply {plies}"
 
 
-def _show_text(replayed: ReplayedRecord, state, plies: int) -> None:
+def _show_text(replayed: "ReplayedRecord", state, plies: int) -> None:
     record, game = replayed.record, replayed.game
     assert game is not None  # the record named a known game
+    console = stdout_console()
     for name, value in record.tags.items():
-        console.print(f"{name}: {value}", markup=False)
+        console.print(plain(f"{name}: {value}"))
     console.print()
-    console.print(_numbered(replayed), markup=False, soft_wrap=False)
+    console.print(plain(_numbered(replayed)), soft_wrap=False)
     console.print()
     console.print(f"after ply {plies}:", markup=False)
     diagram = game.diagram(state)
-    console.print(diagram, markup=False)
+    console.print(printable(diagram, lines=True), markup=False)
     outcome = game.rules.outcome(state)
     if outcome is not None and outcome.reason not in " ".join(diagram.split()):
-        console.print(f"game over: {outcome.result_token()} ({outcome.reason})", markup=False)
+        console.print(plain(f"game over: {outcome.result_token()} ({outcome.reason})"))
     for problem in replayed.problems:
-        console.print(f"{problem.severity}: {problem.message} (line {problem.line})", markup=False)
+        console.print(plain(f"{problem.severity}: {problem.message} (line {problem.line})"))
 
 
-def _numbered(replayed: ReplayedRecord) -> str:
+def _numbered(replayed: "ReplayedRecord") -> str:
     """The legal mainline with move numbers, as one paragraph."""
     game = replayed.game
     assert game is not None  # the record named a known game
@@ -187,6 +224,8 @@ def _numbered(replayed: ReplayedRecord) -> str:
 @app.command()
 def games(as_json: JsonOption = False) -> None:
     """The supported games: their tags and a summary of their notation."""
+    from partita.games.registry import all_games
+
     data: list[dict[str, Any]] = []
     for game in all_games():
         rules = game.rules
@@ -212,6 +251,7 @@ def games(as_json: JsonOption = False) -> None:
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
+    console = stdout_console()
     for entry in data:
         sides = entry["sides"]
         count = str(sides[0]) if sides[0] == sides[1] else f"{sides[0]}-{sides[1]}"

@@ -1,48 +1,35 @@
-"""Opening analysis commands: tree, novelty, report."""
+"""Opening analysis commands: tree, novelty, report.
 
-from __future__ import annotations
+The analysis code (networkx, matplotlib, jinja2) and rich are imported by the
+commands that use them, so that start-up stays light (see :mod:`partita.cli.app`).
+"""
 
 import json
+import sys
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from partita.analysis.novelty import Novelty, novelty_against_archive, novelty_against_file
-from partita.analysis.report import (
-    ReportOptions,
-    build_report,
-    render_html,
-    render_markdown,
-    write_report,
-)
-from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.cli.app import app
+from partita.cli.display import plain
+from partita.cli.filters import filter_options
 from partita.cli.options import (
+    LARGEST,
     ArchiveOption,
-    DateFromFilter,
-    DateToFilter,
-    EventFilter,
-    GameFilter,
     JsonOption,
-    OpeningFilter,
-    PlayerFilter,
-    PositionFilter,
-    ResultFilter,
-    SidesFilter,
-    TagFilter,
     archive_path,
     check_record_file,
-    filters,
 )
+from partita.cli.output import check_output, progress_bar, stderr_console, stdout_console, writing
 from partita.errors import PartitaError
-from partita.notation.inputs import is_stdin
 
-console = Console(highlight=False)
+if TYPE_CHECKING:
+    from partita.analysis.novelty import Novelty
+    from partita.analysis.tree import OpeningTree
+    from partita.database.filters import GameFilter
 
 DepthOption = Annotated[
     int, typer.Option("--depth", help="Plies of the tree after its root.", min=1, max=200)
@@ -53,6 +40,7 @@ MinGamesOption = Annotated[
         "--min-games",
         help="Leave out moves played by fewer games (default: 1, and 1 more per 20,000 games).",
         min=1,
+        max=LARGEST,
     ),
 ]
 SymmetryOption = Annotated[
@@ -72,18 +60,10 @@ def _existing(db: Path | None) -> Path:
 
 
 @app.command()
+@filter_options(game=False)
 def tree(
     game: Annotated[str, typer.Option("--game", help="Game tag (see `partita games`).")],
     db: ArchiveOption = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     root: Annotated[
         str | None,
         typer.Option("--from", help="Start the tree at this position (position notation)."),
@@ -100,35 +80,45 @@ def tree(
         Path | None,
         typer.Option("--graphml", help="Write the tree as GraphML to this file (-: stdout)."),
     ] = None,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """The opening tree of the archive's games: moves from a position with their
     games, share, results (W/D/L of the side that moved), score and transpositions."""
+    from partita.analysis.tree import tree_from_archive
+    from partita.notation.inputs import is_stdin
+
     to_stdout = [path for path in (dot, graphml) if path is not None and is_stdin(path)]
     if len(to_stdout) + as_json > 1:
         raise typer.BadParameter("only one of --json, --dot - and --graphml - can use stdout")
     target = _existing(db)
-    chosen = filters(None, player, result, event, date_from, date_to, opening, position, sides, tag)
-    built = tree_from_archive(
-        target,
-        game,
-        root=root,
-        depth=depth,
-        min_games=min_games,
-        symmetry=symmetry,
-        **{name: value for name, value in chosen.items() if name != "game"},
-    )
+    check_output(dot, "--dot")
+    check_output(graphml, "--graphml")
+    with progress_bar("reading games", unit="games") as update:
+        built = tree_from_archive(
+            target,
+            game,
+            root=root,
+            depth=depth,
+            min_games=min_games,
+            symmetry=symmetry,
+            progress=update,
+            selection=selection,
+        )
     if dot is not None:
         if is_stdin(dot):
-            typer.echo(built.to_dot(), nl=False)
+            with writing(None):
+                sys.stdout.write(built.to_dot())
         else:
-            built.write_dot(dot)
+            with writing(dot):
+                built.write_dot(dot)
     if graphml is not None:
         if is_stdin(graphml):
-            with tempfile.TemporaryDirectory() as folder:
+            with tempfile.TemporaryDirectory() as folder, writing(None):
                 built.write_graphml(Path(folder) / "tree.graphml")
-                typer.echo((Path(folder) / "tree.graphml").read_text(encoding="utf-8"), nl=False)
+                sys.stdout.write((Path(folder) / "tree.graphml").read_text(encoding="utf-8"))
         else:
-            built.write_graphml(graphml)
+            with writing(graphml):
+                built.write_graphml(graphml)
     if to_stdout:
         return
     if as_json:
@@ -137,14 +127,17 @@ def tree(
     _print_tree(built)
     for path, kind in ((dot, "DOT"), (graphml, "GraphML")):
         if path is not None:
-            console.print(f"{kind} written to {path}", markup=False)
+            stdout_console().print(f"{kind} written to {path}", markup=False)
 
 
 def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
-def _print_tree(built: OpeningTree) -> None:
+def _print_tree(built: "OpeningTree") -> None:
+    from rich.table import Table
+
+    console = stdout_console()
     table = Table(
         "move",
         "games",
@@ -154,9 +147,11 @@ def _print_tree(built: OpeningTree) -> None:
         "transp.",
         "last",
         "examples",
-        title=f"{built.game.rules.title}"
-        + (f" ({built.configuration.label})" if built.configuration else "")
-        + f": {built.position()}",
+        title=plain(
+            f"{built.game.rules.title}"
+            + (f" ({built.configuration.label})" if built.configuration else "")
+            + f": {built.position()}"
+        ),
         caption=(
             f"{built.node_games()} games at the root, {built.games} in the selection; "
             f"{len(built.nodes)} positions and {built.move_count} "
@@ -192,7 +187,8 @@ def novelty(
         ),
     ],
     index: Annotated[
-        int, typer.Option("--index", help="Which record of the file (from 0).", min=0)
+        int,
+        typer.Option("--index", help="Which record of the file (from 0).", min=0, max=LARGEST),
     ] = 0,
     db: ArchiveOption = None,
     reference: Annotated[
@@ -207,6 +203,7 @@ def novelty(
 ) -> None:
     """The first move of a game that leaves the reference (the archive, or --reference
     FILE): how often the position before it was reached and what was played there."""
+    from partita.analysis.novelty import novelty_against_archive, novelty_against_file
     from partita.cli.commands.archive import load_source
 
     path = Path(source)
@@ -224,7 +221,10 @@ def novelty(
     _print_novelty(found)
 
 
-def _print_novelty(found: Novelty) -> None:
+def _print_novelty(found: "Novelty") -> None:
+    from rich.table import Table
+
+    console = stdout_console()
     console.print(
         f"{found.plies} plies against {found.reference_games} reference games", markup=False
     )
@@ -262,6 +262,7 @@ class ReportFormat(StrEnum):
 
 
 @app.command()
+@filter_options()
 def report(
     output: Annotated[
         Path,
@@ -270,33 +271,35 @@ def report(
         ),
     ],
     db: ArchiveOption = None,
-    game: GameFilter = None,
-    player: PlayerFilter = None,
-    result: ResultFilter = None,
-    event: EventFilter = None,
-    date_from: DateFromFilter = None,
-    date_to: DateToFilter = None,
-    opening: OpeningFilter = None,
-    position: PositionFilter = None,
-    sides: SidesFilter = None,
-    tag: TagFilter = None,
     output_format: Annotated[
         ReportFormat | None,
         typer.Option("--format", help="html or md (default: from the file name)."),
     ] = None,
     depth: Annotated[
-        int, typer.Option("--depth", help="Plies of the opening tree.", min=1, max=40)
+        int,
+        typer.Option(
+            "--depth",
+            help="Players' moves of the opening tree (chance moves not counted).",
+            min=1,
+            max=40,
+        ),
     ] = 4,
     min_games: MinGamesOption = None,
     symmetry: SymmetryOption = False,
     viewer_games: Annotated[
-        int, typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0)
+        int,
+        typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0, max=LARGEST),
     ] = 200,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
+    selection: "GameFilter | None" = None,
 ) -> None:
     """A report on the archive: one self-contained HTML page (charts, board diagrams,
     opening tree, a replay viewer) or Markdown."""
+    from partita.analysis.report import ReportOptions, write_report
+    from partita.notation.inputs import is_stdin
+
     target = _existing(db)
+    check_output(output, "--output")
     options = ReportOptions(
         depth=depth,
         min_games=min_games,
@@ -304,17 +307,21 @@ def report(
         viewer_games=viewer_games,
         title=title,
     )
-    chosen = filters(game, player, result, event, date_from, date_to, opening, position, sides, tag)
     if is_stdin(output):
-        data = build_report(target, options=options, **chosen)
-        markdown = output_format is ReportFormat.md
-        typer.echo(render_markdown(data) if markdown else render_html(data), nl=False)
+        from partita.analysis.report import build_report, render_html, render_markdown
+
+        with progress_bar("building the report", unit="games") as update, writing(None):
+            data = build_report(target, options=options, progress=update, selection=selection)
+            markdown = output_format is ReportFormat.md
+            sys.stdout.write(render_markdown(data) if markdown else render_html(data))
         return
-    written = write_report(
-        target,
-        output,
-        output_format=output_format.value if output_format is not None else None,
-        options=options,
-        **chosen,
-    )
-    Console(stderr=True).print(f"report written to {written}", markup=False)
+    with progress_bar("building the report", unit="games") as update, writing(output):
+        written = write_report(
+            target,
+            output,
+            output_format=output_format.value if output_format is not None else None,
+            options=options,
+            progress=update,
+            selection=selection,
+        )
+    stderr_console().print(f"report written to {written}", markup=False)

@@ -203,6 +203,14 @@ class CircularReasoningBoard(Board):
             codes[_GATE_CELLS + gate * SEGMENTS + segment] = f"G{GATE_LETTERS[gate]}"
         return codes
 
+    def legend(self, state: CircularReasoningState) -> list[tuple[str, str, str]]:
+        """Each side in its colour (the Colors tag's, or the default ones)."""
+        colors = self.rules.colors
+        return [
+            (f"Player{seat + 1} ({colors[seat]})", *COLOR_STYLES[colors[seat]])
+            for seat in range(self.rules.sides(state))
+        ]
+
     def svg(
         self,
         state: CircularReasoningState,

@@ -16,6 +16,7 @@ from functools import lru_cache
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.games.base import DIGITS, POSITIVE
 from partita.games.circular_reasoning.rules import (
     GOAL,
     PASS,
@@ -35,7 +36,7 @@ __all__ = ["CIRCULAR_REASONING", "MOVE", "POSITION", "CircularReasoningNotation"
 
 # -- grammars (compiled once; no packrat) -----------------------------------------------
 
-_CELL_PATTERN = r"[OMIomi][0-9]+|[Gg]"
+_CELL_PATTERN = rf"[OMIomi]{DIGITS}|[Gg]"
 #: One move: ``@`` (entering), token, direction, destination; or ``--``. Lower-case
 #: letters and leading zeros are read too (spelling warnings).
 MOVE = (
@@ -47,11 +48,11 @@ MOVE = (
     .leave_whitespace()
 )
 
-_PLACE = r"@|G|[OMI][0-9]+"
+_PLACE = rf"@|G|[OMI]{DIGITS}"
 _SIDE = pp.Regex(rf"(?P<seat>[1-9]):C(?P<C>{_PLACE}),T(?P<T>{_PLACE}),S(?P<S>{_PLACE})").set_name(
     "side (as in 1:C@,TO3,SG)"
 )
-_GATE = pp.Regex(r"[OMI][0-9]+").set_name("gateway segment (as in O9)")
+_GATE = pp.Regex(rf"[OMI]{DIGITS}").set_name("gateway segment (as in O9)")
 _SLASH = pp.Suppress("/").set_name("'/'")
 #: A position: the sides, ``/``, the large, medium and small gateways, ``/``, the
 #: round and the side to move (``P`` and its seat number).
@@ -60,7 +61,7 @@ POSITION = (
     - _SLASH
     - pp.Group(_GATE + _GATE + _GATE)("gates")
     - _SLASH
-    - pp.Regex(r"[1-9][0-9]*")("round").set_name("round number")
+    - pp.Regex(POSITIVE)("round").set_name("round number")
     - pp.Regex(r"P(?P<mover>[1-9])").set_name("side to move (as in P2)")
 ).set_name("position")
 
@@ -112,34 +113,35 @@ class CircularReasoningNotation(GameNotation[CircularReasoningState, Move | Pass
         if read is None:
             reason = rules.illegal_reason(state, PASS)
             if reason is not None:
-                raise IllegalMoveError(f"illegal move '{text}': {reason}")
+                raise IllegalMoveError.of(text, reason)
             return PASS
         entering, shape, direction, destination = read
         move = Move(shape, destination)
         reason = rules.illegal_reason(state, move)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move '{text}': {reason}")
+            raise IllegalMoveError.of(text, reason)
         seat = rules.side_to_move(state)
         index = seat * 3 + SHAPES.index(shape)
         token = rules.token_words(index)
         spelled = f"{shape}{direction}{cell_name(destination)}"
         if state.tokens[index] == RESERVE and not entering:
-            raise IllegalMoveError(
-                f"illegal move '{text}': the {token} is not on the board yet; "
-                f"enter it with '@{spelled}'"
+            raise IllegalMoveError.of(
+                text, f"the {token} is not on the board yet; enter it with '@{spelled}'"
             )
         if state.tokens[index] != RESERVE and entering:
-            raise IllegalMoveError(
-                f"illegal move '{text}': the {token} is already on the board "
-                f"({cell_name(state.tokens[index])}); write '{spelled}'"
+            raise IllegalMoveError.of(
+                text,
+                f"the {token} is already on the board "
+                f"({cell_name(state.tokens[index])}); write '{spelled}'",
             )
         mask = rules.reach(state, index)[destination]
         if not mask & (1 if direction == ">" else 2):
             way = "counter-clockwise" if direction == ">" else "clockwise"
             other = "<" if direction == ">" else ">"
-            raise IllegalMoveError(
-                f"illegal move '{text}': the {token} reaches {cell_name(destination)} "
-                f"only {way} ('{text.replace(direction, other, 1)}')"
+            raise IllegalMoveError.of(
+                text,
+                f"the {token} reaches {cell_name(destination)} "
+                f"only {way} ('{text.replace(direction, other, 1)}')",
             )
         return move
 

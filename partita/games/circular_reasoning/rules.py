@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from partita.errors import SetupError, TagError
-from partita.games.base import Outcome, Rules, TagSpec
+from partita.games.base import POSITIVE, Outcome, Rules, TagSpec
 
 __all__ = [
     "COLOR_LETTERS",
@@ -71,7 +71,7 @@ COLOR_LETTERS = {"red": "r", "blue": "b", "green": "g", "white": "w"}
 DEFAULT_COLORS = ("red", "blue", "green", "white")
 VARIANTS = ("basic", "advanced")
 
-_CELL = re.compile(r"([OMI])([1-9][0-9]*)|G")
+_CELL = re.compile(rf"([OMI])({POSITIVE})|G")
 
 
 def cell_name(cell: int) -> str:
@@ -400,9 +400,9 @@ class CircularReasoningRules(Rules[CircularReasoningState, Move | Pass]):
 
     def _check_sides(self, sides: int) -> None:
         if not 2 <= sides <= 4:
-            raise ValueError(f"Circular Reasoning is played by 2 to 4 sides, not {sides}")
+            raise SetupError(f"Circular Reasoning is played by 2 to 4 sides, not {sides}")
         if sides > len(self.colors):
-            raise ValueError(f"{len(self.colors)} colours are given for {sides} sides")
+            raise SetupError(f"{len(self.colors)} colours are given for {sides} sides")
 
     def sides(self, state: CircularReasoningState) -> int:
         return len(state.tokens) // 3
@@ -705,7 +705,7 @@ def _parse_colors(text: str, tags: Mapping[str, str]) -> tuple[str, ...]:
         raise TagError(f"Colors '{text}' names {len(names)} colours, not 2 to 4", "Colors")
     # A record's Player tags give its sides; without them (a configuration from an
     # archive's tags) the count is checked when the sides are known.
-    players = sum(1 for name in tags if re.fullmatch(r"Player[1-9][0-9]*", name))
+    players = sum(1 for name in tags if re.fullmatch(rf"Player{POSITIVE}", name))
     if players and len(names) != players:
         raise TagError(f"Colors '{text}' names {len(names)} colours for {players} sides", "Colors")
     return names

@@ -1,29 +1,17 @@
 """The `decks` command: the Forceball decks partita knows, and their cards.
 
 A game's own command: the Forceball spec lists it in ``commands`` and the CLI adds it.
+The CLI loads this module at start-up to add the command, so the decks and rich are
+imported by the command itself.
 """
-
-from __future__ import annotations
 
 import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from partita.cli.options import JsonOption
-from partita.games.forceball.decks import (
-    DECKS_ENV,
-    deck_as_dict,
-    format_deck,
-    get_deck,
-    known_decks,
-    scan_decks,
-)
-
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+from partita.cli.output import stderr_console, stdout_console
 
 
 def decks(
@@ -41,11 +29,16 @@ def decks(
     Lists the shipped decks, then the user decks found in $PARTITA_DECKS.
     A deck file that cannot be used is a warning on stderr, and the exit code is 1.
     """
+    from rich.table import Table
+
+    from partita.games.forceball.decks import DECKS_ENV, known_decks, scan_decks
+
     if as_toml and name is None:
         raise typer.BadParameter("--toml needs a deck NAME", param_hint="--toml")
     if name is not None:
         _show_deck(name, as_json=as_json, as_toml=as_toml)
         return
+    console = stdout_console()
     _, problems = scan_decks()
     listing = known_decks()
     if as_json:
@@ -57,12 +50,17 @@ def decks(
         console.print(table)
         if not any(entry.source != "shipped" for entry in listing):
             console.print(f"(add your own deck files to a directory named in ${DECKS_ENV})")
+    errors = stderr_console()
     for problem in problems:
         errors.print(f"partita: warning: {problem.error}", markup=False, soft_wrap=True)
     raise typer.Exit(int(bool(problems)))
 
 
 def _show_deck(name: str, *, as_json: bool, as_toml: bool) -> None:
+    from rich.table import Table
+
+    from partita.games.forceball.decks import deck_as_dict, format_deck, get_deck
+
     deck = get_deck(name)
     if as_toml:
         typer.echo(format_deck(deck), nl=False)
@@ -70,6 +68,7 @@ def _show_deck(name: str, *, as_json: bool, as_toml: bool) -> None:
     if as_json:
         typer.echo(json.dumps(deck_as_dict(deck), ensure_ascii=False, indent=2))
         return
+    console = stdout_console()
     console.print(f"{deck.name}: {deck.description}", markup=False, soft_wrap=True)
     table = Table("id", "types", "force", "speed", "special")
     for card in deck.cards:

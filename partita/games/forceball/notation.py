@@ -25,7 +25,7 @@ from typing import Any
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.base import CHANCE
+from partita.games.base import CHANCE, DIGITS
 from partita.games.forceball.rules import ForceballRules
 from partita.games.forceball.values import (
     EMPTY,
@@ -70,16 +70,16 @@ _IDS = rf"{_ID}(?:,{_ID})*"
 
 #: Each turn action: its pattern (named groups give its fields) and its name.
 _ACTION_PATTERNS = [
-    (r">(?P<reward>[0-9]+)", "reward draws ('>3')"),
+    (rf">(?P<reward>{DIGITS})", "reward draws ('>3')"),
     (rf">(?P<onto>(?:{_ID}|_)(?:,(?:{_ID}|_))*)", "reward onto the speed pile ('>c4,c7')"),
     (r">", "draw ('>')"),
     (rf"\+(?P<up>{_ID})", "speed increase ('+c12')"),
     (r"-", "speed decrease ('-')"),
     (rf"~(?P<swap>{_ID})", "speed restructure ('~c12')"),
-    (r"%(?P<transform>[0-9]+)", "speed transform ('%2')"),
-    (rf"#(?P<discards>{_IDS})>(?P<redraw>[0-9]+)", "hand restructure ('#c1,c2>2')"),
+    (rf"%(?P<transform>{DIGITS})", "speed transform ('%2')"),
+    (rf"#(?P<discards>{_IDS})>(?P<redraw>{DIGITS})", "hand restructure ('#c1,c2>2')"),
     (rf"@(?P<play>{_ID})(?:=(?P<declared>[SPDIBTspdibt]))?", "maneuver ('@c17', '@c17=S')"),
-    (r"\^(?P<fromspeed>[0-9]+)", "force from the speed pile ('^2')"),
+    (rf"\^(?P<fromspeed>{DIGITS})", "force from the speed pile ('^2')"),
     (rf"\^(?P<fromhand>{_ID})", "force from the hand ('^c3')"),
     (rf":(?P<referee>{_ID})", "referee check (':c40')"),
     (r"\*(?P<stakes>[yYnN])", "raised stakes ('*y', '*n')"),
@@ -120,12 +120,12 @@ def _field(name: str, pattern: str, what: str) -> pp.ParserElement:
 _GAP = pp.Suppress(pp.White(" \t")).set_name("a space")
 _FIELDS: list[pp.ParserElement] = [
     _field("next", r"shuffle|faceoff|over|[12]", "shuffle, faceoff, 1 or 2"),
-    _field("period", r"[0-9]+", "number"),
-    _field("score", r"[0-9]+-[0-9]+", "points-points"),
+    _field("period", DIGITS, "number"),
+    _field("score", rf"{DIGITS}-{DIGITS}", "points-points"),
     _field("attacker", r"[12]", "1 or 2"),
-    _field("goal", r"[0-9]+", "points a goal is worth"),
+    _field("goal", DIGITS, "points a goal is worth"),
     _field("doubled", r"-|[12]", "- or the seat that doubled last"),
-    _field("dealt", r"[0-9]+", "draw pile size after the deal"),
+    _field("dealt", DIGITS, "draw pile size after the deal"),
     _field("draw", _LIST, "cards, top first"),
     _field("discard", _LIST, "cards, bottom first"),
     _field("hand1", _LIST, "cards"),
@@ -188,7 +188,7 @@ class ForceballNotation(GameNotation[ForceballState, Shuffle | FaceOff | Turn]):
         move = self.move(text)
         reason = self.rules.illegal_reason(state, move)
         if reason is not None:
-            raise IllegalMoveError(f"{self._ply_name(state)}: {reason}")
+            raise IllegalMoveError.of(text, reason, self._ply_name(state))
         return move
 
     def _ply_name(self, state: ForceballState) -> str:

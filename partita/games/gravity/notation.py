@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.games.base import DIGITS, POSITIVE
 from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
@@ -39,10 +40,10 @@ __all__ = [
 
 #: One move: a side letter and a column or row number, any case, leading zeros allowed.
 ENTRY_CODE = (
-    pp.Regex(r"(?P<side>[tblrTBLR])(?P<index>[0-9]+)").set_name("entry code").leave_whitespace()
+    pp.Regex(rf"(?P<side>[tblrTBLR])(?P<index>{DIGITS})").set_name("entry code").leave_whitespace()
 )
 
-_ROW = pp.Regex(r"(?:[xo]|[1-9][0-9]*)+").set_name("row (x, o and counts of empty cells)")
+_ROW = pp.Regex(rf"(?:[xo]|{POSITIVE})+").set_name("row (x, o and counts of empty cells)")
 _BOARD = pp.Group(_ROW + pp.ZeroOrMore(pp.Suppress("/") - _ROW))("rows").set_name(
     "rows separated by '/'"
 )
@@ -104,7 +105,7 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         entry = self.entry(text)
         reason = self.rules.illegal_reason(state, entry)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move '{text}': {reason}")
+            raise IllegalMoveError.of(text, reason)
         return entry
 
     def format_move(self, state: GravityState, move: Entry) -> str:
@@ -234,9 +235,10 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         states, reason = rules.replay_entries(state, moves)
         if reason is not None:
             position = len(states) + 1
-            raise IllegalMoveError(
-                f"column string '{text.strip()}': illegal move {position} "
-                f"(column {moves[position - 1].index}): {reason}"
+            raise IllegalMoveError.of(
+                str(moves[position - 1].index),
+                reason,
+                f"move {position} of column string '{text.strip()}'",
             )
         return moves
 

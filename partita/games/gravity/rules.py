@@ -22,10 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 from partita.errors import NotationError, SetupError
-from partita.games.base import Outcome, PlacementImages, Rules
+from partita.games.base import POSITIVE, Outcome, PlacementImages, Rules
 
 __all__ = [
     "ConnectFourRules",
@@ -44,7 +45,7 @@ PIECES = "xo"
 
 _SIDE_WORDS = {"t": "top", "b": "bottom", "l": "left", "r": "right"}
 _COUNT_WORDS = {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
-_CANONICAL_ENTRY = re.compile(r"([tblr])([1-9][0-9]*)")
+_CANONICAL_ENTRY = re.compile(rf"([tblr])({POSITIVE})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,25 +312,35 @@ class GravityRules(Rules[GravityState, Entry]):
             self._move_maps.append(move_map)
         #: How many symmetries this configuration has (0 is the identity).
         self.symmetry_count = len(self._cell_maps)  # type: ignore[misc]
-        # Byte tables: the image of each byte value at each byte position, for
-        # each symmetry; and the images under every symmetry at once, packed into
-        # one int with a slot of 2 * W * H bits per symmetry (for canonical_key).
-        slot = 2 * self.cell_count
-        single_images = [
+
+    # Byte tables: the image of each byte value at each byte position, for each
+    # symmetry; and the images under every symmetry at once, packed into one int with
+    # a slot of 2 * W * H bits per symmetry (for canonical_key). Built on first use:
+    # listing the games or replaying records without symmetry needs neither.
+    def _single_images(self) -> list[list[int]]:
+        return [
             [1 << permutation[bit] for bit in range(self.cell_count)]
             for permutation in self._cell_maps
         ]
+
+    @cached_property
+    def _bit_tables(self) -> list[tuple[tuple[int, ...], ...]]:
+        chunks = (self.cell_count + 7) // 8
+        return [
+            tuple(_byte_table(images, chunk) for chunk in range(chunks))
+            for images in self._single_images()
+        ]
+
+    @cached_property
+    def _packed_tables(self) -> tuple[tuple[int, ...], ...]:
+        slot = 2 * self.cell_count
+        single_images = self._single_images()
         packed_images = [
             sum(images[bit] << (k * slot) for k, images in enumerate(single_images))
             for bit in range(self.cell_count)
         ]
         chunks = (self.cell_count + 7) // 8
-        self._bit_tables: list[tuple[tuple[int, ...], ...]] = [
-            tuple(_byte_table(images, chunk) for chunk in range(chunks)) for images in single_images
-        ]
-        self._packed_tables: tuple[tuple[int, ...], ...] = tuple(
-            _byte_table(packed_images, chunk) for chunk in range(chunks)
-        )
+        return tuple(_byte_table(packed_images, chunk) for chunk in range(chunks))
 
     # -- contract: states -----------------------------------------------------------
     def initial(self, sides: int = 2) -> GravityState:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.games.base import DIGITS, POSITIVE
 from partita.games.universal_forces.rules import (
     FORCE_NAMES,
     FORCES,
@@ -33,7 +34,7 @@ __all__ = ["MOVE", "POSITION", "UNIVERSAL_FORCES", "UniversalForcesNotation"]
 
 # -- grammars (compiled once; no packrat) ---------------------------------------------
 
-_CELL = r"(?:[OMIomi][0-9]+:[0-9]+|[Cc][0-9]+)"
+_CELL = rf"(?:[OMIomi]{DIGITS}:{DIGITS}|[Cc]{DIGITS})"
 #: One move: an entry, a step (or home) with its operator, or the pass.
 MOVE = (
     pp.Regex(
@@ -71,7 +72,7 @@ POSITION = (
     + _SPACE
     - pp.Regex(r"[1-9]")("to_move").set_name("side to move")
     + _SPACE
-    + pp.Regex(r"[1-9][0-9]*")("round").set_name("round")
+    + pp.Regex(POSITIVE)("round").set_name("round")
 ).leave_whitespace()
 
 _CLAIMS = {"+": "a stack on an own force", "x": "a move onto opponents", "-": ""}
@@ -165,15 +166,16 @@ class UniversalForcesNotation(GameNotation[UniversalForcesState, Move]):
         rules = self.rules
         reason = rules.illegal_reason(state, move)
         if reason is not None:
-            raise IllegalMoveError(f"{text}: {reason}")
+            raise IllegalMoveError.of(text, reason)
         if claimed in ("+", "x"):
             assert isinstance(move, Step)
             actual = "-" if move.target == HOME else rules.operator(state, move)
             if actual != claimed:
-                raise IllegalMoveError(
-                    f"{text}: '{claimed}' claims {_CLAIMS[claimed]}, but "
+                raise IllegalMoveError.of(
+                    text,
+                    f"'{claimed}' claims {_CLAIMS[claimed]}, but "
                     f"{self._what_is_there(state, move)}; write "
-                    f"{move.origin}{actual}{move.target}"
+                    f"{move.origin}{actual}{move.target}",
                 )
         return move
 

@@ -188,31 +188,40 @@ class Geometry:
         self.neighbours: tuple[tuple[int, ...], ...] = self._adjacency()
 
     def _adjacency(self) -> tuple[tuple[int, ...], ...]:
-        touching: list[list[int]] = [[] for _ in range(self.size)]
+        """The cells each cell touches: the sections beside it in its ring (every
+        other quadrant in the centre), and the cells of the rings next to it whose
+        spans meet its span, a shared corner included. Built at import time, so the
+        loop is written out (the CLI's start-up pays for it)."""
         centre_ring = len(self.rings) - 1
         by_ring: list[list[int]] = [[] for _ in self.rings]
         for cell in range(self.size):
             by_ring[self.ring_of[cell]].append(cell)
+        units, turn = self._units, self._turn
+        touching: list[list[int]] = [[] for _ in range(self.size)]
         for a in range(self.size):
             ring = self.ring_of[a]
-            for other in range(max(ring - 1, 0), min(ring + 2, len(self.rings))):
+            count = self.rings[ring][1]
+            section = self.section_of[a]
+            found = touching[a]
+            for b in by_ring[ring]:
+                if b != a and (
+                    ring == centre_ring  # opposite quadrants meet at the centre point
+                    or (section - self.section_of[b]) % count in (1, count - 1)
+                ):
+                    found.append(b)
+            a0, a1 = units[a]
+            for other in (ring - 1, ring + 1):
+                if not 0 <= other < len(self.rings):
+                    continue
                 for b in by_ring[other]:
-                    if a != b and self._touch(a, b, centre_ring):
-                        touching[a].append(b)
+                    b0, b1 = units[b]
+                    if (
+                        max(a0, b0) <= min(a1, b1)
+                        or max(a0, b0 - turn) <= min(a1, b1 - turn)
+                        or max(a0, b0 + turn) <= min(a1, b1 + turn)
+                    ):
+                        found.append(b)
         return tuple(tuple(sorted(cells)) for cells in touching)
-
-    def _touch(self, a: int, b: int, centre_ring: int) -> bool:
-        ring_a, ring_b = self.ring_of[a], self.ring_of[b]
-        if ring_a == ring_b:
-            if ring_a == centre_ring:
-                return True  # opposite quadrants meet at the centre point
-            count = self.rings[ring_a][1]
-            return (self.section_of[a] - self.section_of[b]) % count in (1, count - 1)
-        if abs(ring_a - ring_b) != 1:
-            return False
-        (a0, a1), (b0, b1) = self._units[a], self._units[b]
-        turn = self._turn
-        return any(max(a0, b0 + shift) <= min(a1, b1 + shift) for shift in (-turn, 0, turn))
 
     def adjoin(self, a: str, b: str) -> bool:
         """Whether cells ``a`` and ``b`` (by name) touch."""

@@ -1,0 +1,100 @@
+"""Gathering a report's data: the selected games, the overview, one part per game
+and configuration, the viewer's games (plain dicts and lists that the renderers
+turn into text)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable
+from typing import Any
+
+from partita.analysis.diagrams import PIECE_STYLES
+from partita.analysis.report.game_part import game_part
+from partita.analysis.report.options import ReportOptions
+from partita.analysis.report.overview import glance, players_table
+from partita.analysis.report.viewer import viewer_data
+from partita.database.connection import archive_errors
+from partita.errors import UnknownGameError
+from partita.games.registry import get_game
+from partita.notation.base import GameNotation
+from partita.notation.configuration import Configuration, varying_settings
+
+__all__ = ["build_report", "by_configuration"]
+
+
+@archive_errors
+def build_report(
+    target: Any,
+    *,
+    options: ReportOptions | None = None,
+    progress: Callable[[int, int], object] | None = None,
+    **filters: Any,
+) -> dict:
+    """The data of a report on the archive's games matching ``filters`` (those of
+    :func:`partita.database.query_games`). ``progress(done, total)`` is called as
+    each game's part is begun and when all are done."""
+    from partita.database.filters import GameFilter
+    from partita.database.schema import open_archive
+    from partita.database.selection import selected_games
+
+    options = options or ReportOptions()
+    selection = GameFilter.of(**filters)
+    db = open_archive(target, readonly=True)
+    try:
+        rows = selected_games(db, selection=selection)
+        data: dict[str, Any] = {
+            "title": options.title or "partita report",
+            "generated": datetime.date.today().isoformat(),
+            "filters": selection.described(),
+            "options": options,
+            "glance": glance(rows),
+            "players": players_table(rows, options.players),
+            "games": [],
+            "viewer": {"layouts": {}, "games": {}, "pieces": PIECE_STYLES},
+            "listed": [],
+        }
+        names = sorted({row["game"] for row in rows if row["game"]})
+        for done, name in enumerate(names):
+            if progress is not None:
+                progress(done, len(names))
+            try:
+                notation = get_game(name)
+            except UnknownGameError:
+                continue
+            ordered = by_configuration(notation, [row for row in rows if row["game"] == name])
+            configurations = [configuration for configuration, _ in ordered]
+            varying = varying_settings(configurations) if len(configurations) > 1 else None
+            for configuration, game_rows in ordered:
+                data["games"].append(
+                    game_part(db, notation, game_rows, options, selection, configuration, varying)
+                )
+        viewer_data(db, rows, options, data)
+        if progress is not None:
+            progress(len(names), len(names))
+        return data
+    finally:
+        db.close()
+
+
+def by_configuration(
+    notation: GameNotation, rows: list[dict]
+) -> list[tuple[Configuration, list[dict]]]:
+    """A game's rows grouped by the configuration of its valid games, the largest
+    group first. An invalid game joins the group of its configuration, or the
+    largest one when no valid game shares it (it is counted, not analysed)."""
+    groups: dict[Configuration, list[dict]] = {}
+    strays = []
+    for row in rows:
+        tags = json.loads(row["tags"] or "{}")
+        configuration = Configuration.of(notation, row["sides"] or notation.rules.min_sides, tags)
+        if row["status"] == "valid":
+            groups.setdefault(configuration, []).append(row)
+        else:
+            strays.append((configuration, row))
+    if not groups:
+        return [(Configuration.of(notation, notation.rules.min_sides, {}), rows)]
+    largest = max(groups, key=lambda configuration: len(groups[configuration]))
+    for configuration, row in strays:
+        groups.get(configuration, groups[largest]).append(row)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0].label))

@@ -1,0 +1,139 @@
+"""Trees of the archive's games: the selection's set-ups (configurations), the one
+a tree is built for, and the tree itself through the archive's position index."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from partita.analysis.tree.build import build_tree
+from partita.analysis.tree.lines import lines_from_archive
+from partita.analysis.tree.symmetry import SymmetryFrames
+from partita.analysis.tree.value import GameLine, OpeningTree
+from partita.errors import PartitaError
+from partita.games.registry import get_game
+from partita.notation.configuration import Configuration, varying_settings
+
+__all__ = ["choose_configuration", "configurations_from_archive", "tree_from_archive"]
+
+
+def configurations_from_archive(
+    target: Any, game: str, *, include_invalid: bool = False, **filters: Any
+) -> list[tuple[Configuration, int]]:
+    """The configurations (sides and game-specific tags, defaults filled in) of the
+    archive's games of ``game`` matching the filters, with their game counts, the
+    most played first."""
+    from partita.database.schema import archive
+    from partita.database.selection import game_setups
+
+    notation = get_game(game)
+    names = [spec.name for spec in notation.rules.tags]
+    counts: Counter[Configuration] = Counter()
+    with archive(target, readonly=True) as db:
+        for sides, tags in game_setups(db, game, names, include_invalid=include_invalid, **filters):
+            counts[Configuration.of(notation, sides or notation.rules.min_sides, tags)] += 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0].label))
+
+
+def choose_configuration(
+    target: Any, game: str, *, include_invalid: bool = False, **filters: Any
+) -> Configuration:
+    """The one configuration of the selected games; an error listing them (with the
+    options that pick each) when the selection mixes several."""
+    found = configurations_from_archive(target, game, include_invalid=include_invalid, **filters)
+    if not found:
+        notation = get_game(game)
+        return Configuration.of(notation, notation.rules.min_sides, {})
+    if len(found) > 1:
+        varying = varying_settings([configuration for configuration, _ in found])
+        listed = "\n".join(
+            f"  {configuration.describe(varying)}: {count} game{'s' if count != 1 else ''}: "
+            f"{configuration.options(varying)}"
+            for configuration, count in found
+        )
+        raise PartitaError(
+            f"the selected {game} games are set up in {len(found)} different ways, whose "
+            f"positions never meet; choose one with the options shown:\n{listed}"
+        )
+    return found[0][0]
+
+
+def _counted(
+    lines: Iterable[GameLine], total: int, progress: Callable[[int, int], object]
+) -> Iterator[GameLine]:
+    """``lines``, calling ``progress(done, total)`` every few hundred and at the end."""
+    for done, line in enumerate(lines, start=1):
+        yield line
+        if done % 250 == 0:
+            progress(done, total)
+    progress(total, total)
+
+
+def tree_from_archive(
+    target: Any,
+    game: str,
+    *,
+    root: str | None = None,
+    depth: int = 8,
+    min_games: int | None = None,
+    symmetry: bool = False,
+    include_invalid: bool = False,
+    configuration: Configuration | None = None,
+    progress: Callable[[int, int], object] | None = None,
+    **filters: Any,
+) -> OpeningTree:
+    """The opening tree of the archive's games of ``game`` matching the filters
+    (those of :func:`partita.database.query_games`, without ``game``), all of one
+    ``configuration`` (by default the selection's only one; see
+    :func:`choose_configuration`). ``progress(done, total)`` is called as the
+    games are read (``total`` counts the invalid ones the tree leaves out too)."""
+    from partita.database.filters import GameFilter
+    from partita.database.schema import archive
+    from partita.database.selection import first_plies_at
+
+    selection = GameFilter.of(**filters)
+    if configuration is None:
+        configuration = choose_configuration(
+            target, game, include_invalid=include_invalid, selection=selection
+        )
+    # One configuration: AND with the user's filters, even on the same tags.
+    selection = GameFilter.of(
+        selection, sides=configuration.sides, tags=configuration.tag_filters()
+    )
+    notation = configuration.configure(get_game(game))
+    root_plies: dict[int, tuple[str, int]] | None = None
+    if root is not None:
+        state = notation.parse_position(root)
+        frames = SymmetryFrames(notation, symmetry and notation.rules.symmetry_count > 1)
+        # The root replaces a position filter: the games must stand on the root.
+        root_plies = {}
+        with archive(target, readonly=True) as db:
+            for _, image in frames.images(state):
+                position = notation.format_position(image)
+                for game_id, ply in first_plies_at(
+                    db, position, notation.name, selection=selection
+                ):
+                    known = root_plies.get(game_id)
+                    if known is None or ply < known[1]:
+                        root_plies[game_id] = (position, ply)
+    lines = lines_from_archive(
+        target, include_invalid=include_invalid, game=notation.name, selection=selection
+    )
+    if progress is not None:
+        from partita.database.query import count_games
+
+        total = count_games(target, selection, game=notation.name)
+        lines = _counted(lines, total, progress)
+    tree = build_tree(
+        lines,
+        notation,
+        root=root,
+        root_plies=root_plies,
+        depth=depth,
+        min_games=min_games,
+        symmetry=symmetry,
+        sides=configuration.sides,
+    )
+    tree.configuration = configuration
+    return tree

@@ -1,0 +1,70 @@
+"""The games a tree is built from, as :class:`~partita.analysis.tree.value.GameLine`
+values: from the archive (its canonical mainlines, no record parsing) or from
+records (replayed through their rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from partita.analysis.tree.value import GameLine
+from partita.notation.base import GameNotation
+
+__all__ = ["lines_from_archive", "lines_from_records", "move_reader"]
+
+
+def move_reader(game: GameNotation) -> Callable[[Any, str], Any]:
+    """``(state, token) -> move`` for canonical tokens of legal moves (the trusted
+    path): the game's :meth:`~partita.notation.base.GameNotation.trusted_move_reader`."""
+    return game.trusted_move_reader()
+
+
+def lines_from_archive(
+    target: Any, *, include_invalid: bool = False, **filters: Any
+) -> Iterator[GameLine]:
+    """The games of the archive matching the filters (those of
+    :func:`partita.database.query_games`), as :class:`GameLine` values, by id.
+
+    Invalid games (stored with their legal prefix) are left out unless
+    ``include_invalid``: their results may contradict their moves. A game set up
+    from a position carries it in ``start`` (as position notation).
+    """
+    from partita.database.schema import archive
+    from partita.database.selection import game_lines
+
+    with archive(target, readonly=True) as db:
+        for row in game_lines(db, include_invalid=include_invalid, **filters):
+            yield GameLine(
+                row["id"],
+                row["moves"],
+                row["result"],
+                row["date"],
+                row["date_min"],
+                row["date_max"],
+                row["start"],
+            )
+
+
+def lines_from_records(records: Iterable[Any], game: str | None = None) -> Iterator[GameLine]:
+    """Records (or replayed records) as :class:`GameLine` values numbered from 1,
+    replayed through their rules; records of another game than ``game`` (when
+    given) and records whose game or setup cannot be used are skipped."""
+    from partita.database.importer import date_bounds
+    from partita.notation.replay import ReplayedRecord, replay
+
+    number = 0
+    for item in records:
+        replayed = item if isinstance(item, ReplayedRecord) else replay(item)
+        record = replayed.record
+        number += 1
+        if replayed.game is None or replayed.initial_state is None:
+            continue
+        if game is not None and replayed.game.name != game:
+            continue
+        tags = record.tags
+        date = tags.get("Date")
+        low, high = date_bounds(date)
+        start = tags.get("Position") if tags.get("SetUp") == "1" else None
+        yield GameLine(
+            number, list(replayed.moves), tags.get("Result", record.result), date, low, high, start
+        )

@@ -1,0 +1,81 @@
+"""The game list of `partita query` as text: CSV, TSV, JSON lines, a plain table.
+
+One row per game, with the same columns in every form (:func:`columns`). CSV is
+written exactly (quoted where needed); TSV, which cannot quote, and the plain
+table show control characters as escapes (``\\t``, ``\\x1b``: see
+:mod:`partita.cli.display`), so a value never splits a row or acts on a terminal.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from typing import TextIO
+
+from partita.cli.display import printable
+
+__all__ = [
+    "TABLE_COLUMNS",
+    "cell",
+    "columns",
+    "write_delimited",
+    "write_json_lines",
+    "write_plain_table",
+]
+
+#: The columns of the plain and rich tables (CSV and TSV have every column).
+TABLE_COLUMNS = ("id", "game", "date", "event", "players", "result", "plies", "status")
+
+
+def columns(*, with_ply: bool) -> list[str]:
+    """Every column of a game row, ``players`` as ``player1`` to ``player4``; ``ply``
+    with a position filter."""
+    names = ["id", "game", "event", "site", "date", "round", "player1", "player2"]
+    names += ["player3", "player4", "result", "termination", "sides", "plies", "status"]
+    names.append("final_position")
+    if with_ply:
+        names.append("ply")
+    return names
+
+
+def cell(row: dict, name: str) -> str:
+    if name.startswith("player") and name[-1].isdigit():
+        players = row.get("players") or []
+        seat = int(name[-1]) - 1
+        return players[seat] if seat < len(players) else ""
+    if name == "players":
+        return " - ".join(row.get("players") or [])
+    value = row.get(name)
+    return "" if value is None else str(value)
+
+
+def write_delimited(rows: Sequence[dict], stream: TextIO, *, tabs: bool, with_ply: bool) -> None:
+    """The rows as CSV (``tabs=False``) or TSV, with a header line."""
+    names = columns(with_ply=with_ply)
+    if tabs:
+        stream.write("\t".join(names) + "\n")
+        for row in rows:
+            stream.write("\t".join(printable(cell(row, name)) for name in names) + "\n")
+        return
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(names)
+    writer.writerows([cell(row, name) for name in names] for row in rows)
+
+
+def write_json_lines(rows: Sequence[dict], stream: TextIO) -> None:
+    """One JSON object per game and line, as ``--json`` gives them."""
+    for row in rows:
+        stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def write_plain_table(rows: Sequence[dict], stream: TextIO, *, with_ply: bool) -> None:
+    """The table's columns aligned with spaces, one line per game, never wrapped."""
+    names = [*TABLE_COLUMNS, *(["ply"] if with_ply else [])]
+    cells = [[printable(cell(row, name)) for name in names] for row in rows]
+    widths = [
+        max([len(name), *(len(line[index]) for line in cells)]) for index, name in enumerate(names)
+    ]
+    for line in [names, *cells]:
+        padded = (text.ljust(width) for text, width in zip(line, widths, strict=True))
+        stream.write("  ".join(padded).rstrip() + "\n")

@@ -1,0 +1,151 @@
+"""Where the commands print and write: rich consoles made when a command first prints,
+and files written whole or not at all.
+
+rich is imported here, on first use, and not at start-up: `partita --help` and
+`partita games` do not need it. A console is made per call, so that each run (and
+each in-process test) writes to the streams of its own moment.
+
+A command that fails half-way (a bad record, a full disk, Ctrl-C) must not leave a
+partial file behind, nor destroy the file it was to replace: :func:`replaced_file`
+writes beside the target and renames over it only once everything is written.
+
+A report takes seconds to build: a folder that does not exist should stop it
+before, not after (:func:`check_output`). A full disk (``-o /dev/full``) or a closed
+pipe names the file that could not be written (:func:`writing`). The library
+reports progress through callbacks; :func:`progress_bar` draws them on stderr, only
+when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from partita.errors import PartitaError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = [
+    "check_output",
+    "progress_bar",
+    "replaced_file",
+    "stderr_console",
+    "stdout_console",
+    "writing",
+]
+
+
+def stdout_console() -> Console:
+    """A console on stdout, without rich's automatic highlighting."""
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def stderr_console() -> Console:
+    """A console on stderr (messages, warnings, progress bars)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+@contextlib.contextmanager
+def replaced_file(path: Path) -> Iterator[TextIO]:
+    """A UTF-8 text stream (LF line ends) that becomes ``path`` when the block ends
+    without an error; on an error, ``path`` is left as it was and nothing else stays.
+
+    What is not a regular file (``/dev/stdout``, a named pipe, a device) is written
+    directly: there is nothing to rename over.
+    """
+    if path.exists() and not path.is_file():
+        with path.open("w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+        return
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise
+
+
+def check_output(path: Path | None, option: str) -> None:
+    """Refuse, before any work, an output path that cannot be a file: a folder, or
+    a file in a folder that does not exist."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise PartitaError(f"{option} {path}: that is a folder; name a file")
+    folder = path.absolute().parent
+    if not folder.is_dir():
+        raise PartitaError(f"cannot write {path} ({option}): there is no folder {folder}")
+
+
+@contextmanager
+def writing(path: Path | None) -> Iterator[None]:
+    """Turn an ``OSError`` of writing ``path`` (``None``: standard output) into one
+    line naming it."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        where = "standard output" if path is None else str(path)
+        reason = error.strerror or str(error)
+        raise PartitaError(f"cannot write {where}: {reason[:1].lower()}{reason[1:]}") from None
+
+
+@contextmanager
+def progress_bar(
+    label: str,
+    *,
+    total: int | None = None,
+    enabled: bool = True,
+    streams_output: bool = False,
+    unit: str = "",
+) -> Iterator[Callable[..., None]]:
+    """A progress bar on stderr when it is a terminal (and ``enabled``); yields
+    ``update(done, total)`` for the library's progress callback. Nothing is drawn
+    when stderr is a pipe or a file, nor, for a command that ``streams_output``
+    while it works, when standard output is the terminal too (its lines are the
+    progress there, and a bar would break them up). Standard output is never
+    redirected: what the command prints goes where the user sent it."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    shown = enabled and sys.stderr.isatty() and not (streams_output and sys.stdout.isatty())
+    columns = [TextColumn(label), BarColumn(), MofNCompleteColumn()]
+    if unit:
+        columns.append(TextColumn(unit))
+    columns.append(TimeRemainingColumn())
+    with Progress(
+        *columns,
+        console=Console(stderr=True),
+        disable=not shown,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    ) as progress:
+        task = progress.add_task(label, total=total)
+
+        def update(done: int, new_total: int | None = None) -> None:
+            if new_total is not None:
+                progress.update(task, total=new_total)
+            progress.update(task, completed=done)
+
+        yield update

@@ -1,0 +1,191 @@
+"""Writing prepared records into the archive, one batch per transaction.
+
+An :class:`ArchiveWriter` queues records turned into rows (by
+:func:`~partita.database.prepare.prepare_record`, in this process or a worker) and
+writes each batch in ONE transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): the
+content hashes of the batch are looked up, duplicates (already in the archive, or
+twice in the batch) are dropped, game ids are assigned (``max(id) + 1`` onwards,
+inside the transaction, so the positions and problems rows can be written with plain
+``executemany``), and games, positions and problems go in together. A batch that
+fails leaves no row behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from operator import itemgetter
+
+from sqlite_utils import Database
+
+from partita.database.prepare import Refusal, StoredRecord, prepare_record
+from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS
+from partita.notation.replay import ReplayedRecord
+
+__all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary"]
+
+#: Records per transaction. Larger batches gain little past a few hundred (see
+#: docs/archive.md) and a kill loses at most one batch of work.
+DEFAULT_BATCH_SIZE = 1000
+
+
+@dataclass(slots=True)
+class ImportSummary:
+    """The outcome of an import: ``imported`` counts the games stored (``invalid``
+    of them with status invalid), ``duplicates`` the records already there (or
+    twice in the input), ``refused`` the invalid records strict mode turned away;
+    ``empty_files`` names the files that held no record; ``twins`` the games stored
+    that have a twin stored before them (same game, set-up and mainline:
+    :mod:`partita.database.twins`), each ``{"game", "twin_of"}``."""
+
+    files: int = 0
+    records: int = 0
+    imported: int = 0
+    duplicates: int = 0
+    invalid: int = 0
+    refused: int = 0
+    plies: int = 0
+    problems: int = 0
+    bytes: int = 0
+    refusals: list[Refusal] = field(default_factory=list)
+    empty_files: list[str] = field(default_factory=list)
+    twins: list[dict[str, int]] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["refusals"] = [refusal.as_dict() for refusal in self.refusals]
+        return data
+
+
+_GAMES_INSERT = (
+    f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
+)
+_POSITIONS_INSERT = (
+    f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
+)
+_PROBLEMS_INSERT = (
+    f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
+)
+_first = itemgetter(0)
+#: Host parameters per duplicate lookup (SQLite before 3.32 allows 999).
+_LOOKUP_CHUNK = 900
+
+
+class ArchiveWriter:
+    """Stores replayed records in batches, each batch in one transaction.
+
+    ``add`` turns a record into rows (refusing it in strict mode if invalid);
+    ``add_prepared`` takes a record some process has already turned into rows;
+    ``flush`` writes the pending batch. ``summary`` counts what was committed:
+    a batch that fails leaves no row and no count behind.
+    """
+
+    def __init__(
+        self, db: Database, *, strict: bool = False, batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch size must be at least 1, not {batch_size}")
+        self.db = db
+        self.strict = strict
+        self.batch_size = batch_size
+        self.summary = ImportSummary()
+        self._pending: list[StoredRecord] = []
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def add(self, replayed: ReplayedRecord) -> None:
+        """Queue one replayed record (refused at once in strict mode if invalid)."""
+        self.add_prepared(prepare_record(replayed, self.strict))
+
+    def add_prepared(self, prepared: StoredRecord | Refusal) -> None:
+        """Queue one record already turned into rows (or refused) by
+        :func:`~partita.database.prepare.prepare_record`, with this writer's
+        strictness, in this process or in a worker."""
+        summary = self.summary
+        summary.records += 1
+        if isinstance(prepared, Refusal):
+            summary.refused += 1
+            summary.refusals.append(prepared)
+        else:
+            self._pending.append(prepared)
+
+    def flush(self) -> None:
+        """Write the pending records in one transaction (nothing if none)."""
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, []
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            counts = self._write(conn, batch)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        summary = self.summary
+        imported, invalid, plies, problems, duplicates = counts
+        summary.imported += imported
+        summary.invalid += invalid
+        summary.plies += plies
+        summary.problems += problems
+        summary.duplicates += duplicates
+
+    def _write(self, conn, batch: list[StoredRecord]) -> tuple[int, int, int, int, int]:
+        hashes = [item.hash for item in batch]
+        existing: set[str] = set()
+        for start in range(0, len(hashes), _LOOKUP_CHUNK):
+            chunk = hashes[start : start + _LOOKUP_CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            existing.update(
+                row[0]
+                for row in conn.execute(f"SELECT hash FROM games WHERE hash IN ({marks})", chunk)
+            )
+        next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+        games: list[tuple] = []
+        positions: list[tuple] = []
+        problems: list[tuple] = []
+        duplicates = invalid = 0
+        for item in batch:
+            if item.hash in existing:
+                duplicates += 1
+                continue
+            existing.add(item.hash)
+            game_id = next_id
+            next_id += 1
+            games.append((game_id, *item.game))
+            if item.keys:
+                moves = item.moves
+                positions.extend(
+                    zip(
+                        item.keys,
+                        [game_id] * len(moves),
+                        range(1, len(moves) + 1),
+                        moves,
+                        [*moves[1:], None],
+                        strict=True,
+                    )
+                )
+            if item.problems:
+                problems.extend((game_id, *problem) for problem in item.problems)
+            if not item.valid:
+                invalid += 1
+        # Keys in order: the inserts walk the positions B-tree forwards (see docs).
+        positions.sort(key=_first)
+        self._insert_games(conn, games)
+        self._insert_positions(conn, positions)
+        self._insert_problems(conn, problems)
+        return len(games), invalid, len(positions), len(problems), duplicates
+
+    # The three inserts are methods so that tests can make one fail half-way.
+    def _insert_games(self, conn, rows: list[tuple]) -> None:
+        conn.executemany(_GAMES_INSERT, rows)
+
+    def _insert_positions(self, conn, rows: list[tuple]) -> None:
+        conn.executemany(_POSITIONS_INSERT, rows)
+
+    def _insert_problems(self, conn, rows: list[tuple]) -> None:
+        conn.executemany(_PROBLEMS_INSERT, rows)

@@ -1,0 +1,216 @@
+"""SQLite connections to an archive file, and SQLite's errors in a user's words.
+
+Reading never writes: a read-only connection is a ``mode=ro`` URI, so SQLite
+itself refuses every write, and no journal, ``-wal`` or ``-shm`` file is made
+beside an archive at rest. On a read-only medium SQLite cannot open an archive
+left in WAL mode that way (it would need a ``-shm`` file), so the connection falls
+back to ``immutable=1``: nobody can change a file there while it is read.
+
+Every ``sqlite3.Error`` that reaches a caller becomes an
+:class:`~partita.errors.ArchiveError` naming the archive and saying what happened
+(a damaged file, a lock held by another program, a read-only medium, a full
+disk...): :func:`archive_error` and the decorator :func:`archive_errors`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from partita.errors import ArchiveError
+
+__all__ = [
+    "BUSY_TIMEOUT",
+    "archive_error",
+    "archive_errors",
+    "archive_name",
+    "connect_for_reading",
+    "connect_for_writing",
+    "connect_to_peek",
+    "in_wal_mode_at_rest",
+    "is_busy",
+    "retry_while_busy",
+]
+
+#: Seconds a statement waits for a lock another connection holds (another import's
+#: batch, a reader in the middle of a commit) before the archive counts as locked.
+BUSY_TIMEOUT = 5.0
+
+
+_Result = TypeVar("_Result")
+
+
+def connect_for_reading(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the existing file ``path`` (``mode=ro``; on a
+    read-only medium, ``immutable=1`` when plain ``mode=ro`` cannot open it)."""
+    uri = path.absolute().as_uri()
+    try:
+        return _touched(sqlite3.connect(f"{uri}?mode=ro", uri=True, **_options()))
+    except sqlite3.OperationalError as error:
+        if _primary_code(error) != sqlite3.SQLITE_CANTOPEN or not _on_read_only_medium(path):
+            raise
+    return _touched(sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, **_options()))
+
+
+def connect_to_peek(path: Path) -> sqlite3.Connection:
+    """A connection that reads the file as it is (``immutable=1``): no lock, no
+    file made beside it. For a first look at a file in WAL mode with no ``-wal``
+    file beside it (another program's database, or an archive of an older
+    partita), which any other connection would leave a ``-wal`` and a ``-shm``
+    file beside."""
+    uri = path.absolute().as_uri()
+    return _touched(sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, **_options()))
+
+
+def in_wal_mode_at_rest(path: Path) -> bool:
+    """Whether ``path`` is an SQLite file in WAL mode (its header says so) with no
+    ``-wal`` file beside it: nobody is writing it."""
+    try:
+        with open(path, "rb") as stream:
+            header = stream.read(20)
+    except OSError:
+        return False
+    wal_log = path.with_name(path.name + "-wal")
+    return header[:16] == b"SQLite format 3\0" and header[18] == 2 and not wal_log.exists()
+
+
+def connect_for_writing(path: Path) -> sqlite3.Connection:
+    """A read-write connection to ``path`` (SQLite makes the file if it is missing)."""
+    return sqlite3.connect(str(path), **_options())
+
+
+def _options() -> dict[str, Any]:
+    """Statements wait :data:`BUSY_TIMEOUT` for another connection's lock;
+    sqlite-utils shares a connection between threads (a progress bar's, say)."""
+    return {"timeout": BUSY_TIMEOUT, "check_same_thread": False}
+
+
+def _touched(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """``conn`` after one read: SQLite opens a file lazily, and an unusable one
+    should fail here, not in the middle of a query."""
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def _on_read_only_medium(path: Path) -> bool:
+    """Whether the folder of ``path`` refuses new files: a read-only mount, or a
+    folder this user cannot write to (then no ``-shm`` file can be made there)."""
+    folder = path.absolute().parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except (AttributeError, OSError):  # no statvfs on this platform
+        pass
+    return not os.access(folder, os.W_OK)
+
+
+def _primary_code(error: sqlite3.Error) -> int | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def is_busy(error: sqlite3.Error) -> bool:
+    """Whether ``error`` says another connection holds a lock (worth a retry)."""
+    return _primary_code(error) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
+        "database is locked" in str(error)
+    )
+
+
+def retry_while_busy(action: Callable[[], _Result], *, timeout: float | None = None) -> _Result:
+    """``action()``, run again after a short pause each time it fails because
+    another connection holds a lock, for at most ``timeout`` seconds in all
+    (:data:`BUSY_TIMEOUT` by default): for the statements SQLite does not wait
+    for by itself, such as a journal mode switch."""
+    deadline = time.monotonic() + (BUSY_TIMEOUT if timeout is None else timeout)
+    pause = 0.01
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as error:
+            if not is_busy(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
+
+
+def archive_error(error: sqlite3.Error, name: str) -> ArchiveError:
+    """``error`` as an :class:`ArchiveError` naming the archive ``name``: what
+    happened, in a user's words, and what to do about it when there is something."""
+    message = str(error)
+    code = _primary_code(error)
+    if code == sqlite3.SQLITE_CORRUPT or "malformed" in message:
+        text = (
+            f"the archive {name} is damaged ({message}): restore it from a copy, or "
+            "import the records again into a new archive"
+        )
+    elif code == sqlite3.SQLITE_NOTADB:
+        text = f"{name} is not a partita archive (not an SQLite database: {message})"
+    elif is_busy(error):
+        text = (
+            f"the archive {name} is locked by another program (waited {BUSY_TIMEOUT:g} s): "
+            "try again when it has finished"
+        )
+    elif code == sqlite3.SQLITE_READONLY:
+        text = f"the archive {name} cannot be written (a read-only file or medium: {message})"
+    elif code == sqlite3.SQLITE_FULL:
+        text = f"the archive {name} cannot grow: the disk is full"
+    elif (
+        code == sqlite3.SQLITE_CANTOPEN
+        and Path(name).is_file()
+        and _on_read_only_medium(Path(name))
+    ):
+        text = (
+            f"the archive {name} cannot be written (it is on a read-only medium, or in "
+            f"a folder you cannot write to: {message})"
+        )
+    elif code == sqlite3.SQLITE_CANTOPEN:
+        text = f"cannot open the archive {name} ({message})"
+    elif code in (sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH):
+        text = f"the archive {name}: permission denied ({message})"
+    elif code == sqlite3.SQLITE_IOERR:
+        text = f"the archive {name} cannot be read or written: disk I/O error ({message})"
+    else:
+        text = f"the archive {name}: {message}"
+    return ArchiveError(text)
+
+
+def archive_errors(function: Callable[..., _Result]) -> Callable[..., _Result]:
+    """Decorate a library function that takes the archive as its ``target``
+    argument: a ``sqlite3.Error`` escaping it becomes an :class:`ArchiveError`
+    naming that archive."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> _Result:
+        try:
+            return function(*args, **kwargs)
+        except sqlite3.Error as error:
+            target = signature.bind_partial(*args, **kwargs).arguments.get("target")
+            raise archive_error(error, archive_name(target)) from None
+
+    return wrapper
+
+
+def archive_name(target: Any) -> str:
+    """How messages name the archive ``target`` (a path, or an open ``Database``)."""
+    if isinstance(target, str | Path):
+        return str(target)
+    conn = getattr(target, "conn", None)
+    if conn is not None:
+        try:
+            for _, schema, file in conn.execute("PRAGMA database_list"):
+                if schema == "main":
+                    return file or ":memory:"
+        except sqlite3.Error:
+            pass
+    return "(open database)"

@@ -1,0 +1,421 @@
+"""Which games a command works on: one :class:`GameFilter` value, and its SQL.
+
+query, export, tree and report (and the library functions behind them) select
+games through this one value, so the filter list and its matching rules are
+written once. Matching rules (also in ``docs/archive.md``):
+
+* Repeating a filter is OR within it (``players=("anna", "bruno")``: either
+  plays); different filters AND.
+* ``games``, ``results``, ``sides``: equal.
+* ``players`` (any seat) and ``events``: a part of the name, case- and
+  accent-insensitively (:func:`fold`: ``ZOE`` finds ``Zoë``, ``müller``
+  ``Müller``).
+* ``date_from`` / ``date_to``: ``YYYY``, ``YYYY.MM`` or ``YYYY.MM.DD``; a game
+  matches when every day its date can mean lies in the range; a game without a
+  known year never matches a date filter.
+* ``openings``: the mainline starts with these moves (canonical tokens; spellings
+  made canonical through the game's notation when one game is chosen), one range
+  of the ``games_moves`` index each.
+* ``position``: the game reached this position after some ply of its legal
+  mainline (every game whose notation reads it when no one game is chosen); the
+  rows carry ``ply``, the first such ply.
+* ``tags``: ``NAME=VALUE`` exact (a tag left out counts as its game's default;
+  ``NAME=`` matches records without it), ``NAME~REGEX`` a Python regular
+  expression searched in the value (SQLite ``REGEXP``, a function partita
+  registers on the connection, so it reads every pre-selected row: no index), and
+  ``NAME>=VALUE``, ``<=``, ``>``, ``<``: dates (an operand ``YYYY.MM`` or
+  ``YYYY.MM.DD``, or ``YYYY`` on a tag whose name ends in ``Date``) as dates,
+  other numbers as numbers, a record
+  without the tag or with a value of another kind never matching. Conditions on
+  the same tag name with ``=`` are OR; all others AND.
+* ``within``: further filters every game must also pass (AND), how a caller
+  narrows a user's selection (the tree, to one configuration).
+"""
+
+from __future__ import annotations
+
+import calendar
+import dataclasses
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from partita.database.keys import fold_key
+from partita.errors import ArchiveError, NotationError, SetupError
+from partita.games.registry import all_games, get_game
+
+__all__ = ["GameFilter", "TagCondition", "fold", "number"]
+
+_PARTIAL_DATE = re.compile(r"(\d{4})(?:[.-](\d{2}|\?\?))?(?:[.-](\d{2}|\?\?))?")
+_DATE_OPERAND = re.compile(r"\d{4}(?:[.-]\d{2}){0,2}")
+_TAG_CONDITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(>=|<=|=|~|>|<)(.*)", re.DOTALL)
+_NUMBER = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*")
+
+
+def fold(text: str | None) -> str | None:
+    """``text`` for comparing names: compatibility-decomposed (NFKD), combining marks
+    dropped, case-folded (``Zoë`` and ``ZOE`` both give ``zoe``)."""
+    if text is None:
+        return None
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+
+
+def number(text: str | None) -> float | None:
+    """The number a tag value writes (``"1850"``, ``"-2.5"``), else ``None``."""
+    if text is None or not _NUMBER.fullmatch(text):
+        return None
+    return float(text)
+
+
+def regexp(pattern: str, value: str | None) -> bool:
+    """SQLite's ``value REGEXP pattern``: the pattern is found somewhere in ``value``."""
+    return value is not None and _compiled(pattern).search(value) is not None
+
+
+_patterns: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    found = _patterns.get(pattern)
+    if found is None:
+        if len(_patterns) > 256:
+            _patterns.clear()
+        found = _patterns[pattern] = re.compile(pattern)
+    return found
+
+
+def date_bound(text: str, *, upper: bool) -> str:
+    """``YYYY[.MM[.DD]]`` made a full ``YYYY.MM.DD`` bound (lower: the first day of
+    what is left out; upper: the last day)."""
+    match = _PARTIAL_DATE.fullmatch(text.strip())
+    if match is None:
+        raise ArchiveError(f"date '{text}' is not of the form YYYY.MM.DD (or YYYY, YYYY.MM)")
+    year, month_text, day_text = match.groups()
+    month = None if month_text in (None, "??") else int(month_text)
+    day = None if day_text in (None, "??") else int(day_text)
+    if month is not None and not 1 <= month <= 12:
+        raise ArchiveError(f"date '{text}': there is no month {month:02d}")
+    if upper:
+        month_value = 12 if month is None else month
+        last = calendar.monthrange(int(year), month_value)[1]
+        day_value = last if day is None else day
+    else:
+        month_value = 1 if month is None else month
+        day_value = 1 if day is None else day
+    if not 1 <= day_value <= 31:
+        raise ArchiveError(f"date '{text}': there is no day {day_value:02d}")
+    return f"{year}.{month_value:02d}.{day_value:02d}"
+
+
+@dataclass(frozen=True, slots=True)
+class TagCondition:
+    """One ``--tag`` filter: ``name``, ``operator`` (``= ~ >= <= > <``), ``value``."""
+
+    name: str
+    operator: str
+    value: str
+
+    @classmethod
+    def parse(cls, text: str) -> TagCondition:
+        """``League=pro``, ``Event~^Club``, ``Elo>=1800``; an error naming a malformed one."""
+        match = _TAG_CONDITION.fullmatch(text)
+        if match is None:
+            raise ArchiveError(
+                f"tag filter '{text}' is not of the form NAME=VALUE, NAME~REGEX or "
+                "NAME>=VALUE (League=pro, Event~^Club, Elo>=1800)"
+            )
+        name, operator, value = match.groups()
+        condition = cls(name, operator, value)
+        if operator == "~":
+            try:
+                _compiled(value)
+            except re.error as error:
+                raise ArchiveError(
+                    f"tag filter '{text}': bad regular expression ({error})"
+                ) from None
+        elif operator != "=" and condition.kind() is None:
+            raise ArchiveError(
+                f"tag filter '{text}': {operator} compares numbers or dates "
+                "(YYYY.MM.DD), not '{value}'".replace("{value}", value)
+            )
+        return condition
+
+    def kind(self) -> str | None:
+        """How a comparison reads its values: ``"date"``, ``"number"`` or ``None``."""
+        operand = self.value.strip()
+        if _DATE_OPERAND.fullmatch(operand) and (self.name.endswith("Date") or "." in operand):
+            return "date"
+        return "number" if number(operand) is not None else None
+
+    def notation(self) -> str:
+        return f"{self.name}{self.operator}{self.value}"
+
+
+def _tuple(value: Any) -> tuple:
+    """A filter's values: ``None`` none, a string or number one, a sequence its items."""
+    if value is None:
+        return ()
+    if isinstance(value, str | int):
+        return (value,)
+    return tuple(value)
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    """The games a command selects (see the module docstring for the rules)."""
+
+    games: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()
+    date_from: str | None = None
+    date_to: str | None = None
+    openings: tuple[str, ...] = ()
+    position: str | None = None
+    sides: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    within: tuple[GameFilter, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("games", "players", "results", "events", "openings", "sides", "tags"):
+            object.__setattr__(self, name, _tuple(getattr(self, name)))
+        for text in self.tags:
+            TagCondition.parse(text)  # a malformed filter is an error before any work
+        for name in ("date_from", "date_to"):
+            value = getattr(self, name)
+            if value is not None:
+                date_bound(value, upper=name == "date_to")
+        for game in self.games:
+            get_game(game)  # an unknown game is an error, not an empty answer
+        for inner in self.within:
+            if inner.position is not None:
+                raise ArchiveError("a narrowing filter cannot hold a position")
+
+    @classmethod
+    def of(cls, selection: GameFilter | None = None, **filters: Any) -> GameFilter:
+        """A filter from the keyword filters of the library functions (singular
+        names as well: ``game``, ``player``, ``result``, ``event``, ``opening``),
+        narrowing ``selection`` when one is given. A ``position`` keyword replaces
+        the selection's position (the tree's root does so)."""
+        aliases = {
+            "game": "games",
+            "player": "players",
+            "result": "results",
+            "event": "events",
+            "opening": "openings",
+        }
+        fields = {}
+        for name, value in filters.items():
+            if value is None:
+                continue
+            field = aliases.get(name, name)
+            if field not in cls.__dataclass_fields__:
+                raise TypeError(f"unknown filter {name!r}")
+            fields[field] = value
+        if selection is None:
+            return cls(**fields)
+        # What the selection leaves open is set on it (so that one game chosen by the
+        # caller makes the selection's openings canonical); the rest narrows it.
+        position = fields.pop("position", selection.position)
+        free = {name: value for name, value in fields.items() if not getattr(selection, name)}
+        narrowing = cls(**{name: value for name, value in fields.items() if name not in free})
+        within = selection.within + ((narrowing,) if narrowing else ())
+        return dataclasses.replace(selection, **free, position=position, within=within)
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, name) for name in self.__dataclass_fields__)
+
+    def described(self) -> list[tuple[str, str]]:
+        """``(option, value)`` of each filter set, as a report lists them."""
+        found: list[tuple[str, str]] = []
+        for name in ("games", "players", "results", "events", "openings", "sides", "tags"):
+            found.extend((name.rstrip("s"), str(value)) for value in getattr(self, name))
+        for name in ("date_from", "date_to", "position"):
+            if getattr(self, name) is not None:
+                found.append((name, getattr(self, name)))
+        for inner in self.within:
+            found.extend(inner.described())
+        return found
+
+    def only_game(self) -> str | None:
+        """The one game chosen, if exactly one is."""
+        return self.games[0] if len(self.games) == 1 else None
+
+    def sql(self) -> tuple[str, str, list]:
+        """The FROM part (with the position join, ``hit.ply``), the WHERE part and its
+        parameters, over ``games g``."""
+        joins = "games g"
+        params: list = []
+        if self.position is not None:
+            joins, params = _position_join(self.position, self.only_game())
+        clauses, where_params = self._clauses()
+        return joins, " AND ".join(clauses) if clauses else "1", params + where_params
+
+    def _clauses(self) -> tuple[list[str], list]:
+        clauses: list[str] = []
+        params: list = []
+
+        def any_of(template: str, values: Iterable, arity: int = 1) -> None:
+            values = list(values)
+            if values:
+                clauses.append("(" + " OR ".join(template for _ in values) + ")")
+                for value in values:
+                    params.extend([value] * arity)
+
+        any_of("g.game = ?", self.games)
+        seats = " OR ".join(f"instr(partita_fold(g.player{seat}), ?) > 0" for seat in range(1, 5))
+        any_of(f"({seats})", (fold(name) for name in self.players), arity=4)
+        any_of("g.result = ?", self.results)
+        any_of("instr(partita_fold(g.event), ?) > 0", (fold(name) for name in self.events))
+        if self.date_from is not None:
+            clauses.append("g.date_min >= ?")
+            params.append(date_bound(self.date_from, upper=False))
+        if self.date_to is not None:
+            clauses.append("g.date_max <= ?")
+            params.append(date_bound(self.date_to, upper=True))
+        prefixes = [
+            prefix for prefix in (self._prefix(opening) for opening in self.openings) if prefix
+        ]
+        if len(prefixes) == len(self.openings):
+            # Equal to the prefix, or the prefix then a space: one index range, as no
+            # token holds a character below '!'. (An empty opening matches all.)
+            flat = [bound for prefix in prefixes for bound in (prefix, prefix + "!")]
+            if prefixes:
+                clauses.append(
+                    "(" + " OR ".join("(g.moves >= ? AND g.moves < ?)" for _ in prefixes) + ")"
+                )
+                params.extend(flat)
+        any_of("g.sides = ?", self.sides)
+        equal: dict[str, list[TagCondition]] = {}
+        for condition in map(TagCondition.parse, self.tags):
+            if condition.operator == "=":
+                equal.setdefault(condition.name, []).append(condition)
+            else:
+                clause, values = _tag_clause(condition)
+                clauses.append(clause)
+                params.extend(values)
+        for conditions in equal.values():
+            parts = [_tag_clause(condition) for condition in conditions]
+            clauses.append("(" + " OR ".join(clause for clause, _ in parts) + ")")
+            for _, values in parts:
+                params.extend(values)
+        for inner in self.within:
+            inner_clauses, inner_params = inner._clauses()
+            clauses.extend(inner_clauses)
+            params.extend(inner_params)
+        return clauses, params
+
+    def _prefix(self, opening: str) -> str:
+        tokens = opening.split()
+        game = self.only_game()
+        if game is not None:
+            notation = get_game(game)
+            tokens = [notation.canonical_token(token) for token in tokens]
+        return " ".join(tokens)
+
+
+def _json_path(name: str) -> str:
+    return f'$."{name}"'
+
+
+def _tag_defaults(name: str) -> list[tuple[str, str]]:
+    """``(game, default value)`` of every game that gives tag ``name`` a default."""
+    return [
+        (notation.name, spec.default)
+        for notation in all_games()
+        for spec in notation.rules.tags
+        if spec.name == name and spec.default
+    ]
+
+
+def _tag_clause(condition: TagCondition) -> tuple[str, list]:
+    """The SQL of one tag condition and its parameters."""
+    path = _json_path(condition.name)
+    if condition.operator == "=" and not condition.value:
+        return "json_extract(g.tags, ?) IS NULL", [path]
+    defaults = _tag_defaults(condition.name)
+    value_sql = "json_extract(g.tags, ?)"
+    value_params: list = [path]
+    if defaults:
+        # A tag a record leaves out has its game's default value.
+        cases = " ".join("WHEN ? THEN ?" for _ in defaults)
+        value_sql = f"coalesce(json_extract(g.tags, ?), CASE g.game {cases} END)"
+        value_params += [item for pair in defaults for item in pair]
+    operator = condition.operator
+    if operator == "=":
+        return f"{value_sql} = ?", [*value_params, condition.value]
+    if operator == "~":
+        return f"{value_sql} REGEXP ?", [*value_params, condition.value]
+    if condition.kind() == "number":
+        operand = number(condition.value)
+        return f"partita_number({value_sql}) {operator} ?", [*value_params, operand]
+    # Dates: the operand's first or last day, as the operator needs it; a record's
+    # value must itself be a date (YYYY.MM.DD, '??' allowed).
+    upper = operator in ("<=", ">")
+    bound = date_bound(condition.value, upper=upper)
+    return (
+        f"({value_sql} GLOB '[0-9][0-9][0-9][0-9].[0-9?][0-9?].[0-9?][0-9?]' "
+        f"AND {value_sql} {operator} ?)",
+        [*value_params, *value_params, bound],
+    )
+
+
+def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool, int]]:
+    """(game, folded key, is the game's initial position, sides) of every game whose
+    notation reads ``position``."""
+
+    def entry(notation, state) -> tuple[str, int, bool, int]:
+        key = notation.rules.key(state)
+        sides = notation.rules.sides(state)
+        initial = key == notation.rules.key(notation.initial(sides))
+        return notation.name, fold_key(notation.name, key), initial, sides
+
+    if game is not None:
+        notation = get_game(game)
+        return [entry(notation, notation.parse_position(position))]
+    found = []
+    errors = []
+    for notation in all_games():
+        try:
+            state = notation.parse_position(position)
+        except (NotationError, SetupError) as error:
+            errors.append(f"{notation.name}: {error}")
+            continue
+        found.append(entry(notation, state))
+    if not found:
+        raise NotationError(
+            f"position '{position}' is no position of any supported game ({'; '.join(errors)})"
+        )
+    return found
+
+
+def _position_join(position: str, game: str | None) -> tuple[str, list]:
+    """The games joined to ``hit`` (game_id, first ply at ``position``)."""
+    pairs = _position_keys(position, game)
+    # The first ply after which the position stood, per game: one range of the
+    # positions primary key per (game, key) pair. The positions table has no row for
+    # ply 0, so a game's initial position matches every game of it that did not
+    # start from a setup and has as many sides, at ply 0.
+    alternatives = " OR ".join("(p.key = ? AND g.game = ?)" for _ in pairs)
+    starts = "".join(
+        " UNION ALL SELECT s.id, 0 FROM games s WHERE s.game = ? AND s.sides = ? "
+        "AND coalesce(json_extract(s.tags, '$.SetUp'), '0') != '1'"
+        for _name, _key, initial, _sides in pairs
+        if initial
+    )
+    joins = (
+        "games g JOIN (SELECT game_id, min(ply) AS ply FROM ("
+        "SELECT p.game_id, p.ply FROM positions p "
+        f"JOIN games g ON g.id = p.game_id WHERE {alternatives}{starts}) "
+        "GROUP BY game_id) hit ON hit.game_id = g.id"
+    )
+    params: list = []
+    for name, key, _initial, _sides in pairs:
+        params.extend((key, name))
+    for name, _key, initial, sides in pairs:
+        if initial:
+            params.extend((name, sides))
+    return joins, params

@@ -1,0 +1,216 @@
+"""The parallel side of an import: worker processes that prepare chunks of records.
+
+This process splits the files into raw records and sends chunks of them to worker
+processes, which read, replay and turn each record into its rows
+(:func:`~partita.database.prepare.prepare_chunk`, the function a serial import calls
+in this process); it prepares chunks itself when it would otherwise wait, and gets
+the results back in input order, so the archive is the same, ids included, whatever
+the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import SpawnContext, SpawnProcess
+from typing import Any
+
+from partita.database.chunks import Chunk
+from partita.database.prepare import (
+    Refusal,
+    StoredRecord,
+    known_games,
+    prepare_chunk,
+    start_worker,
+)
+
+__all__ = ["MAX_AUTO_WORKERS", "PARALLEL_MIN_BYTES", "Preparer", "auto_workers"]
+
+#: With ``workers=None``, inputs smaller than this import in one process: a
+#: worker process takes about 0.15 s to start, which on less than about 0.6 MB
+#: costs more than it saves (docs/archive.md); this leaves a margin for slower
+#: process starts elsewhere.
+PARALLEL_MIN_BYTES = 1_000_000
+
+#: The most processes ``workers=None`` uses (one process writes SQLite, and past a
+#: few workers the writer is the limit).
+MAX_AUTO_WORKERS = 4
+
+#: Chunks queued for each worker process, and chunks this process may hold that
+#: it prepared itself: enough that no process waits for another, few enough that
+#: memory stays a few megabytes.
+_QUEUED_PER_WORKER = 8
+_QUEUED_HERE = 8
+
+
+def auto_workers(total_bytes: int) -> int:
+    """The processes an import of ``total_bytes`` uses when the caller does not say."""
+    if total_bytes < PARALLEL_MIN_BYTES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_AUTO_WORKERS))
+
+
+class Preparer:
+    """Turns chunks into prepared records, in input order: all in this process (one
+    worker), or in ``workers - 1`` worker processes and this one.
+
+    This process writes the batches. Each worker process has a few chunks queued, so
+    it never waits for this one; and while the oldest chunk is still in a worker,
+    this process prepares the next chunk itself rather than idle (so it works while
+    the workers start, and whenever writing leaves it time). Chunks in flight are
+    bounded, so memory stays flat.
+
+    Workers are started with ``spawn`` (a fresh interpreter: safe whatever threads
+    this process runs, the same on every platform). If a worker does not know the
+    same games as this process (one registered at run time), this process prepares
+    everything itself, so that the archive is the same.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Preparer:
+        if self.workers > 1:
+            self._pool = ProcessPoolExecutor(
+                self.workers - 1,
+                mp_context=_QuietSpawnContext(),
+                initializer=start_worker,
+            )
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._pool is not None:
+            # Chunks not started are dropped; the running ones end within a chunk.
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def run(self, chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, list]]:
+        chunks = iter(chunks)  # next() on it gives None once it is exhausted
+        pool = self._pool
+        if pool is None:
+            for chunk in chunks:
+                yield chunk, _prepare_here(chunk)
+            return
+        probe: Future | None = pool.submit(known_games)
+        queued = _QUEUED_PER_WORKER * (self.workers - 1)
+        # Chunks in input order, each with its Future (in a worker) or its records.
+        in_flight: deque[tuple[Chunk, Future | list]] = deque()
+        in_workers = 0
+        while True:
+            while in_workers < queued and (queued_chunk := next(chunks, None)) is not None:
+                in_flight.append((queued_chunk, _submit(pool, queued_chunk)))
+                in_workers += 1
+            if not in_flight:
+                return
+            chunk, head = in_flight[0]
+            if isinstance(head, list):
+                in_flight.popleft()
+                yield chunk, head
+                continue
+            if not head.done() and len(in_flight) < queued + _QUEUED_HERE:
+                helped = next(chunks, None)
+                if helped is not None:
+                    in_flight.append((helped, _prepare_here(helped)))
+                    continue
+            if probe is not None:
+                if _worker_games(probe) != known_games():
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    self._pool = None
+                    for chunk, entry in in_flight:
+                        yield chunk, entry if isinstance(entry, list) else _prepare_here(chunk)
+                    for chunk in chunks:
+                        yield chunk, _prepare_here(chunk)
+                    return
+                probe = None
+            in_flight.popleft()
+            in_workers -= 1
+            yield _result(chunk, head)
+
+
+class _QuietSpawnProcess(SpawnProcess):
+    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
+    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
+    starts up (before :func:`~partita.database.prepare.start_worker` ignores it)
+    prints no traceback; the importing process stops the import and the workers."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+            return SpawnProcess._Popen(process_obj)
+        # Blocked in this thread only while it starts the process: a Ctrl-C
+        # meanwhile waits, or goes to another thread, and is not lost.
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return SpawnProcess._Popen(process_obj)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+class _QuietSpawnContext(SpawnContext):
+    Process = _QuietSpawnProcess
+
+
+_WORKER_STOPPED = (
+    "a worker process of the import stopped (killed, or out of memory?); the "
+    "archive holds whole batches, and running the import again completes it"
+)
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: Chunk) -> Future:
+    """The chunk sent to a worker (the pool may already know that one died)."""
+    try:
+        return pool.submit(prepare_chunk, chunk.data)
+    except BrokenProcessPool as error:
+        error.add_note(_WORKER_STOPPED)
+        raise
+
+
+def _worker_games(probe: Future) -> list[tuple[str, str]]:
+    """The games a worker knows (the first task, so it also checks workers start)."""
+    try:
+        return probe.result()
+    except BrokenProcessPool as error:
+        error.add_note(
+            "the import's worker processes could not start (their error is above); a "
+            "script that imports with several workers must call import_paths under "
+            "'if __name__ == \"__main__\":', as any program that starts processes, "
+            "or pass workers=1"
+        )
+        raise
+
+
+def _prepare_here(chunk: Chunk) -> list[StoredRecord | Refusal]:
+    try:
+        return prepare_chunk(chunk.data)
+    except Exception as error:
+        _add_place(error, chunk, "in this process")
+        raise
+
+
+def _result(chunk: Chunk, future: Future) -> tuple[Chunk, list]:
+    try:
+        return chunk, future.result()
+    except BrokenProcessPool as error:
+        error.add_note(_WORKER_STOPPED)
+        raise
+    except Exception as error:
+        _add_place(error, chunk, "in a worker process")
+        raise
+
+
+def _add_place(error: Exception, chunk: Chunk, where: str) -> None:
+    """Say which records an unexpected error (a bug: bad input makes problems, not
+    errors) came from."""
+    name, _, records = chunk.data
+    first, last = records[0][1], records[-1][1]
+    which = f"record {first}" if first == last else f"records {first} to {last}"
+    error.add_note(f"while reading and replaying {which} (from 0) of {name}, {where}")

@@ -1,0 +1,138 @@
+"""Cutting a file's lines into records, before any tokenizing (the reader's first layer).
+
+The splitter reads lines one at a time and holds one record's lines at a time, so
+memory stays flat however many records a file holds. Each record comes out as a
+:class:`RawRecord`: its text, where it starts (index, line, byte offset), where its
+tag section ends, and the problems found in its lines (invalid UTF-8, a line too
+long). The lines come normalised from :mod:`~partita.notation.sources`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from partita.notation import pgr
+from partita.notation.model import SourceRef
+from partita.notation.sources import Line
+
+__all__ = ["RawRecord", "cut_records"]
+
+
+class RawRecord:
+    """A record's text and place, before tokenizing: ``text`` (lines joined by LF,
+    trailing blank lines dropped), ``source``, ``movetext_start`` (offset where the
+    tag section ends) and ``problems`` (``(offset, message)`` found in the lines)."""
+
+    __slots__ = ("text", "source", "movetext_start", "problems")
+
+    def __init__(
+        self,
+        text: str,
+        source: SourceRef,
+        movetext_start: int,
+        problems: list[tuple[int, str]],
+    ) -> None:
+        self.text = text
+        self.source = source
+        self.movetext_start = movetext_start
+        #: Problems found while reading lines: (offset, message).
+        self.problems = problems
+
+
+_WHITESPACE = pgr.WHITESPACE
+_BRACE_EVENT = re.compile(r"[{;\[]")
+_TAG_AT = re.compile(pgr.TAG_PATTERN)
+_TAG_LINE = re.compile(rf"[ \t]*{pgr.TAG_PATTERN}[{_WHITESPACE}]*")
+
+
+def _brace_after(line: str, in_brace: bool) -> bool:
+    """Whether a brace comment is still open at the end of ``line`` (open at its start
+    if ``in_brace``), reading the line the way the tokenizer does."""
+    position = 0
+    while True:
+        if in_brace:
+            close = line.find("}", position)
+            if close < 0:
+                return True
+            in_brace, position = False, close + 1
+            continue
+        event = _BRACE_EVENT.search(line, position)
+        if event is None:
+            return False
+        char = event.group()
+        if char == ";":
+            return False  # the rest of the line is a comment
+        if char == "[":
+            tag = _TAG_AT.match(line, event.start())
+            if tag is None:
+                return False  # a malformed tag pair runs to the end of the line
+            position = tag.end()
+            continue
+        in_brace, position = True, event.end()
+
+
+def cut_records(lines: Iterable[Line], name: str, *, split: bool = True) -> Iterator[RawRecord]:
+    """Cut lines into records.
+
+    A record starts at its first non-blank line. Once its movetext has begun (a
+    non-blank line that is no tag line, outside a brace comment), a line starting with
+    ``[`` outside a brace comment starts the next record. Inside an unclosed brace
+    comment, a whole tag-pair line after a blank line also does (so one missing
+    ``}`` cannot swallow the rest of a file). Blank lines never split a record.
+    ``split=False`` makes all the lines one record.
+    """
+    index = 0
+    buffer: list[str] = []
+    chars = 0  # length of the record text so far, newlines included
+    start_line = start_byte = 0
+    movetext_start = -1
+    problems: list[tuple[int, str]] = []
+    in_brace = False
+    previous_blank = False
+    line_number = 0
+    byte = 0
+
+    def emit() -> RawRecord:
+        while buffer and not buffer[-1].strip(_WHITESPACE):
+            buffer.pop()
+        text = "\n".join(buffer)
+        start = movetext_start if movetext_start >= 0 else len(text)
+        source = SourceRef(file=name, index=index, line=start_line, byte_offset=start_byte)
+        return RawRecord(text, source, min(start, len(text)), problems)
+
+    for text, size, lead, line_problems in lines:
+        line_number += 1
+        line_byte = byte + lead
+        byte += size
+        blank = not text.strip(_WHITESPACE)
+        if split and buffer:
+            new_record = False
+            if not in_brace:
+                new_record = movetext_start >= 0 and text.lstrip(" \t").startswith("[")
+            elif previous_blank and _TAG_LINE.fullmatch(text):
+                new_record = True
+            if new_record:
+                yield emit()
+                index += 1
+                buffer, chars, movetext_start, problems, in_brace = [], 0, -1, [], False
+        if not buffer:
+            if blank:
+                continue
+            start_line, start_byte = line_number, line_byte
+        if (
+            movetext_start < 0
+            and not in_brace
+            and not blank
+            and not text.lstrip(" \t").startswith("[")
+        ):
+            movetext_start = chars
+        if line_problems:
+            problems.extend((chars + column - 1, message) for column, message in line_problems)
+        buffer.append(text)
+        chars += len(text) + 1
+        if in_brace or "{" in text:
+            in_brace = _brace_after(text, in_brace)
+        previous_blank = blank
+    if buffer:
+        yield emit()

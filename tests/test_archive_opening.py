@@ -1,0 +1,428 @@
+"""Opening an archive safely: reading never writes, other programs' files are never
+touched, migrations are asked for, SQLite's errors are one clear line, and
+processes making one archive at once wait for each other."""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from concurrent_import import import_at_once
+from sqlite_utils import Database
+
+from partita.analysis.novelty import novelty_against_archive
+from partita.analysis.report import build_report
+from partita.analysis.tree import tree_from_archive
+from partita.cli.app import main
+from partita.database import (
+    connection,
+    count_games,
+    export_games,
+    game_problems,
+    get_record,
+    import_paths,
+    migrate_archive,
+    open_archive,
+    query_games,
+    schema,
+)
+from partita.database.schema import APPLICATION_ID, SCHEMA_VERSION, Migration, archive
+from partita.errors import ArchiveError
+from partita.notation.reader import read_records
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+FORZA = EXAMPLES / "forza4x4"
+RULEBOOK = FORZA / "rulebook-example.pgr"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    """`partita ARGS` in this process, through its error boundary."""
+    with pytest.raises(SystemExit) as stopped:
+        main(list(args))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
+    return stopped.value.code, out, err
+
+
+def snapshot(path: Path) -> tuple[bytes, int, list[str]]:
+    """The file's bytes and mtime, and what lies in its folder."""
+    return path.read_bytes(), path.stat().st_mtime_ns, sorted(os.listdir(path.parent))
+
+
+@pytest.fixture
+def forza_archive(tmp_path) -> Path:
+    db = tmp_path / "archive" / "forza.db"
+    db.parent.mkdir()
+    summary = import_paths(db, [FORZA])
+    assert summary.imported == summary.records > 10
+    return db
+
+
+# -- at rest, and reading ------------------------------------------------------------------
+
+
+def test_an_archive_at_rest_is_one_file_marked_as_partitas(forza_archive):
+    assert os.listdir(forza_archive.parent) == ["forza.db"]
+    conn = sqlite3.connect(f"{forza_archive.as_uri()}?mode=ro", uri=True)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    conn.close()
+    # While a writer has it open, it is in WAL mode (readers never wait for it).
+    db = open_archive(forza_archive)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+
+
+def test_reading_functions_write_nothing(forza_archive):
+    before = snapshot(forza_archive)
+    game_id = query_games(forza_archive, player="zoë")[0]["id"]
+    record = get_record(forza_archive, game_id)
+    game_problems(forza_archive, game_id)
+    stream = io.StringIO()
+    assert export_games(forza_archive, stream) == count_games(forza_archive) > 10
+    tree = tree_from_archive(forza_archive, "forza4x4", depth=2)
+    assert tree.games > 10
+    assert novelty_against_archive(record, forza_archive).reference_games > 0
+    assert build_report(forza_archive, game="forza4x4")["glance"]["total"] > 10
+    assert snapshot(forza_archive) == before
+
+
+def test_a_reading_connection_is_read_only(forza_archive):
+    before = snapshot(forza_archive)
+    with (
+        pytest.raises(ArchiveError, match="cannot be written"),
+        archive(forza_archive, readonly=True) as db,
+    ):
+        db.execute("DELETE FROM games")
+    assert snapshot(forza_archive) == before
+
+
+def test_read_commands_write_nothing(forza_archive, capsys, tmp_path):
+    before = snapshot(forza_archive)
+    db = str(forza_archive)
+    code, out, _ = run(capsys, "query", "--db", db, "--json")
+    assert code == 0 and len(json.loads(out)) > 10
+    assert run(capsys, "show", "1", "--db", db)[0] == 0
+    assert run(capsys, "export", "--db", db)[0] == 0
+    assert run(capsys, "tree", "--db", db, "--game", "forza4x4", "--depth", "2")[0] == 0
+    assert run(capsys, "novelty", "1", "--db", db)[0] == 0
+    report = str(tmp_path / "r.md")
+    assert run(capsys, "report", "--db", db, "--game", "forza4x4", "-o", report)[0] == 0
+    assert snapshot(forza_archive) == before
+
+
+def test_a_read_only_file_in_a_read_only_folder_is_read(forza_archive, capsys):
+    # Tests run as root, where these modes stop no write: what is checked is that
+    # reading wrote nothing (the bytes, the mtime, no -wal or -shm file).
+    before = snapshot(forza_archive)
+    forza_archive.chmod(0o444)
+    forza_archive.parent.chmod(0o555)
+    try:
+        code, out, _ = run(capsys, "query", "--db", str(forza_archive), "--json")
+        assert code == 0 and len(json.loads(out)) > 10
+        assert snapshot(forza_archive) == before
+    finally:
+        forza_archive.parent.chmod(0o755)
+        forza_archive.chmod(0o644)
+
+
+def can_mount_read_only() -> bool:
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount --bind / /mnt 2>/dev/null || exit 1"],
+        capture_output=True,
+    )
+    return done.returncode == 0
+
+
+READ_ONLY_MEDIUM = """
+set -e
+mount --bind "$1" "$1"
+mount -o remount,ro,bind "$1"
+shift
+"$@"
+"""
+
+
+def on_read_only_medium(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """`partita ARGS` with ``folder`` mounted read-only (in a private mount
+    namespace: nothing outside the command sees the mount)."""
+    environment = {k: v for k, v in os.environ.items() if k != "PARTITA_DB"}
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", READ_ONLY_MEDIUM, "sh", str(folder),
+         sys.executable, "-m", "partita", *args],
+        capture_output=True, text=True, cwd=ROOT, env=environment, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not can_mount_read_only(), reason="needs unshare and mount (root)")
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_an_archive_on_a_read_only_medium_is_read_and_not_written(forza_archive, journal):
+    if journal == "wal":  # as an older partita left its archives
+        sql(forza_archive, "PRAGMA journal_mode=WAL")
+        assert os.listdir(forza_archive.parent) == ["forza.db"]
+    before = snapshot(forza_archive)
+    folder = forza_archive.parent
+    read = on_read_only_medium(folder, "query", "--db", str(forza_archive), "--json")
+    assert read.returncode == 0, read.stderr
+    assert len(json.loads(read.stdout)) > 10
+    if journal == "delete":
+        write = on_read_only_medium(folder, "import", str(RULEBOOK), "--db", str(forza_archive))
+        assert write.returncode == 1
+        assert write.stderr.count("\n") == 1 and "Traceback" not in write.stderr
+        assert f"the archive {forza_archive} cannot be written" in write.stderr
+    assert snapshot(forza_archive) == before
+
+
+def test_a_missing_archive_is_an_error_for_every_reader_and_no_file_is_made(tmp_path, capsys):
+    missing = tmp_path / "missing.db"
+    record = next(iter(read_records(RULEBOOK)))
+    for read in (
+        lambda: query_games(missing),
+        lambda: get_record(missing, 1),
+        lambda: export_games(missing, io.StringIO()),
+        lambda: count_games(missing),
+        lambda: tree_from_archive(missing, "forza4x4"),
+        lambda: build_report(missing),
+        lambda: novelty_against_archive(record, missing),
+        lambda: migrate_archive(missing),
+    ):
+        with pytest.raises(ArchiveError, match="no archive at"):
+            read()
+    for command in (["query"], ["show", "1"], ["export", "-o", str(tmp_path / "out.pgr")],
+                    ["tree", "--game", "forza4x4"], ["novelty", str(RULEBOOK)],
+                    ["report", "-o", str(tmp_path / "r.html")], ["migrate"]):  # fmt: skip
+        code, _, err = run(capsys, *command, "--db", str(missing))
+        assert code == 1 and "no archive at" in err and err.count("\n") == 1, command
+    assert os.listdir(tmp_path) == []
+
+
+# -- other programs' files -------------------------------------------------------------------
+
+
+def games_table(path: Path) -> None:
+    db = Database(path)
+    db["games"].insert({"name": "chess"})
+    db.close()
+
+
+def sql(path: Path, *statements: str) -> None:
+    """Run ``statements`` on the file, then close it."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    finally:
+        conn.close()
+
+
+def notes_table(path: Path) -> None:
+    sql(
+        path,
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)",
+        "INSERT INTO notes (text) VALUES ('milk')",
+    )
+
+
+def another_schema_version(path: Path) -> None:
+    sql(
+        path,
+        "CREATE TABLE schema_version (version INTEGER, script TEXT)",
+        "INSERT INTO schema_version VALUES (1, 'init.sql')",
+    )
+
+
+def another_application(path: Path) -> None:
+    """partita's table shapes, but another program's mark."""
+    sql(
+        path,
+        "PRAGMA application_id = 1234",
+        "CREATE TABLE schema_version (version, description, applied)",
+    )
+
+
+def in_wal_mode(path: Path) -> None:
+    """Another program's database as it leaves it: WAL mode, no -wal file."""
+    sql(path, "PRAGMA journal_mode=WAL", "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+    assert os.listdir(path.parent) == [path.name]
+
+
+def text_file(path: Path) -> None:
+    path.write_text("shopping list\n" * 200, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [games_table, notes_table, another_schema_version, another_application, in_wal_mode, text_file],
+)
+def test_other_files_are_refused_by_every_command_and_left_unchanged(make, tmp_path, capsys):
+    other = tmp_path / "folder" / "other.db"
+    other.parent.mkdir()
+    make(other)
+    before = snapshot(other)
+    for use in (
+        lambda: open_archive(other),
+        lambda: open_archive(other, readonly=True),
+        lambda: query_games(other),
+        lambda: import_paths(other, [RULEBOOK]),
+        lambda: export_games(other, io.StringIO()),
+        lambda: migrate_archive(other),
+    ):
+        with pytest.raises(ArchiveError, match="other.db is not a partita archive"):
+            use()
+    for command in (["import", str(RULEBOOK)], ["query"], ["export"], ["show", "1"],
+                    ["migrate"], ["tree", "--game", "forza4x4"]):  # fmt: skip
+        code, _, err = run(capsys, *command, "--db", str(other))
+        assert code == 1, command
+        assert err.startswith("partita: error: ") and err.count("\n") == 1
+        assert "not a partita archive" in err
+    assert snapshot(other) == before
+
+
+def test_an_empty_file_becomes_an_archive_on_import_and_is_refused_for_reading(tmp_path):
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(ArchiveError, match="is empty: import records into it first"):
+        query_games(empty)
+    assert empty.read_bytes() == b""
+    assert import_paths(empty, [RULEBOOK]).imported == 1
+    assert len(query_games(empty)) == 1
+
+
+def test_a_folder_is_no_archive(tmp_path):
+    with pytest.raises(ArchiveError, match="is a folder"):
+        query_games(tmp_path)
+    with pytest.raises(ArchiveError, match="is a folder"):
+        import_paths(tmp_path, [RULEBOOK])
+
+
+def test_an_archive_in_a_folder_that_does_not_exist_is_not_made(tmp_path):
+    with pytest.raises(ArchiveError, match="there is no folder"):
+        import_paths(tmp_path / "nowhere" / "a.db", [RULEBOOK])
+    assert not (tmp_path / "nowhere").exists()
+
+
+# -- migrations ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def older_archive(forza_archive, monkeypatch):
+    """An archive one migration behind: this partita knows a second one."""
+    step = Migration(
+        SCHEMA_VERSION + 1, "a test column", lambda db: db["games"].add_column("extra", str)
+    )
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, step))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    return forza_archive
+
+
+def test_reading_refuses_an_archive_that_needs_a_migration_and_says_how(older_archive, capsys):
+    forza_archive = older_archive
+    before = snapshot(forza_archive)
+    with pytest.raises(ArchiveError, match="written by an older partita") as refused:
+        query_games(forza_archive)
+    assert f"partita migrate --db {forza_archive}" in str(refused.value)
+    code, _, err = run(capsys, "query", "--db", str(forza_archive))
+    assert code == 1 and "older partita" in err and err.count("\n") == 1
+    assert snapshot(forza_archive) == before
+    code, out, _ = run(capsys, "migrate", "--db", str(forza_archive))
+    newer = SCHEMA_VERSION + 1
+    assert code == 0 and f"migrated from schema version {SCHEMA_VERSION} to {newer}" in out
+    assert "extra" in Database(forza_archive)["games"].columns_dict
+    assert len(query_games(forza_archive)) > 10
+    code, out, _ = run(capsys, "migrate", "--db", str(forza_archive))
+    assert code == 0 and f"already at schema version {newer}" in out
+
+
+def test_an_import_migrates_its_archive(older_archive):
+    import_paths(older_archive, [RULEBOOK])
+    versions = Database(older_archive).execute("SELECT max(version) FROM schema_version")
+    assert versions.fetchone() == (SCHEMA_VERSION + 1,)
+
+
+def test_an_archive_of_a_newer_partita_is_refused_for_reading_too(forza_archive):
+    sql(forza_archive, f"INSERT INTO schema_version VALUES ({SCHEMA_VERSION + 1}, 'future', '')")
+    for use in (
+        lambda: query_games(forza_archive),
+        lambda: import_paths(forza_archive, [RULEBOOK]),
+    ):
+        with pytest.raises(ArchiveError, match="newer than this partita"):
+            use()
+
+
+# -- SQLite's errors ---------------------------------------------------------------------------
+
+
+def test_a_damaged_archive_is_one_clear_line(forza_archive, capsys):
+    size = forza_archive.stat().st_size
+    page = 4096
+    assert size > 4 * page
+    with open(forza_archive, "r+b") as stream:  # every page after the schema's: noise
+        stream.seek(page)
+        stream.write(bytes(range(256)) * ((size - page) // 256))
+    for command in (["query"], ["export"], ["import", str(RULEBOOK)]):
+        code, _, err = run(capsys, *command, "--db", str(forza_archive))
+        assert code == 1, command
+        assert err.count("\n") == 1 and f"the archive {forza_archive} is damaged" in err
+        assert "restore it from a copy" in err
+
+
+def test_a_lock_held_too_long_by_another_program_is_one_clear_line(
+    forza_archive, monkeypatch, capsys
+):
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT", 0.2)
+    other = sqlite3.connect(forza_archive, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        for command in (["import", str(RULEBOOK)], ["query"]):
+            code, _, err = run(capsys, *command, "--db", str(forza_archive))
+            assert code == 1, command
+            assert err.count("\n") == 1
+            assert f"the archive {forza_archive} is locked by another program" in err
+            assert "waited 0.2 s" in err
+        with pytest.raises(ArchiveError, match="locked by another program"):
+            import_paths(forza_archive, [RULEBOOK])
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert import_paths(forza_archive, [RULEBOOK]).duplicates == 1
+
+
+def test_four_imports_making_one_new_archive_at_once_all_succeed(tmp_path):
+    context = multiprocessing.get_context("spawn")
+    records = sum(1 for path in FORZA.glob("*.pgr") for _ in read_records(path))
+    database = tmp_path / "new.db"
+    barrier = context.Barrier(4)
+    results = context.Queue()
+    processes = [
+        context.Process(target=import_at_once, args=(str(database), str(FORZA), barrier, results))
+        for _ in range(4)
+    ]
+    for process in processes:
+        process.start()
+    outcomes = [results.get(timeout=120) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+    assert all(outcome[0] == "ok" for outcome in outcomes), outcomes
+    assert sum(outcome[1] for outcome in outcomes) == records
+    assert sum(outcome[2] for outcome in outcomes) == 3 * records
+    conn = sqlite3.connect(database)
+    try:
+        stored = conn.execute("SELECT count(*), count(DISTINCT hash) FROM games").fetchone()
+        assert stored == (records, records)
+        # Every migration applied once, whichever import made the archive.
+        assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == len(
+            schema.MIGRATIONS
+        )
+    finally:
+        conn.close()
