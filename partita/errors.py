@@ -66,6 +66,10 @@ class BudgetExceeded(PartitaError):
     """The work allowed (nodes, positions or seconds) ran out before the answer."""
 
 
+class InputError(PartitaError):
+    """A records input cannot be read: damaged compressed data, a missing decompressor."""
+
+
 # -- messages ---------------------------------------------------------------------------
 #: The longest piece of input a message quotes whole; a longer one is cut with '...'.
 QUOTE_LIMIT = 60

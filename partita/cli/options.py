@@ -63,6 +63,39 @@ LimitOption = Annotated[
 ]
 
 
+def check_record_paths(paths: list[Path]) -> list[Path]:
+    """Every records path exists (``-``, standard input, always does): a usage error
+    naming the first that does not, before any work. (typer's ``allow_dash`` does
+    not let ``-`` through a ``Path`` parameter's existence check.)"""
+    from partita.notation.inputs import is_stdin
+
+    for path in paths:
+        if not is_stdin(path) and not path.exists():
+            raise typer.BadParameter(f"Path '{path}' does not exist.")
+    return paths
+
+
+def check_record_file(path: Path | None) -> Path | None:
+    """A records file that exists and is no folder, or ``-`` (standard input)."""
+    from partita.notation.inputs import is_stdin
+
+    if path is not None and not is_stdin(path):
+        if not path.exists():
+            raise typer.BadParameter(f"file '{path}' does not exist")
+        if path.is_dir():
+            raise typer.BadParameter(f"'{path}' is a folder, not a file")
+    return path
+
+
+RecordPaths = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Record files or folders (*.pgr inside).",
+        callback=check_record_paths,
+    ),
+]
+
+
 def archive_path(db: Path | None) -> Path:
     """The archive of ``--db``, or the default one."""
     global _chosen

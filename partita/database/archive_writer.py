@@ -33,7 +33,9 @@ class ImportSummary:
     """The outcome of an import: ``imported`` counts the games stored (``invalid``
     of them with status invalid), ``duplicates`` the records already there (or
     twice in the input), ``refused`` the invalid records strict mode turned away;
-    ``empty_files`` names the files that held no record."""
+    ``empty_files`` names the files that held no record; ``twins`` the games stored
+    that have a twin stored before them (same game, set-up and mainline:
+    :mod:`partita.database.twins`), each ``{"game", "twin_of"}``."""
 
     files: int = 0
     records: int = 0
@@ -46,6 +48,7 @@ class ImportSummary:
     bytes: int = 0
     refusals: list[Refusal] = field(default_factory=list)
     empty_files: list[str] = field(default_factory=list)
+    twins: list[dict[str, int]] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         data = asdict(self)

@@ -8,12 +8,12 @@ worker process (:func:`~partita.database.prepare.prepare_chunk`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from partita.database.prepare import ChunkData
+from partita.notation.inputs import input_name
 from partita.notation.reader import split_records
 
 __all__ = ["Chunk", "chunks"]
@@ -32,7 +32,7 @@ def chunks(files: list[Path], strict: bool, size_limit: int) -> Iterator[Chunk]:
     """The records of ``files`` cut (not tokenized), in chunks of about
     ``size_limit`` characters of text, a chunk never spanning two files."""
     for number, file in enumerate(files):
-        name = os.fspath(file)
+        name = input_name(file)
         records: list[tuple[str, int, int, int, int, list]] = []
         offsets: list[int] = []
         size = 0

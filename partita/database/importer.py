@@ -31,7 +31,9 @@ from partita.database.chunks import chunks
 from partita.database.parallel import PARALLEL_MIN_BYTES, Preparer, auto_workers
 from partita.database.prepare import Refusal, date_bounds, stored_text
 from partita.database.schema import archive
+from partita.database.twins import new_twins
 from partita.notation.files import expand_paths
+from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
 
 __all__ = [
@@ -75,13 +77,19 @@ def import_records(
 ) -> ImportSummary:
     """Store already replayed records (for callers that read and replay themselves)."""
     with archive(target) as db:
+        first_id = _next_id(db)
         writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
         for replayed in replayed_records:
             writer.add(replayed)
             if writer.pending >= batch_size:
                 writer.flush()
         writer.flush()
+        writer.summary.twins = new_twins(db, first_id)
         return writer.summary
+
+
+def _next_id(db: Database) -> int:
+    return db.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
 
 
 def import_paths(
@@ -116,11 +124,12 @@ def import_paths(
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     files = expand_paths(paths)
-    sizes = [file.stat().st_size for file in files]
+    sizes = [input_size(file) for file in files]
     total = sum(sizes)
     if workers is None:
         workers = auto_workers(total)
     with archive(target) as db, Preparer(workers) as preparer:
+        first_id = _next_id(db)
         writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
         summary = writer.summary
         summary.files = len(files)
@@ -161,4 +170,5 @@ def import_paths(
                     writer.flush()
                     report(done_before + offset, files[finished])
         finish_files(len(files))
+        summary.twins = new_twins(db, first_id)
         return summary

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from partita.database.keys import key_folder
+from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
 from partita.games.registry import all_games
 from partita.notation.model import SourceRef
@@ -187,6 +188,9 @@ def prepare_record(replayed: ReplayedRecord, strict: bool) -> StoredRecord | Ref
         source.index,
         source.line,
         source.byte_offset,
+        twin_key(game, sides, tags, replayed.initial_state, replayed.moves)
+        if valid and game is not None and replayed.initial_state is not None
+        else None,
     )
     if game is not None and replayed.keys:
         fold = _FOLDERS.get(game.name)

@@ -32,6 +32,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -90,6 +91,7 @@ GAME_COLUMNS: tuple[str, ...] = (
     "source_index",
     "source_line",
     "source_offset",
+    "twin_key",  # added by migration 2
 )
 
 PROBLEM_COLUMNS: tuple[str, ...] = (
@@ -190,6 +192,11 @@ class Migration:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "games, positions and problems", _create_v1),
     Migration(2, "the opening book (partita book)", create_book_table),
+    Migration(
+        3,
+        "positions and problems indexed by game; games.twin_key",
+        lambda db: import_module("partita.database.upgrades").upgrade_to_v2(db),
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -7,7 +7,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from partita.errors import PartitaError
+from partita.errors import InputError, PartitaError
+from partita.notation.inputs import RECORD_SUFFIXES, compression_of, is_stdin, open_input
 
 if TYPE_CHECKING:
     from partita.notation.replay import ReplayedRecord
@@ -21,13 +22,25 @@ _SNIFF_BYTES = 8000
 
 def is_binary_file(path: str | Path) -> bool:
     """Whether the file holds a NUL byte near its start: a binary file (or text in
-    UTF-16), which no PGR file is; reading it would find one record of noise."""
+    UTF-16), which no PGR file is; reading it would find one record of noise.
+    A compressed file is judged by what it holds; standard input is never sniffed."""
+    if is_stdin(path):
+        return False
     with open(path, "rb") as stream:
-        return b"\0" in stream.read(_SNIFF_BYTES)
+        head = stream.read(_SNIFF_BYTES)
+    if compression_of(head) is None:
+        return b"\0" in head
+    try:
+        with open_input(path) as stream:
+            return b"\0" in stream.read(_SNIFF_BYTES)
+    except InputError:
+        return False  # damaged data: reading the records says so, naming the file
 
 
 def expand_paths(paths: Iterable[str | Path], *, exclude: Iterable[str] = ()) -> list[Path]:
-    """Files as given, and every ``*.pgr`` file under each folder (sorted, recursive).
+    """Files as given (``-``: standard input), and every record file under each
+    folder (sorted, recursive): ``*.pgr``, and ``*.pgr.gz``, ``.bz2``, ``.xz``,
+    ``.zst`` (:data:`~partita.notation.inputs.RECORD_SUFFIXES`).
 
     ``exclude``: shell patterns (``invalid``, ``*-draft.pgr``, ``2023/*``); a file
     is left out when one matches its path relative to the folder given (a file
@@ -39,8 +52,12 @@ def expand_paths(paths: Iterable[str | Path], *, exclude: Iterable[str] = ()) ->
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob(f"*{RECORD_SUFFIX}") if p.is_file())
+        if is_stdin(raw):
+            files.append(path)
+        elif path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*.pgr*") if p.name.endswith(RECORD_SUFFIXES) and p.is_file()
+            )
             files.extend(p for p in found if not _excluded(p.relative_to(path), patterns))
         elif path.is_file():
             if not _excluded(Path(path.name), patterns):

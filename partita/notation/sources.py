@@ -25,6 +25,8 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any, AnyStr, Generic, cast
 
+from partita.notation.inputs import input_name, open_input
+
 __all__ = [
     "MAX_LINE_LENGTH",
     "Line",
@@ -71,10 +73,10 @@ class LineSource:
             self.lines = text_lines(io.StringIO(source))
             self.name = name or "<string>"
         elif isinstance(source, str | os.PathLike):
-            stream = open(source, "rb")  # noqa: SIM115 - closed in __exit__
+            stream = open_input(source)  # "-" is stdin; compressed files decompressed
             self._close = stream
             self.lines = binary_lines(stream)
-            self.name = name or os.fspath(source)
+            self.name = name or input_name(source)
         elif hasattr(source, "read"):
             stream_name = getattr(source, "name", None)
             self.name = name or (str(stream_name) if stream_name is not None else "<stream>")

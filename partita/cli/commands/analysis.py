@@ -155,7 +155,10 @@ def _describe(solution, score: int) -> str:
 @app.command()
 def annotate(
     source: Annotated[
-        str, typer.Argument(help="A record file, or the id of a game in the archive.")
+        str,
+        typer.Argument(
+            help="A record file (-: standard input), or the id of a game in the archive."
+        ),
     ],
     index: Annotated[
         int,
@@ -207,7 +210,7 @@ def annotate(
         typer.Option(
             "-o",
             "--output",
-            help="Write the annotated record here (default: stdout).",
+            help="Write the annotated record here (default, and -: stdout).",
             dir_okay=False,
         ),
     ] = None,
@@ -229,6 +232,7 @@ def annotate(
     from partita.analysis.agents import parse_agent_spec
     from partita.analysis.annotate import annotate_record
     from partita.cli.commands.archive import load_source
+    from partita.notation.inputs import is_stdin
     from partita.notation.writer import write_record
 
     check_output(output, "--output")
@@ -260,7 +264,7 @@ def annotate(
     text = write_record(record)
     if as_json:
         typer.echo(json.dumps(annotation.as_dict(), ensure_ascii=False, indent=2))
-    elif output is not None:
+    elif output is not None and not is_stdin(output):
         with writing(output), replaced_file(output) as stream:
             stream.write(text)
     else:

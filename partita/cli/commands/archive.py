@@ -23,6 +23,7 @@ from partita.cli.options import (
     ArchiveOption,
     ExcludeOption,
     JsonOption,
+    RecordPaths,
     StrictOption,
     archive_path,
 )
@@ -43,10 +44,11 @@ if TYPE_CHECKING:
 
 def load_source(source: str, index: int, db: Path) -> "Record":
     """A record from a file (the ``index``-th, from 0) or from the archive by game id."""
+    from partita.notation.inputs import is_stdin
     from partita.notation.reader import read_records
 
     path = Path(source)
-    if path.is_file():
+    if is_stdin(source) or path.is_file():
         for position, record in enumerate(read_records(path)):
             if position == index:
                 return record
@@ -62,10 +64,7 @@ def load_source(source: str, index: int, db: Path) -> "Record":
 
 @app.command("import")
 def import_(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Record files or folders (*.pgr inside).", exists=True),
-    ],
+    paths: RecordPaths,
     db: ArchiveOption = None,
     exclude: ExcludeOption = None,
     strict: StrictOption = False,
@@ -86,13 +85,16 @@ def import_(
 
     Valid records are stored, and invalid ones with their problems (lenient) or
     refused (--strict). Re-importing adds nothing; an interrupted import can be rerun.
-    A path that holds no records is a warning, and the exit code is 1.
+    A path that holds no records is a warning, and the exit code is 1. A path -
+    reads standard input; gzip, bzip2, xz and Zstandard files are read as they are.
     """
+    from partita.notation.inputs import input_size
+
     inputs = record_inputs(paths, exclude)
     target = archive_path(db)
     summary = None
     if inputs.files:
-        sizes = [file.stat().st_size for file in inputs.files]
+        sizes = [input_size(file) for file in inputs.files]
         with progress_bar(
             "importing", total=sum(sizes) or 1, enabled=not as_json, unit="bytes"
         ) as update:
@@ -114,6 +116,7 @@ def import_(
             f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
             f"{summary.invalid} invalid"
             + (f", {summary.refused} refused (strict)" if strict else "")
+            + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
             + f" ({summary.records} records in {len(inputs.files)} files)",
             markup=False,
         )
@@ -236,7 +239,8 @@ def export(
         typer.Option(
             "-o",
             "--output",
-            help="Write here instead of stdout (a new folder with --split-by or --per-file).",
+            help="Write here instead of stdout (-: stdout; a new folder with --split-by or "
+            "--per-file).",
         ),
     ] = None,
     output_format: Annotated[
@@ -291,6 +295,8 @@ def export(
     finds the same problems; --canonical rewrites them too, and so do --no-comments,
     --no-nags, --no-variations and --width.
     """
+    from partita.notation.inputs import is_stdin
+
     target = archive_path(db)
     options = database.ExportOptions(
         format=output_format.value,
@@ -300,6 +306,8 @@ def export(
         variations=not no_variations,
         width=width,
     )
+    if output is not None and is_stdin(output):
+        output = None  # -o -: standard output
     into_folder = split_by is not None or per_file is not None
     if into_folder:
         if output is None:

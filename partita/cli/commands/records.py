@@ -20,6 +20,7 @@ from partita.cli.options import (
     ArchiveOption,
     ExcludeOption,
     JsonOption,
+    RecordPaths,
     StrictOption,
     archive_path,
 )
@@ -34,9 +35,7 @@ if TYPE_CHECKING:
 
 @app.command()
 def validate(
-    files: Annotated[
-        list[Path], typer.Argument(help="Record files or folders (*.pgr inside).", exists=True)
-    ],
+    files: RecordPaths,
     exclude: ExcludeOption = None,
     strict: StrictOption = False,
     as_json: JsonOption = False,
@@ -44,14 +43,17 @@ def validate(
     """Replay every record and report its problems.
 
     Exit 0 when every record is valid, 1 otherwise (and when a path holds no records).
+    A path - reads standard input; gzip, bzip2, xz and Zstandard files are read as
+    they are.
     """
     from partita.notation.files import validate_paths
+    from partita.notation.inputs import input_size
 
     console = stdout_console()
     inputs = record_inputs(files, exclude)
     total = invalid = 0
     counts: dict[Path, int] = {}
-    sizes = [file.stat().st_size for file in inputs.files]
+    sizes = [input_size(file) for file in inputs.files]
     with progress_bar(
         "validating", total=sum(sizes) or 1, streams_output=True, unit="bytes"
     ) as update:
@@ -104,7 +106,10 @@ class ShowFormat(StrEnum):
 @app.command()
 def show(
     source: Annotated[
-        str, typer.Argument(help="A record file, or the id of a game in the archive.")
+        str,
+        typer.Argument(
+            help="A record file (-: standard input), or the id of a game in the archive."
+        ),
     ],
     index: Annotated[
         int,

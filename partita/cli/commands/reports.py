@@ -5,6 +5,8 @@ commands that use them, so that start-up stays light (see :mod:`partita.cli.app`
 """
 
 import json
+import sys
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -19,6 +21,7 @@ from partita.cli.options import (
     ArchiveOption,
     JsonOption,
     archive_path,
+    check_record_file,
 )
 from partita.cli.output import check_output, progress_bar, stderr_console, stdout_console, writing
 from partita.errors import PartitaError
@@ -70,17 +73,23 @@ def tree(
     symmetry: SymmetryOption = False,
     as_json: JsonOption = False,
     dot: Annotated[
-        Path | None, typer.Option("--dot", help="Write the tree as Graphviz DOT to this file.")
+        Path | None,
+        typer.Option("--dot", help="Write the tree as Graphviz DOT to this file (-: stdout)."),
     ] = None,
     graphml: Annotated[
-        Path | None, typer.Option("--graphml", help="Write the tree as GraphML to this file.")
+        Path | None,
+        typer.Option("--graphml", help="Write the tree as GraphML to this file (-: stdout)."),
     ] = None,
     selection: "GameFilter | None" = None,
 ) -> None:
     """The opening tree of the archive's games: moves from a position with their
     games, share, results (W/D/L of the side that moved), score and transpositions."""
     from partita.analysis.tree import tree_from_archive
+    from partita.notation.inputs import is_stdin
 
+    to_stdout = [path for path in (dot, graphml) if path is not None and is_stdin(path)]
+    if len(to_stdout) + as_json > 1:
+        raise typer.BadParameter("only one of --json, --dot - and --graphml - can use stdout")
     target = _existing(db)
     check_output(dot, "--dot")
     check_output(graphml, "--graphml")
@@ -96,11 +105,22 @@ def tree(
             selection=selection,
         )
     if dot is not None:
-        with writing(dot):
-            built.write_dot(dot)
+        if is_stdin(dot):
+            with writing(None):
+                sys.stdout.write(built.to_dot())
+        else:
+            with writing(dot):
+                built.write_dot(dot)
     if graphml is not None:
-        with writing(graphml):
-            built.write_graphml(graphml)
+        if is_stdin(graphml):
+            with tempfile.TemporaryDirectory() as folder, writing(None):
+                built.write_graphml(Path(folder) / "tree.graphml")
+                sys.stdout.write((Path(folder) / "tree.graphml").read_text(encoding="utf-8"))
+        else:
+            with writing(graphml):
+                built.write_graphml(graphml)
+    if to_stdout:
+        return
     if as_json:
         typer.echo(built.to_json())
         return
@@ -161,7 +181,10 @@ def _print_tree(built: "OpeningTree") -> None:
 @app.command()
 def novelty(
     source: Annotated[
-        str, typer.Argument(help="A record file, or the id of a game in the archive.")
+        str,
+        typer.Argument(
+            help="A record file (-: standard input), or the id of a game in the archive."
+        ),
     ],
     index: Annotated[
         int,
@@ -172,9 +195,8 @@ def novelty(
         Path | None,
         typer.Option(
             "--reference",
-            help="Compare with the records of this file instead of the archive.",
-            exists=True,
-            dir_okay=False,
+            help="Compare with the records of this file instead of the archive (-: stdin).",
+            callback=check_record_file,
         ),
     ] = None,
     as_json: JsonOption = False,
@@ -243,7 +265,10 @@ class ReportFormat(StrEnum):
 @filter_options()
 def report(
     output: Annotated[
-        Path, typer.Option("-o", "--output", help="The report file (.html, or .md for Markdown).")
+        Path,
+        typer.Option(
+            "-o", "--output", help="The report file (.html, or .md for Markdown; -: stdout)."
+        ),
     ],
     db: ArchiveOption = None,
     output_format: Annotated[
@@ -271,6 +296,7 @@ def report(
     """A report on the archive: one self-contained HTML page (charts, board diagrams,
     opening tree, a replay viewer) or Markdown."""
     from partita.analysis.report import ReportOptions, write_report
+    from partita.notation.inputs import is_stdin
 
     target = _existing(db)
     check_output(output, "--output")
@@ -281,6 +307,14 @@ def report(
         viewer_games=viewer_games,
         title=title,
     )
+    if is_stdin(output):
+        from partita.analysis.report import build_report, render_html, render_markdown
+
+        with progress_bar("building the report", unit="games") as update, writing(None):
+            data = build_report(target, options=options, progress=update, selection=selection)
+            markdown = output_format is ReportFormat.md
+            sys.stdout.write(render_markdown(data) if markdown else render_html(data))
+        return
     with progress_bar("building the report", unit="games") as update, writing(output):
         written = write_report(
             target,

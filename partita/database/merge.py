@@ -1,0 +1,188 @@
+"""Merging another partita archive into this one: its games with their positions and
+problems, duplicates (the same content hash) skipped, in one transaction.
+
+The other archive is attached to this archive's connection (read-only where this
+SQLite reads URI file names, which it says in its compile options) and never
+migrated or written: an archive of an older schema is read as it is, and the
+columns it lacks (``twin_key`` before version 2) are computed as the migration
+would. Rows are copied by ``INSERT ... SELECT`` through a temporary table that maps
+the other archive's ids to new ones, so no game passes through Python but its id
+and hash.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from sqlite_utils import Database
+
+from partita.database.maintenance import write_transaction
+from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, SCHEMA_VERSION
+from partita.database.schema import archive as open_target
+from partita.database.twinkey import row_twin_key
+from partita.database.twins import new_twins
+from partita.errors import ArchiveError
+
+__all__ = ["Merge", "merge_archive"]
+
+_ALIAS = "partita_merge_source"
+
+
+@dataclass(slots=True)
+class Merge:
+    """What a merge did: ``mapping`` has one entry per game of the other archive, by
+    its id: ``{"from": id, "to": new id}`` for a game copied, ``{"from": id,
+    "duplicate_of": id}`` for one this archive already held; ``twins``, the copied
+    games with a twin stored before them (as an import reports them)."""
+
+    source: str
+    copied: int = 0
+    duplicates: int = 0
+    positions: int = 0
+    problems: int = 0
+    mapping: list[dict[str, int]] = field(default_factory=list)
+    twins: list[dict[str, int]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "copied": self.copied,
+            "duplicates": self.duplicates,
+            "positions": self.positions,
+            "problems": self.problems,
+            "mapping": self.mapping,
+            "twins": self.twins,
+        }
+
+
+def _attach(conn: sqlite3.Connection, path: Path) -> None:
+    options = {row[0] for row in conn.execute("PRAGMA compile_options")}
+    if "USE_URI=1" in options:
+        location = f"file:{quote(os.fspath(path.resolve()))}?mode=ro"
+    else:  # read only by what this module runs
+        location = os.fspath(path)
+    conn.execute(f"ATTACH DATABASE ? AS {_ALIAS}", (location,))
+
+
+def _source_columns(conn: sqlite3.Connection, other: str) -> set[str]:
+    """The other archive's ``games`` columns, after checking it is a partita
+    archive this partita can read."""
+    tables = {
+        row[0]
+        for row in conn.execute(f"SELECT name FROM {_ALIAS}.sqlite_master WHERE type = 'table'")
+    }
+    if "schema_version" not in tables or not {"games", "positions", "problems"} <= tables:
+        raise ArchiveError(f"{other} is not a partita archive")
+    version = conn.execute(f"SELECT max(version) FROM {_ALIAS}.schema_version").fetchone()[0]
+    if version is None or version > SCHEMA_VERSION:
+        raise ArchiveError(
+            f"{other} has schema version {version}, newer than this partita knows "
+            f"({SCHEMA_VERSION}): upgrade partita"
+        )
+    return {row[1] for row in conn.execute(f"PRAGMA {_ALIAS}.table_info(games)")}
+
+
+def merge_archive(target: str | Path | Database, other: str | Path) -> Merge:
+    """Copy the games of the archive ``other`` into ``target`` (made if needed),
+    in the other archive's id order, with their positions and problems; a game
+    whose content hash ``target`` already holds is skipped. One transaction: a
+    failure leaves ``target`` as it was."""
+    other_path = Path(other)
+    if not other_path.is_file():
+        raise ArchiveError(f"no archive at {other}")
+    with open_target(target) as db:
+        conn = db.conn
+        database_file = conn.execute("PRAGMA database_list").fetchone()[2]
+        if database_file and os.path.samefile(database_file, other_path):
+            raise ArchiveError(f"{other} is this archive: there is nothing to merge")
+        try:
+            _attach(conn, other_path)
+        except sqlite3.DatabaseError as error:
+            raise ArchiveError(f"cannot read {other}: {error}") from None
+        try:
+            return _merge(db, str(other))
+        except sqlite3.DatabaseError as error:
+            raise ArchiveError(
+                f"merging {other} failed, the archive is unchanged: {error}"
+            ) from None
+        finally:
+            conn.execute(f"DETACH DATABASE {_ALIAS}")
+
+
+def _merge(db: Database, other: str) -> Merge:
+    conn = db.conn
+    merge = Merge(other)
+    columns = _source_columns(conn, other)
+    with write_transaction(db):
+        next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+        first_id = next_id
+        copies: list[tuple[int, int]] = []
+        lookup = conn.cursor()
+        for old_id, digest in conn.execute(f"SELECT id, hash FROM {_ALIAS}.games ORDER BY id"):
+            held = lookup.execute("SELECT id FROM main.games WHERE hash = ?", (digest,)).fetchone()
+            if held is not None:
+                merge.mapping.append({"from": old_id, "duplicate_of": held[0]})
+                merge.duplicates += 1
+                continue
+            copies.append((old_id, next_id))
+            merge.mapping.append({"from": old_id, "to": next_id})
+            next_id += 1
+        merge.copied = len(copies)
+        if not copies:
+            return merge
+        conn.execute("CREATE TEMP TABLE partita_merge_ids (old INTEGER PRIMARY KEY, new INTEGER)")
+        try:
+            conn.executemany("INSERT INTO temp.partita_merge_ids VALUES (?, ?)", copies)
+            _copy_rows(conn, columns)
+            merge.positions = conn.execute(
+                "SELECT count(*) FROM main.positions WHERE game_id >= ?", (first_id,)
+            ).fetchone()[0]
+            merge.problems = conn.execute(
+                "SELECT count(*) FROM main.problems WHERE game_id >= ?", (first_id,)
+            ).fetchone()[0]
+        finally:
+            conn.execute("DROP TABLE temp.partita_merge_ids")
+        merge.twins = new_twins(db, first_id)
+    return merge
+
+
+def _copy_rows(conn: sqlite3.Connection, columns: set[str]) -> None:
+    """The games, positions and problems of the mapped games, with their new ids."""
+    selected = []
+    for column in GAME_COLUMNS:
+        if column == "id":
+            selected.append("m.new")
+        elif column in columns:
+            selected.append(f"g.{column}")
+        elif column == "twin_key":  # an archive from before version 2
+            selected.append("partita_row_twin_key(g.game, g.sides, g.tags, g.moves, g.status)")
+        else:
+            selected.append("NULL")
+    conn.create_function("partita_row_twin_key", 5, row_twin_key, deterministic=True)
+    conn.execute(
+        f"INSERT INTO main.games ({', '.join(GAME_COLUMNS)}) "
+        f"SELECT {', '.join(selected)} FROM {_ALIAS}.games g "
+        "JOIN temp.partita_merge_ids m ON m.old = g.id ORDER BY m.new"
+    )
+    position_values = ", ".join(
+        "m.new" if column == "game_id" else f"p.{column}" for column in POSITION_COLUMNS
+    )
+    conn.execute(
+        f"INSERT INTO main.positions ({', '.join(POSITION_COLUMNS)}) "
+        f"SELECT {position_values} FROM {_ALIAS}.positions p "
+        "JOIN temp.partita_merge_ids m ON m.old = p.game_id ORDER BY p.key"
+    )
+    problem_columns = ", ".join(f"[{column}]" for column in PROBLEM_COLUMNS)
+    problem_values = ", ".join(
+        "m.new" if column == "game_id" else f"p.[{column}]" for column in PROBLEM_COLUMNS
+    )
+    conn.execute(
+        f"INSERT INTO main.problems ({problem_columns}) "
+        f"SELECT {problem_values} FROM {_ALIAS}.problems p "
+        "JOIN temp.partita_merge_ids m ON m.old = p.game_id ORDER BY p.id"
+    )

@@ -1,0 +1,442 @@
+"""Players: per player and per game, their games, results by seat, score, dates and
+rating; a head-to-head between two players; an event's crosstable.
+
+A player is a name as the ``PlayerN`` tags spell it, matched case- and
+accent-insensitively: the name is decomposed (NFKD), its combining marks dropped,
+case-folded and its blank space made single, so ``ZOE``, ``Zoe`` and ``Zoë`` are
+one player (shown with the spelling the records use most). A person playing two
+games is two rows: one per game, since a result in one game says nothing about
+strength in another.
+
+Results are the records' result fields, seat by seat: ``1`` won, ``1/2`` drawn (or
+shared), ``0`` lost, ``*`` unfinished. The score is the points of the decided
+games. Head-to-heads and crosstables count each pair of seats of a game as a game
+between those two players, scored from their fields as the ratings do
+(:mod:`partita.database.ratings`).
+
+The games are those the filters of :func:`partita.database.query_games` select,
+all of them (valid or not) for the counts and scores; the ratings use the valid
+dated ones.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from partita.database.filters import GameFilter
+from partita.database.ratings import RatedGame, Rating, elo_ratings
+from partita.database.schema import archive
+from partita.errors import ArchiveError
+from partita.games.base import parse_result_token
+
+__all__ = [
+    "Crosstable",
+    "HeadToHead",
+    "PlayerStats",
+    "SeatRecord",
+    "crosstables",
+    "fold_name",
+    "head_to_head",
+    "player_stats",
+]
+
+_SEATS = 4
+_RATING_TAG = re.compile(r"\s*(\d{1,4})\s*")
+
+
+def fold_name(name: str) -> str:
+    """A name as players are matched: NFKD, no combining marks, case-folded, single
+    spaces (``Zoë  MÜLLER`` -> ``zoe muller``)."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return " ".join(bare.casefold().split())
+
+
+@dataclass(frozen=True, slots=True)
+class _Game:
+    """One game as the players' statistics read it."""
+
+    id: int
+    game: str
+    date: str | None
+    date_min: str | None
+    valid: bool
+    event: str | None
+    names: tuple[str, ...]
+    keys: tuple[str, ...]
+    scores: tuple[Fraction, ...] | None  # None: unfinished or unreadable
+    rating_tags: tuple[float | None, ...]
+
+
+def _rating_tag(value: Any) -> float | None:
+    if value is None:
+        return None
+    match = _RATING_TAG.fullmatch(str(value))
+    return float(match.group(1)) if match else None
+
+
+def games_sql(filters: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The query of the games the statistics read, by game then date order (the
+    order of the ``games_game_date`` index), and its parameters."""
+    joins, where, params = GameFilter.of(**filters).sql()
+    tags = ", ".join(f"json_extract(g.tags, '$.Player{seat}Elo')" for seat in range(1, _SEATS + 1))
+    players = ", ".join(f"g.player{seat}" for seat in range(1, _SEATS + 1))
+    sql = (
+        f"SELECT g.id, g.game, g.sides, g.date, g.date_min, g.status, g.result, g.event, "
+        f"{players}, {tags} FROM {joins} WHERE {where} AND g.game IS NOT NULL "
+        "ORDER BY g.game, g.date_min, g.id"
+    )
+    return sql, params
+
+
+def _games(db: Database, filters: dict[str, Any]) -> Iterator[_Game]:
+    """The selected games with all their seats named, by game then date order."""
+    sql, params = games_sql(filters)
+    for row in db.execute(sql, params):
+        game_id, game, sides, date, date_min, status, result, event = row[:8]
+        names = row[8 : 8 + _SEATS]
+        elo_tags = row[8 + _SEATS :]
+        sides = sides or 2
+        if not 2 <= sides <= _SEATS or any(not names[seat] for seat in range(sides)):
+            continue  # a seat without a name: nobody to count the game for
+        seated = tuple(str(names[seat]).strip() for seat in range(sides))
+        try:
+            scores = parse_result_token(result or "*", sides)
+        except ValueError:
+            scores = None
+        yield _Game(
+            game_id,
+            game,
+            date,
+            date_min,
+            status == "valid",
+            event,
+            seated,
+            tuple(fold_name(name) for name in seated),
+            scores,
+            tuple(_rating_tag(elo_tags[seat]) for seat in range(sides)),
+        )
+
+
+def _ratings(games: Sequence[_Game]) -> dict[Hashable, Rating]:
+    """Elo ratings per (game, player) from the valid, dated, decided games, in the
+    order given (date order within each game)."""
+    rated = (
+        RatedGame(
+            [(game.game, key) for key in game.keys],
+            game.scores,
+            game.rating_tags,
+        )
+        for game in games
+        if game.valid and game.date_min is not None and game.scores is not None
+    )
+    return elo_ratings(rated)
+
+
+@dataclass(slots=True)
+class SeatRecord:
+    """A player's results from one seat (Player1, Player2...)."""
+
+    games: int = 0
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    unfinished: int = 0
+
+    def add(self, score: Fraction | None) -> None:
+        self.games += 1
+        if score is None:
+            self.unfinished += 1
+        elif score == 1:
+            self.won += 1
+        elif score == 0:
+            self.lost += 1
+        else:
+            self.drawn += 1
+
+
+@dataclass(slots=True)
+class PlayerStats:
+    """One player in one game: games, results by seat, points of the decided games,
+    first and last date, rating (``None``: no rated game)."""
+
+    name: str
+    game: str
+    games: int = 0
+    seats: dict[int, SeatRecord] = field(default_factory=dict)
+    points: Fraction = Fraction(0)
+    decided: int = 0
+    first_date: str | None = None
+    last_date: str | None = None
+    rating: Rating | None = None
+    _first_key: str | None = None
+    _last_key: str | None = None
+
+    @property
+    def score(self) -> float | None:
+        """Points per decided game (``None`` without one)."""
+        return float(self.points / self.decided) if self.decided else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "game": self.game,
+            "games": self.games,
+            "seats": {
+                str(seat): {
+                    "games": record.games,
+                    "won": record.won,
+                    "drawn": record.drawn,
+                    "lost": record.lost,
+                    "unfinished": record.unfinished,
+                }
+                for seat, record in sorted(self.seats.items())
+            },
+            "points": float(self.points),
+            "decided": self.decided,
+            "score": self.score,
+            "first_date": self.first_date,
+            "last_date": self.last_date,
+            "rating": None if self.rating is None else self.rating.as_dict(),
+        }
+
+
+def _display_names(games: Sequence[_Game]) -> dict[str, str]:
+    """The spelling each folded name is shown with: the most used (ties: the first)."""
+    spellings: dict[str, Counter[str]] = {}
+    for game in games:
+        for key, name in zip(game.keys, game.names, strict=True):
+            spellings.setdefault(key, Counter())[name] += 1
+    return {key: counts.most_common(1)[0][0] for key, counts in spellings.items()}
+
+
+def _matches(key: str, names: Sequence[str]) -> bool:
+    return not names or any(fold_name(name) in key for name in names)
+
+
+def player_stats(
+    target: str | Path | Database, *, names: Sequence[str] = (), **filters: Any
+) -> list[PlayerStats]:
+    """One row per player and game among the games the filters select (``names``:
+    only the players whose name holds one of these, accent- and case-insensitively),
+    by game, then rating (highest first), games and name."""
+    filters.pop("player", None)  # the players command chooses rows by name instead
+    with archive(target, readonly=True) as db:
+        games = list(_games(db, filters))
+    shown = _display_names(games)
+    ratings = _ratings(games)
+    rows: dict[tuple[str, str], PlayerStats] = {}
+    for game in games:
+        for seat, key in enumerate(game.keys, start=1):
+            if not _matches(key, names):
+                continue
+            stats = rows.get((game.game, key))
+            if stats is None:
+                stats = rows[game.game, key] = PlayerStats(shown[key], game.game)
+                stats.rating = ratings.get((game.game, key))
+            stats.games += 1
+            score = None if game.scores is None else game.scores[seat - 1]
+            stats.seats.setdefault(seat, SeatRecord()).add(score)
+            if score is not None:
+                stats.points += score
+                stats.decided += 1
+            if game.date_min is not None:
+                if stats._first_key is None or game.date_min < stats._first_key:
+                    stats._first_key, stats.first_date = game.date_min, game.date
+                if stats._last_key is None or game.date_min >= stats._last_key:
+                    stats._last_key, stats.last_date = game.date_min, game.date
+    return sorted(
+        rows.values(),
+        key=lambda row: (
+            row.game,
+            -(row.rating.rating if row.rating else float("-inf")),
+            -row.games,
+            fold_name(row.name),
+        ),
+    )
+
+
+def _pair_result(mine: Fraction, theirs: Fraction) -> Fraction:
+    if mine > theirs:
+        return Fraction(1)
+    return Fraction(1, 2) if mine == theirs else Fraction(0)
+
+
+def _one_player(keys: set[str], pattern: str, option: str, shown: dict[str, str]) -> str:
+    """The one player (folded name) ``pattern`` names among ``keys``."""
+    wanted = fold_name(pattern)
+    if wanted in keys:
+        return wanted
+    found = sorted(key for key in keys if wanted in key)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ArchiveError(f"{option} '{pattern}': no player of the selected games has that name")
+    listed = ", ".join(shown[key] for key in found[:6]) + (", ..." if len(found) > 6 else "")
+    raise ArchiveError(
+        f"{option} '{pattern}' names {len(found)} players ({listed}): give more of the name"
+    )
+
+
+@dataclass(slots=True)
+class HeadToHead:
+    """Two players' games against each other in one game: ``won``/``drawn``/``lost``
+    from the first player's side, ``points`` theirs, the games by id."""
+
+    player: str
+    opponent: str
+    game: str
+    games: int = 0
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    unfinished: int = 0
+    points: Fraction = Fraction(0)
+    first_date: str | None = None
+    last_date: str | None = None
+    ids: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        decided = self.won + self.drawn + self.lost
+        return {
+            "player": self.player,
+            "opponent": self.opponent,
+            "game": self.game,
+            "games": self.games,
+            "won": self.won,
+            "drawn": self.drawn,
+            "lost": self.lost,
+            "unfinished": self.unfinished,
+            "points": float(self.points),
+            "score": float(self.points / decided) if decided else None,
+            "first_date": self.first_date,
+            "last_date": self.last_date,
+            "ids": self.ids,
+        }
+
+
+def head_to_head(
+    target: str | Path | Database, name: str, opponent: str, **filters: Any
+) -> list[HeadToHead]:
+    """The games between the players ``name`` and ``opponent`` name (each exactly
+    one player of the selected games), per game, from the first one's side."""
+    filters.pop("player", None)
+    with archive(target, readonly=True) as db:
+        games = list(_games(db, filters))
+    keys = {key for game in games for key in game.keys}
+    shown = _display_names(games)
+    mine = _one_player(keys, name, "--player", shown)
+    theirs = _one_player(keys, opponent, "--vs", shown)
+    if mine == theirs:
+        raise ArchiveError(f"--player '{name}' and --vs '{opponent}' name the same player")
+    found: dict[str, HeadToHead] = {}
+    for game in games:
+        if mine not in game.keys or theirs not in game.keys:
+            continue
+        entry = found.get(game.game)
+        if entry is None:
+            entry = found[game.game] = HeadToHead(shown[mine], shown[theirs], game.game)
+        entry.games += 1
+        entry.ids.append(game.id)
+        if game.date is not None:
+            if entry.first_date is None:
+                entry.first_date = game.date
+            entry.last_date = game.date
+        if game.scores is None:
+            entry.unfinished += 1
+            continue
+        result = _pair_result(
+            game.scores[game.keys.index(mine)], game.scores[game.keys.index(theirs)]
+        )
+        entry.points += result
+        if result == 1:
+            entry.won += 1
+        elif result == 0:
+            entry.lost += 1
+        else:
+            entry.drawn += 1
+    return [found[name] for name in sorted(found)]
+
+
+@dataclass(slots=True)
+class Crosstable:
+    """An event's crosstable in one game: the players ranked by points (pairwise:
+    each pair of seats of a game is a game between those two; ties: fewer games
+    first, then the name), each row's results against every other player in date
+    order (``1``, ``½``, ``0``)."""
+
+    event: str
+    game: str
+    players: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"event": self.event, "game": self.game, "players": self.players}
+
+
+_SHOWN = {Fraction(1): "1", Fraction(1, 2): "½", Fraction(0): "0"}
+
+
+def crosstables(target: str | Path | Database, **filters: Any) -> list[Crosstable]:
+    """One crosstable per event (its exact name) and game among the selected games."""
+    filters.pop("player", None)
+    with archive(target, readonly=True) as db:
+        games = list(_games(db, filters))
+    shown = _display_names(games)
+    tables: dict[tuple[str, str], dict[str, dict[str, list[Fraction]]]] = {}
+    for game in games:
+        if not game.event:
+            continue
+        cells = tables.setdefault((game.event, game.game), {})
+        for key in game.keys:
+            cells.setdefault(key, {})
+        if game.scores is None:
+            continue
+        for i, first in enumerate(game.keys):
+            for j in range(i + 1, len(game.keys)):
+                second = game.keys[j]
+                if first == second:
+                    continue
+                result = _pair_result(game.scores[i], game.scores[j])
+                cells[first].setdefault(second, []).append(result)
+                cells[second].setdefault(first, []).append(1 - result)
+    result_tables = []
+    for (event, game_name), cells in sorted(tables.items()):
+        totals = {
+            key: (sum((sum(r, Fraction(0)) for r in row.values()), Fraction(0)), row)
+            for key, row in cells.items()
+        }
+        order = sorted(
+            totals, key=lambda key: (-totals[key][0], _count(totals[key][1]), fold_name(shown[key]))
+        )
+        table = Crosstable(event, game_name)
+        for rank, key in enumerate(order, start=1):
+            points, row = totals[key]
+            table.players.append(
+                {
+                    "rank": rank,
+                    "name": shown[key],
+                    "points": float(points),
+                    "games": _count(row),
+                    "results": [
+                        None
+                        if other == key
+                        else " ".join(_SHOWN[result] for result in row.get(other, []))
+                        for other in order
+                    ],
+                }
+            )
+        result_tables.append(table)
+    return result_tables
+
+
+def _count(row: dict[str, list[Fraction]]) -> int:
+    return sum(len(results) for results in row.values())

@@ -1,0 +1,100 @@
+"""Elo ratings from the archive's games, per game.
+
+Every player starts at :data:`START_RATING` (1500), or at the rating a record's
+``PlayerNElo`` tag gives them the first time they play that game (a whole number;
+later tags are ignored: from then on the archive's own rating counts). The games
+are taken in date order (the first day their date can mean, then the archive's
+order): the valid games with a known year and a decided result (not ``*``).
+
+A two-sided game changes each rating by ``K * (S - E)``, ``S`` the score (1, 1/2
+or 0), ``E = 1 / (1 + 10 ** ((opponent - own) / 400))`` the expected score, with
+:data:`K_FACTOR` K = 32. A game of N sides (3 or 4) counts as a game between each
+pair of seats, scored from their result fields (the higher field wins the pair,
+equal fields draw it: in ``1-0-0`` the winner beats both others, who draw each
+other), every pair with K / (N - 1), so that one game moves a rating by at most K
+as a two-sided game does; every pair is rated from the ratings before the game.
+Two seats of one person are not a pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+__all__ = ["K_FACTOR", "START_RATING", "Rating", "RatedGame", "elo_ratings", "expected_score"]
+
+#: The rating of a player the archive has not rated yet (and who brings no tag).
+START_RATING = 1500.0
+#: How far one two-sided game moves a rating at most.
+K_FACTOR = 32.0
+
+
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """One game as the ratings see it: each seat's player (a key), the result field
+    of each seat, and each seat's rating tag (``None`` where absent or not a number)."""
+
+    players: Sequence[Hashable]
+    scores: Sequence[Fraction]
+    tags: Sequence[float | None]
+
+
+@dataclass(slots=True)
+class Rating:
+    """A player's rating now, the games it counts and its highest value."""
+
+    rating: float
+    games: int = 0
+    peak: float = 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"rating": round(self.rating, 1), "games": self.games, "peak": round(self.peak, 1)}
+
+
+def expected_score(own: float, other: float) -> float:
+    """The score Elo expects of a player rated ``own`` against one rated ``other``."""
+    return 1.0 / (1.0 + 10.0 ** ((other - own) / 400.0))
+
+
+def _pair_score(mine: Fraction, theirs: Fraction) -> float:
+    if mine > theirs:
+        return 1.0
+    return 0.5 if mine == theirs else 0.0
+
+
+def elo_ratings(
+    games: Iterable[RatedGame],
+    *,
+    k_factor: float = K_FACTOR,
+    start: float = START_RATING,
+) -> dict[Hashable, Rating]:
+    """The rating of every player of ``games`` (in the order given: date order)."""
+    ratings: dict[Hashable, Rating] = {}
+    for game in games:
+        seats = len(game.players)
+        for player, tag in zip(game.players, game.tags, strict=True):
+            if player not in ratings:
+                first = start if tag is None else tag
+                ratings[player] = Rating(first, 0, first)
+        before = [ratings[player].rating for player in game.players]
+        pair_k = k_factor / (seats - 1)
+        changes = [0.0] * seats
+        played = [False] * seats
+        for i in range(seats):
+            for j in range(i + 1, seats):
+                if game.players[i] == game.players[j]:
+                    continue
+                expected = expected_score(before[i], before[j])
+                change = pair_k * (_pair_score(game.scores[i], game.scores[j]) - expected)
+                changes[i] += change
+                changes[j] -= change
+                played[i] = played[j] = True
+        for seat, player in enumerate(game.players):
+            if not played[seat]:
+                continue
+            entry = ratings[player]
+            entry.rating += changes[seat]
+            entry.games += 1
+            entry.peak = max(entry.peak, entry.rating)
+    return ratings
