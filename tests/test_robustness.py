@@ -405,12 +405,12 @@ def test_a_failed_export_leaves_the_old_file_and_nothing_else(tmp_path, monkeypa
     target = tmp_path / "out.pgr"
     target.write_text("the previous export\n", encoding="utf-8")
 
-    def broken(text, game_id):
+    def broken(text, game_id, options):
         if game_id == 3:
             raise RuntimeError("the disk broke")
         return text
 
-    monkeypatch.setattr(export_module, "_canonical", broken)
+    monkeypatch.setattr(export_module, "_rewritten", broken)
     code, _, err = cli(["export", "--db", str(db), "--canonical", "-o", str(target)])
     assert code == 3 and "the disk broke" in err
     assert target.read_text(encoding="utf-8") == "the previous export\n"
