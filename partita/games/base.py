@@ -184,6 +184,25 @@ class Rules(ABC, Generic[StateT, MoveT]):
         """
         return rng.choice(list(self.legal_moves(state)))
 
+    # -- hidden information ----------------------------------------------------
+    #: Whether a side may not see the whole state (a card game's hands, a face-down
+    #: pile). Searches then look at a game only through :meth:`determinize`.
+    hidden_information: ClassVar[bool] = False
+
+    def determinize(
+        self, state: Any, side: int, rng: Any, history: Sequence[tuple[Any, Any]] = ()
+    ) -> Any:
+        """A state drawn at random (``rng``) among those ``side`` cannot tell from
+        ``state``: what ``side`` sees is kept, the rest (an opponent's hand, the order
+        of a face-down pile) resampled consistently with it and with what ``side``
+        saw happen in ``history`` (the ``(state, move)`` pairs that led to ``state``,
+        oldest first, if the caller has them), every card conserved.
+
+        For searches that must play from one side's information only. The default,
+        for games of perfect information, is the state itself.
+        """
+        return state
+
     @abstractmethod
     def illegal_reason(self, state: StateT, move: MoveT) -> str | None:
         """Why ``move`` is illegal here, in a player's words; ``None`` if legal."""

@@ -5,7 +5,8 @@ any installed distribution for the others) declares one ``GameSpec`` per `Game` 
 and names it in the ``partita.games`` entry-point group; :mod:`partita.games.registry`
 finds it there. The framework asks the spec, never the game's modules, for what it
 needs: the notation (which carries the rules engine), the board that draws it, the
-report sections about it, an exact solver if it has one, extra commands.
+report sections about it, an exact solver if it has one, the heuristic and the
+playout policy searches use, extra commands.
 
 Everything but the name and the title is a *reference*, ``"module:attribute"``,
 imported the first time it is asked for: listing the games, or running a command
@@ -61,6 +62,14 @@ class GameSpec:
       of extra report sections (:mod:`partita.analysis.report`).
     * ``solver``: a factory ``solver(notation, table_size=...)`` of an exact solver
       (see :mod:`partita.analysis.solving`); ``None`` if the game has none.
+    * ``evaluation``: a factory ``evaluation(rules) -> evaluate`` of the game's
+      heuristic: ``evaluate(state)`` is the expected score of every side (seat order,
+      each from 0 to 1) in a position that is not over, for searches that stop
+      before the end and for the ``greedy`` agent (:mod:`partita.analysis.heuristics`);
+      ``None``: every side equally likely to win.
+    * ``rollout``: a factory ``rollout(rules) -> policy`` of the game's playout
+      policy: ``policy(state, rng)`` is a move for the side to move (never the chance
+      side); ``None``: ``Rules.sample_move``, a uniformly random move.
     * ``commands``: typer commands (functions) or typer apps added to the
       ``partita`` command line (a game's own tools, such as a deck listing).
     * ``docs``: the game's documentation page (a path or an address).
@@ -73,6 +82,8 @@ class GameSpec:
     board: Reference = None
     report_sections: Sequence[Reference] = ()
     solver: Reference = None
+    evaluation: Reference = None
+    rollout: Reference = None
     commands: Sequence[Reference] = ()
     docs: str | None = None
     examples: str | None = None
@@ -122,6 +133,18 @@ class GameSpec:
             return None
         factory: Callable[..., Any] = resolve(self.solver, what=f"solver of {self.name}")
         return factory
+
+    def evaluation_factory(self) -> Callable[[Any], Callable[[Any], tuple[float, ...]]] | None:
+        """The heuristic's factory, or ``None`` when the game has none."""
+        if self.evaluation is None:
+            return None
+        return resolve(self.evaluation, what=f"evaluation of {self.name}")  # type: ignore[no-any-return]
+
+    def rollout_factory(self) -> Callable[[Any], Callable[[Any, Any], Any]] | None:
+        """The playout policy's factory, or ``None`` when the game has none."""
+        if self.rollout is None:
+            return None
+        return resolve(self.rollout, what=f"rollout policy of {self.name}")  # type: ignore[no-any-return]
 
     def command_objects(self) -> list[Any]:
         return [resolve(reference, what=f"command of {self.name}") for reference in self.commands]

@@ -5,12 +5,13 @@ start-up stays light (see :mod:`partita.cli.app`).
 """
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from partita.analysis.annotate import DEFAULT_POSITION_BUDGET
+from partita.analysis.annotate import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
 from partita.cli.options import ArchiveOption, JsonOption, archive_path
@@ -130,18 +131,32 @@ def annotate(
     from_ply: Annotated[
         int, typer.Option("--from-ply", help="Judge the moves from this ply on (from 1).", min=1)
     ] = 1,
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            help="What values the positions the exact solver does not: mcts:N (N playouts "
+            "a position), mcts:2s (seconds) or greedy.",
+        ),
+    ] = DEFAULT_AGENT,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the searches (same seed, same annotation).")
+    ] = 0,
     budget: Annotated[
         int,
         typer.Option(
             "--budget",
-            help="Most nodes to search per position (0: no limit); harder positions are skipped.",
+            help="Most nodes the exact solver searches per position (0: no limit); "
+            "harder positions go to the agent.",
             min=0,
         ),
     ] = DEFAULT_POSITION_BUDGET,
     seconds: Annotated[
         float | None,
         typer.Option(
-            "--seconds", help="Most seconds per position; harder ones are skipped.", min=0
+            "--seconds",
+            help="Most seconds the exact solver spends per position; harder ones go to the agent.",
+            min=0,
         ),
     ] = None,
     table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
@@ -159,36 +174,75 @@ def annotate(
     ] = False,
     db: ArchiveOption = None,
 ) -> None:
-    """Mark the moves that threw away a win or a draw with ?? and a better move.
+    """Value every move with each side's expected score; mark mistakes ? and ??.
 
-    The annotated record is written in canonical form; a summary goes to stderr.
+    The exact solver values the positions within its budget (gravity games), the
+    agent (MCTS by default) the others. After each move a comment [%eval 0.62,0.38]
+    gives every side's expected score; a move that drops its mover's by more than
+    0.15 gets ?, by more than 0.35 ??, with a better move. The annotated record is
+    written in canonical form; a summary goes to stderr.
     """
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from partita.analysis.agents import parse_agent_spec
     from partita.analysis.annotate import annotate_record
     from partita.cli.commands.archive import load_source
     from partita.notation.writer import write_record
 
+    try:
+        kind, _ = parse_agent_spec(agent)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error), param_hint="--agent") from None
+    if kind == "random":
+        raise typer.BadParameter(
+            "the random agent does not value positions: use mcts:N or greedy",
+            param_hint="--agent",
+        )
     record = load_source(source, index, archive_path(db))
     game_name = record.game
     if game_name is None:
         raise PartitaError(f"{source}: the record has no Game tag")
-    annotation = annotate_record(
-        record,
-        from_ply=from_ply,
-        max_nodes=budget or None,
-        max_seconds=seconds,
-        table_size=table_size,
-    )
+    show_bar = not as_json and sys.stderr.isatty()
+    with Progress(
+        TextColumn("annotating"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} positions"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not show_bar,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("annotate", total=None)
+
+        def report(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        annotation = annotate_record(
+            record,
+            agent=agent,
+            seed=seed,
+            from_ply=from_ply,
+            max_nodes=budget or None,
+            max_seconds=seconds,
+            table_size=table_size,
+            progress=report,
+        )
     text = write_record(record)
     if as_json:
-        typer.echo(json.dumps(annotation.as_dict(), indent=2))
+        typer.echo(json.dumps(annotation.as_dict(), ensure_ascii=False, indent=2))
     elif output is not None:
         output.write_text(text, encoding="utf-8")
     else:
         typer.echo(text, nl=False)
     marked = len(annotation.blunders)
-    summary = f"{_count(marked, 'move')} marked ??, {_count(annotation.solved, 'position')} solved"
-    if annotation.unsolved:
-        summary += f", {len(annotation.unsolved)} beyond the budget"
+    dubious = len(annotation.marked) - marked
+    summary = (
+        f"{_count(marked, 'move')} marked ??, {dubious} marked ?; "
+        f"{_count(annotation.solved, 'position')} solved exactly"
+    )
+    if annotation.searched:
+        summary += f", {annotation.searched} valued by {annotation.agent}"
     typer.echo(summary, err=True)
 
 

@@ -11,6 +11,8 @@ CIRCULAR_REASONING = GameSpec(
     title="Circular Reasoning",
     notation="partita.games.circular_reasoning.notation:CIRCULAR_REASONING",
     board="partita.games.circular_reasoning.board:CircularReasoningBoard",
+    evaluation="partita.games.circular_reasoning.heuristics:evaluation",
+    rollout="partita.games.circular_reasoning.heuristics:rollout",
     docs="docs/circular-reasoning.md",
     examples="partita.games.circular_reasoning.examples",
 )

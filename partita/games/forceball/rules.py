@@ -73,6 +73,8 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         "one token per turn: > draw, +c speed up, @c maneuver (=S foul), ^n/^c force, "
         "/ the attack ends; deck:... shuffles, face:c,c face-offs"
     )
+    #: Hands, speed piles, the discard pile and the draw pile below its top are hidden.
+    hidden_information: ClassVar[bool] = True
 
     def __init__(self, deck: Deck, league: str = DEFAULT_LEAGUE, first_attacker: int = 0) -> None:
         if league not in LEAGUES:
@@ -310,6 +312,12 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
             if move is not None and self.illegal_reason(state, move) is None:
                 return move
         return rng.choice(list(self.legal_moves(state)))
+
+    def determinize(self, state: ForceballState, side: int, rng: Any, history: Any = ()) -> Any:
+        """A table ``side`` cannot tell from ``state`` (:mod:`.determinize`)."""
+        from partita.games.forceball.determinize import determinize
+
+        return determinize(self, state, side, rng, history)
 
     def illegal_reason(self, state: ForceballState, move: object) -> str | None:
         result = self._resolve(state, move)

@@ -13,6 +13,8 @@ FORCEBALL = GameSpec(
     board="partita.games.forceball.board:ForceballBoard",
     report_sections=("partita.games.forceball.report:forceball_section",),
     commands=("partita.games.forceball.cli:decks",),
+    evaluation="partita.games.forceball.heuristics:evaluation",
+    rollout="partita.games.forceball.heuristics:rollout",
     docs="docs/forceball.md",
     examples="partita.games.forceball.examples",
 )

@@ -1,4 +1,10 @@
-"""The specs of Forza 4x4 and Connect Four (named in ``partita.games`` entry points)."""
+"""The specs of Forza 4x4 and Connect Four (named in ``partita.games`` entry points).
+
+Both share the threat heuristic; only Forza 4x4 plays out with the threat policy
+(win, else block, else random). On Connect Four's narrow board random playouts are
+cheaper by more than the policy gains: at equal time they search better (see
+``docs/analysis.md``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,8 @@ FORZA4X4 = GameSpec(
     notation="partita.games.gravity.notation:FORZA4X4",
     board="partita.games.gravity.board:GravityBoard",
     solver="partita.games.gravity.solver:Solver",
+    evaluation="partita.games.gravity.heuristics:evaluation",
+    rollout="partita.games.gravity.heuristics:rollout",
     docs="docs/forza4x4.md",
     examples="partita.games.gravity.examples",
 )
@@ -22,6 +30,7 @@ CONNECT4 = GameSpec(
     notation="partita.games.gravity.notation:CONNECT4",
     board="partita.games.gravity.board:GravityBoard",
     solver="partita.games.gravity.solver:Solver",
+    evaluation="partita.games.gravity.heuristics:evaluation",
     docs="docs/forza4x4.md",
     examples="partita.games.gravity.examples",
 )

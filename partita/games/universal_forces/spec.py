@@ -11,6 +11,8 @@ UNIVERSAL_FORCES = GameSpec(
     title="Universal Forces",
     notation="partita.games.universal_forces.notation:UNIVERSAL_FORCES",
     board="partita.games.universal_forces.board:UniversalForcesBoard",
+    evaluation="partita.games.universal_forces.heuristics:evaluation",
+    rollout="partita.games.universal_forces.heuristics:rollout",
     docs="docs/universal-forces.md",
     examples="partita.games.universal_forces.examples",
 )

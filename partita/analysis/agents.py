@@ -1,0 +1,285 @@
+"""Players that choose moves through the rules contract alone, named by a short spec.
+
+``agent_from_spec(spec, game, seed=...)`` reads the one spelling used everywhere (the
+CLI's ``--agent``, the benchmark, a script):
+
+* ``random``: a uniformly random legal move (``Rules.sample_move``);
+* ``greedy``: one ply with the game's heuristic: the move whose position scores
+  best for the mover (an immediate win first);
+* ``mcts:N``: Monte Carlo tree search with ``N`` playouts a move
+  (:mod:`partita.analysis.mcts`); ``mcts:2s`` searches for 2 seconds instead
+  (``mcts:0.5s``); options follow after commas: ``mcts:2000,c=0.7,plies=40,samples=8``
+  (the exploration constant, the playout length before the heuristic scores a
+  position, the determinized states of a hidden-information game).
+
+An agent's ``choose(state, rng)`` returns a move for the side to move;
+``evaluate(state, rng, viewer=...)`` returns a :class:`~partita.analysis.mcts.SearchResult`:
+the expected score of every side and the statistics gathered on each move (the
+MCTS visits and values; for ``greedy`` one visit each), which ``choose`` also
+keeps in ``last``. In a hidden-information game both use only the information of
+the side they play for (the side to move, or ``viewer``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from partita.analysis.heuristics import Evaluation, evaluation_for, expected_scores, rules_of
+from partita.analysis.mcts import (
+    DEFAULT_DETERMINIZATIONS,
+    DEFAULT_EXPLORATION,
+    DEFAULT_ROLLOUT_PLIES,
+    Mcts,
+    MoveStatistics,
+    SearchResult,
+)
+from partita.errors import PartitaError
+from partita.games.base import CHANCE
+
+__all__ = [
+    "AGENT_SPELLING",
+    "Agent",
+    "GreedyAgent",
+    "MctsAgent",
+    "RandomAgent",
+    "agent_from_spec",
+    "parse_agent_spec",
+]
+
+#: How an agent is named, for error messages and help texts.
+AGENT_SPELLING = (
+    "random, greedy, or mcts:N (N playouts a move; mcts:2s for 2 seconds; "
+    "options after commas: mcts:2000,c=1.0,plies=60,samples=8)"
+)
+
+_MCTS = re.compile(r"mcts:(?:(?P<playouts>[1-9][0-9_]*)|(?P<seconds>[0-9]*\.?[0-9]+)s)")
+_OPTIONS = {"c": float, "plies": int, "samples": int}
+#: The ``(state, move)`` pairs that led to a state, oldest first.
+History = Sequence[tuple[Any, Any]]
+
+
+class Agent(ABC):
+    """A player for one configured game; ``rng`` defaults to the agent's own
+    (seeded by ``seed``), so a seeded agent plays the same moves every run."""
+
+    def __init__(self, game: Any, spec: str, seed: int | None = None) -> None:
+        self.rules = rules_of(game)
+        self.spec = spec
+        self.rng = random.Random(seed)
+        #: The statistics behind the last choice (``None`` for ``random``).
+        self.last: SearchResult | None = None
+
+    def choose(self, state: Any, rng: Any = None, history: History = ()) -> Any:
+        """A move for the side to move in ``state`` (a chance move is sampled);
+        ``history``: the ``(state, move)`` pairs that led there, if known (what the
+        side saw happen, in a hidden-information game)."""
+        rng = self.rng if rng is None else rng
+        if self.rules.side_to_move(state) == CHANCE:
+            return self.rules.sample_move(state, rng)
+        result = self.evaluate(state, rng, history=history)
+        if result.best is None:
+            raise PartitaError("the game is over: there is no move to choose")
+        return result.best
+
+    @abstractmethod
+    def evaluate(
+        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+    ) -> SearchResult:
+        """The expected score of every side in ``state`` and each move's statistics,
+        from ``viewer``'s information (default: the side to move)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+
+class RandomAgent(Agent):
+    """A uniformly random legal move: the baseline every other agent should beat."""
+
+    def choose(self, state: Any, rng: Any = None, history: History = ()) -> Any:
+        return self.rules.sample_move(state, self.rng if rng is None else rng)
+
+    def evaluate(
+        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+    ) -> SearchResult:
+        raise PartitaError("the random agent does not evaluate positions: use greedy or mcts:N")
+
+
+class GreedyAgent(Agent):
+    """One ply with the game's heuristic: every candidate move is played and the
+    position after it scored (exactly where the game ends); the mover's best wins,
+    ties broken at random. In a hidden-information game each candidate is scored
+    on ``samples`` determinized states of the mover's information."""
+
+    def __init__(
+        self,
+        game: Any,
+        spec: str = "greedy",
+        seed: int | None = None,
+        *,
+        evaluation: Evaluation | None = None,
+        samples: int = 4,
+    ) -> None:
+        super().__init__(game, spec, seed)
+        self.evaluation = evaluation if evaluation is not None else evaluation_for(self.rules)
+        self.samples = samples
+        self._search = Mcts(self.rules, evaluation=self.evaluation)
+
+    def evaluate(
+        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+    ) -> SearchResult:
+        rng = self.rng if rng is None else rng
+        rules = self.rules
+        started = time.perf_counter()
+        outcome = rules.outcome(state)
+        if outcome is not None:
+            return SearchResult(CHANCE, expected_scores(outcome), (), 0, 0.0, True)
+        side = rules.side_to_move(state)
+        if viewer is None:
+            viewer = side if side != CHANCE else None
+        if rules.hidden_information and viewer is not None:
+            worlds = [rules.determinize(state, viewer, rng, history) for _ in range(self.samples)]
+        else:
+            worlds = [state]
+        if side == CHANCE:
+            value, _ = self._score(worlds, None)
+            return SearchResult(side, value, (), 1, 0.0, False)
+        moves = self._search.candidates(worlds[0], rng)  # the same candidates as MCTS
+        rng.shuffle(moves)
+        scored = []
+        for move in moves:
+            value, exact = self._score(worlds, move)
+            scored.append(MoveStatistics(move, 1, value, exact))
+        scored.sort(key=lambda item: item.value[side], reverse=True)
+        value = scored[0].value if scored else self.evaluation(state)
+        exact = bool(scored) and scored[0].exact and scored[0].value[side] >= 1.0
+        self.last = SearchResult(
+            side, value, tuple(scored), len(scored), time.perf_counter() - started, exact
+        )
+        return self.last
+
+    def _score(self, worlds: list[Any], move: Any) -> tuple[tuple[float, ...], bool]:
+        """The heuristic's mean value after ``move`` (``None``: of the worlds
+        themselves) over the worlds where it is legal, and whether it is exact (the
+        game ended in every one)."""
+        rules = self.rules
+        totals = [0.0] * rules.sides(worlds[0])
+        exact = len(worlds) == 1
+        counted = 0
+        for world in worlds:
+            if move is not None:
+                if len(worlds) > 1 and rules.illegal_reason(world, move) is not None:
+                    continue
+                world = rules.apply(world, move)
+            outcome = rules.outcome(world)
+            if outcome is not None:
+                value = expected_scores(outcome)
+            else:
+                value = self.evaluation(world)
+                exact = False
+            counted += 1
+            for seat, part in enumerate(value):
+                totals[seat] += part
+        return tuple(total / (counted or 1) for total in totals), exact and counted > 0
+
+
+class MctsAgent(Agent):
+    """Monte Carlo tree search with a budget of playouts or seconds a move."""
+
+    def __init__(
+        self,
+        game: Any,
+        spec: str,
+        seed: int | None = None,
+        *,
+        playouts: int | None = None,
+        seconds: float | None = None,
+        **search: Any,
+    ) -> None:
+        super().__init__(game, spec, seed)
+        if playouts is None and seconds is None:
+            raise PartitaError(f"agent '{spec}' needs a budget: playouts or seconds")
+        self.playouts = playouts
+        self.seconds = seconds
+        self.search = Mcts(self.rules, **search)
+
+    def evaluate(
+        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+    ) -> SearchResult:
+        rng = self.rng if rng is None else rng
+        self.last = self.search.search(
+            state,
+            rng,
+            playouts=self.playouts,
+            seconds=self.seconds,
+            viewer=viewer,
+            history=history,
+        )
+        return self.last
+
+    def choose(self, state: Any, rng: Any = None, history: History = ()) -> Any:
+        rules = self.rules
+        if rules.side_to_move(state) != CHANCE:
+            moves = rules.legal_moves(state)
+            if len(moves) == 1 and not self.search.lists_subset:
+                return moves[0]  # forced: nothing to search
+        return super().choose(state, rng, history)
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """The kind of agent ``spec`` names (``random``, ``greedy``, ``mcts``) and its
+    settings, checked without a game (so a command line can refuse a bad spec
+    before any work); ``PartitaError`` naming the mistake otherwise."""
+    text = spec.strip()
+    if text in ("random", "greedy"):
+        return text, {}
+    head, *options = text.split(",")
+    match = _MCTS.fullmatch(head)
+    if match is None:
+        raise PartitaError(f"unknown agent '{spec}': an agent is {AGENT_SPELLING}")
+    given: dict[str, Any] = {}
+    for option in options:
+        key, _, value = (part.strip() for part in option.partition("="))
+        convert = _OPTIONS.get(key)
+        if convert is None or not value:
+            raise PartitaError(
+                f"agent '{spec}': '{option}' is no option of mcts (c=..., plies=..., samples=...)"
+            )
+        try:
+            given[key] = convert(value)
+        except ValueError:
+            raise PartitaError(f"agent '{spec}': {key}={value!r} is not a number") from None
+    settings: dict[str, Any] = {
+        "exploration": given.get("c", DEFAULT_EXPLORATION),
+        "rollout_plies": given.get("plies", DEFAULT_ROLLOUT_PLIES),
+        "determinizations": given.get("samples", DEFAULT_DETERMINIZATIONS),
+    }
+    if settings["rollout_plies"] < 0 or settings["determinizations"] < 1:
+        raise PartitaError(f"agent '{spec}': plies must be 0 or more and samples 1 or more")
+    if settings["exploration"] < 0:
+        raise PartitaError(f"agent '{spec}': the exploration constant c cannot be negative")
+    if match.group("playouts"):
+        settings["playouts"] = int(match.group("playouts").replace("_", ""))
+    else:
+        seconds = float(match.group("seconds"))
+        if seconds <= 0:
+            raise PartitaError(f"agent '{spec}': a search needs more than 0 seconds")
+        settings["seconds"] = seconds
+    return "mcts", settings
+
+
+def agent_from_spec(spec: str, game: Any, *, seed: int | None = None) -> Agent:
+    """The agent ``spec`` names (see the module docstring) for ``game`` (a notation
+    or a rules engine, configured as the record's tags say); ``PartitaError`` naming
+    the mistake for a bad spec."""
+    kind, settings = parse_agent_spec(spec)
+    text = spec.strip()
+    if kind == "random":
+        return RandomAgent(game, text, seed)
+    if kind == "greedy":
+        return GreedyAgent(game, text, seed)
+    return MctsAgent(game, text, seed, **settings)

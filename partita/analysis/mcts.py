@@ -1,0 +1,508 @@
+"""Monte Carlo tree search (UCT) for 2-4 sides, through the rules contract alone.
+
+Each node keeps, for every side, the sum of the expected scores its playouts
+brought back (max-n: one value per side, no zero-sum assumption), so a node's mean
+is the expected score of every side from there. A playout goes down the tree
+choosing, at a side's turn, the child that maximises that side's mean plus
+``exploration * sqrt(ln N / n)`` (UCB1); at the chance side's turn (a shuffle, a
+reveal: ``Rules.side_to_move(state) == CHANCE``) it samples a move with
+``Rules.sample_move`` instead of searching (a chance node keeps at most
+``chance_samples`` sampled outcomes and revisits them uniformly afterwards, so the
+tree stays finite). At the first new node it plays on with the game's playout
+policy (its ``rollout``, else ``Rules.sample_move``) for at most ``rollout_plies``
+plies, then scores the end with the outcome or, if the game goes on, with the
+game's heuristic (its ``evaluation``, else 1/n each); every node on the way adds
+that value.
+
+Two cheap pieces of exactness: a node is expanded whole (every candidate move
+applied at once), so a move that wins at once is seen on the first visit and makes
+the node *solved*; and a node whose every child is solved is solved too (its
+mover's best). Solved values are exact and back up as they are.
+
+Where the contract says ``legal_moves`` may list a representative subset (a game
+that overrides ``sample_move``: a card game's composite turns), a node's candidate
+moves are that list plus a few moves drawn from the playout policy and from
+``sample_move``.
+
+Hidden information (:attr:`Rules.hidden_information`): :meth:`Mcts.search` with a
+``viewer`` searches from that side's information only. It draws
+``determinizations`` states with :meth:`Rules.determinize` (what the viewer cannot
+see resampled), searches each as a game of perfect information with an equal
+share of the budget, and adds up the root's move statistics (visits and values
+per move); when the viewer is to move, every sample searches the same root moves,
+those of the viewer's own position. This is determinized MCTS (perfect
+information Monte Carlo); see ``docs/analysis.md`` for why.
+
+A search is deterministic for a given ``rng`` seed and a budget in playouts; a
+budget in seconds depends on the machine.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from partita.analysis.heuristics import (
+    Evaluation,
+    Policy,
+    evaluation_for,
+    expected_scores,
+    rollout_for,
+    rules_of,
+)
+from partita.errors import PartitaError
+from partita.games.base import CHANCE, Rules
+
+__all__ = [
+    "DEFAULT_DETERMINIZATIONS",
+    "DEFAULT_EXPLORATION",
+    "DEFAULT_ROLLOUT_PLIES",
+    "Mcts",
+    "MoveStatistics",
+    "SearchResult",
+]
+
+#: UCB1's exploration constant for values from 0 to 1 (OpenSpiel's uct_c = 2 on -1..1).
+DEFAULT_EXPLORATION = 1.0
+#: Plies a playout runs before the heuristic scores the position.
+DEFAULT_ROLLOUT_PLIES = 60
+#: Determinized states searched for a side of a hidden-information game.
+DEFAULT_DETERMINIZATIONS = 8
+#: Sampled outcomes a chance node keeps.
+DEFAULT_CHANCE_SAMPLES = 8
+#: Playouts the best move needs before its mean is the root's value (below it,
+#: the mean of all the root's playouts is: less noisy, if a little pessimistic).
+MIN_VISITS = 8
+#: Moves drawn from each of the policy and ``sample_move`` at a node whose
+#: ``legal_moves`` is a representative subset.
+DEFAULT_EXTRA_CANDIDATES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class MoveStatistics:
+    """What a search gathered on one move of the root: how often it was tried, the
+    mean expected score of every side after it, and whether that value is exact."""
+
+    move: Any
+    visits: int
+    value: tuple[float, ...]
+    exact: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """A search's answer for its root position.
+
+    ``side`` is the side to move there (``CHANCE`` possible); ``value`` the expected
+    score of every side (seat order) with best play as the search sees it: the
+    value of its best move (once that has :data:`MIN_VISITS` playouts; the mean of
+    all playouts before), or the mean over sampled outcomes at a chance node;
+    ``moves`` the root's moves, best first (most visited; a move that wins at once
+    before all); ``exact`` says the value is proven. ``samples`` counts the
+    determinized states searched (1 for perfect information).
+    """
+
+    side: int
+    value: tuple[float, ...]
+    moves: tuple[MoveStatistics, ...]
+    playouts: int
+    seconds: float
+    exact: bool
+    samples: int = 1
+
+    @property
+    def best(self) -> Any:
+        """The move the search would play (``None`` at a chance node or at the end)."""
+        if self.side == CHANCE or not self.moves:
+            return None
+        return self.moves[0].move
+
+    def statistics(self, move: Any) -> MoveStatistics | None:
+        return next((item for item in self.moves if item.move == move), None)
+
+    def as_dict(self, token: Callable[[Any], str] = str) -> dict:
+        """Plain data: ``token`` writes a move (the game's notation)."""
+        return {
+            "side": None if self.side == CHANCE else self.side,
+            "value": [round(value, 4) for value in self.value],
+            "exact": self.exact,
+            "playouts": self.playouts,
+            "seconds": round(self.seconds, 4),
+            "samples": self.samples,
+            "moves": [
+                {
+                    "move": token(item.move),
+                    "visits": item.visits,
+                    "value": [round(value, 4) for value in item.value],
+                    "exact": item.exact,
+                }
+                for item in self.moves
+            ],
+        }
+
+
+class _Node:
+    """One position of the tree. ``children`` is a list parallel to ``moves`` at a
+    side's turn, a dict by sampled move at the chance side's; ``None`` until the
+    node is expanded. ``solved`` holds the exact value once it is known."""
+
+    __slots__ = ("state", "side", "visits", "totals", "moves", "children", "samples", "solved")
+
+    def __init__(self, state: Any, side: int, sides: int, solved: tuple[float, ...] | None):
+        self.state = state
+        self.side = side
+        self.visits = 0
+        self.totals = [0.0] * sides
+        self.moves: list[Any] = []
+        self.children: Any = None
+        self.samples: list[Any] = []
+        self.solved = solved
+
+    def mean(self) -> tuple[float, ...]:
+        if self.solved is not None:
+            return self.solved
+        visits = self.visits or 1
+        return tuple(total / visits for total in self.totals)
+
+
+class Mcts:
+    """UCT search over one configured rules engine (see the module docstring).
+
+    ``evaluation`` and ``rollout`` default to the game's own (its spec), else to 1/n
+    each and uniformly random moves.
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        *,
+        evaluation: Evaluation | None = None,
+        rollout: Policy | None = None,
+        exploration: float = DEFAULT_EXPLORATION,
+        rollout_plies: int = DEFAULT_ROLLOUT_PLIES,
+        determinizations: int = DEFAULT_DETERMINIZATIONS,
+        chance_samples: int = DEFAULT_CHANCE_SAMPLES,
+        extra_candidates: int = DEFAULT_EXTRA_CANDIDATES,
+    ) -> None:
+        if rollout_plies < 0 or determinizations < 1 or chance_samples < 1:
+            raise PartitaError(
+                "a search needs rollout_plies >= 0, determinizations >= 1, chance_samples >= 1"
+            )
+        self.rules: Rules = rules_of(game)
+        self.evaluation = evaluation if evaluation is not None else evaluation_for(self.rules)
+        self.policy = rollout if rollout is not None else rollout_for(self.rules)
+        self.exploration = exploration
+        self.rollout_plies = rollout_plies
+        self.determinizations = determinizations
+        self.chance_samples = chance_samples
+        self.extra_candidates = extra_candidates
+        # The contract: a game that overrides sample_move may list a subset of its moves.
+        self.lists_subset = type(self.rules).sample_move is not Rules.sample_move
+
+    # -- the public search ------------------------------------------------------------
+    def search(
+        self,
+        state: Any,
+        rng: Any,
+        *,
+        playouts: int | None = None,
+        seconds: float | None = None,
+        viewer: int | None = None,
+        history: Sequence[tuple[Any, Any]] = (),
+    ) -> SearchResult:
+        """Search ``state`` for at most ``playouts`` playouts and ``seconds`` seconds
+        (at least one of them). ``viewer``: in a hidden-information game, the side
+        whose information the search may use (default: the side to move; at a
+        chance node, everything, which only a perfect-information caller should ask);
+        ``history``: the ``(state, move)`` pairs that led to ``state``, so that what
+        the viewer saw happen is kept (:meth:`Rules.determinize`).
+        """
+        if playouts is None and seconds is None:
+            raise PartitaError("a search needs a budget: playouts or seconds")
+        if playouts is not None and playouts < 1:
+            raise PartitaError(f"a search needs at least 1 playout, not {playouts}")
+        rules = self.rules
+        if viewer is None and rules.outcome(state) is None:
+            side = rules.side_to_move(state)
+            viewer = side if side != CHANCE else None
+        if not rules.hidden_information or viewer is None or rules.outcome(state) is not None:
+            return self._search(state, rng, playouts, seconds, None)
+        return self._search_hidden(state, rng, playouts, seconds, viewer, history)
+
+    # -- hidden information: determinized searches --------------------------------------
+    def _search_hidden(
+        self,
+        state: Any,
+        rng: Any,
+        playouts: int | None,
+        seconds: float | None,
+        viewer: int,
+        history: Sequence[tuple[Any, Any]],
+    ) -> SearchResult:
+        rules = self.rules
+        samples = self.determinizations
+        if playouts is not None:
+            samples = min(samples, playouts)
+        side = rules.side_to_move(state)
+        started = time.perf_counter()
+        samples_drawn = [rules.determinize(state, viewer, rng, history) for _ in range(samples)]
+        # The viewer's own moves, drawn from a table it cannot tell from the real one
+        # (a playout policy may look at the whole table).
+        root_moves = self.candidates(samples_drawn[0], rng) if side == viewer else None
+        totals: dict[Any, list] = {}
+        order: list[Any] = []
+        value = [0.0] * rules.sides(state)
+        done = 0
+        for index in range(samples):
+            share = None
+            if playouts is not None:
+                share = playouts // samples + (1 if index < playouts % samples else 0)
+            limit = None
+            if seconds is not None:
+                limit = max(seconds - (time.perf_counter() - started), 0.0) / (samples - index)
+            result = self._search(samples_drawn[index], rng, share, limit, root_moves)
+            done += result.playouts
+            for seat, part in enumerate(result.value):
+                value[seat] += part * result.playouts
+            for item in result.moves:
+                entry = totals.get(item.move)
+                if entry is None:
+                    entry = totals[item.move] = [0, [0.0] * len(value), True]
+                    order.append(item.move)
+                entry[0] += item.visits
+                for seat, part in enumerate(item.value):
+                    entry[1][seat] += part * item.visits
+                entry[2] = entry[2] and item.exact
+        moves = [
+            MoveStatistics(
+                move,
+                totals[move][0],
+                tuple(part / (totals[move][0] or 1) for part in totals[move][1]),
+                totals[move][2],  # exact in every sample that had it
+            )
+            for move in order
+        ]
+
+        def rank(item: MoveStatistics) -> tuple:
+            mover_value = item.value[side] if side >= 0 else 0.0
+            return (item.exact and mover_value >= 1.0, item.visits, mover_value)
+
+        moves.sort(key=rank, reverse=True)
+        mean = tuple(part / (done or 1) for part in value)
+        if side == viewer and moves and (moves[0].visits >= MIN_VISITS or rank(moves[0])[0]):
+            mean = moves[0].value
+        return SearchResult(
+            side, mean, tuple(moves), done, time.perf_counter() - started, False, samples
+        )
+
+    # -- one perfect-information search -----------------------------------------------------
+    def _search(
+        self,
+        state: Any,
+        rng: Any,
+        playouts: int | None,
+        seconds: float | None,
+        root_moves: Sequence[Any] | None,
+    ) -> SearchResult:
+        started = time.perf_counter()
+        root = self._node(state)
+        if root.solved is not None:  # the game is over
+            return SearchResult(CHANCE, root.solved, (), 0, 0.0, True)
+        if root_moves is not None:
+            self._expand(root, rng, root_moves)
+        deadline = None if seconds is None else started + seconds
+        done = 0
+        while playouts is None or done < playouts:
+            if root.solved is not None and done:
+                break  # nothing left to learn
+            self._playout(root, rng)
+            done += 1
+            if deadline is not None and not done & 15 and time.perf_counter() >= deadline:
+                break
+        return self._result(root, done, time.perf_counter() - started)
+
+    def _node(self, state: Any) -> _Node:
+        rules = self.rules
+        outcome = rules.outcome(state)
+        sides = rules.sides(state)
+        if outcome is not None:
+            return _Node(state, CHANCE, sides, expected_scores(outcome))
+        return _Node(state, rules.side_to_move(state), sides, None)
+
+    def candidates(self, state: Any, rng: Any) -> list[Any]:
+        """The moves a node searches: ``legal_moves``, plus draws from the policy and
+        ``sample_move`` where that list may be a subset."""
+        moves = list(self.rules.legal_moves(state))
+        if self.lists_subset and self.extra_candidates:
+            seen = set(moves)
+            for _ in range(self.extra_candidates):
+                for draw in (self.policy, self.rules.sample_move):
+                    move = draw(state, rng)
+                    if move not in seen:
+                        seen.add(move)
+                        moves.append(move)
+        return moves
+
+    def _expand(self, node: _Node, rng: Any, moves: Sequence[Any] | None = None) -> None:
+        if node.side == CHANCE:
+            node.children = {}
+            return
+        rules = self.rules
+        if moves is None:
+            moves = self.candidates(node.state, rng)
+        else:  # the viewer's own moves, kept where this sample allows them
+            moves = [move for move in moves if rules.illegal_reason(node.state, move) is None]
+        moves = list(moves)
+        rng.shuffle(moves)
+        children = []
+        side = node.side
+        for move in moves:
+            child = self._node(rules.apply(node.state, move))
+            children.append(child)
+            if child.solved is not None and child.solved[side] >= 1.0 and node.solved is None:
+                node.solved = child.solved  # a move that wins at once
+        node.moves = moves
+        node.children = children
+        if children and node.solved is None and all(child.solved is not None for child in children):
+            node.solved = max((child.solved for child in children), key=lambda value: value[side])
+
+    def _playout(self, root: _Node, rng: Any) -> None:
+        path = [root]
+        node = root
+        while True:
+            if node.solved is not None:
+                value = node.solved
+                break
+            if node.children is None:
+                self._expand(node, rng)
+                if node.solved is not None:
+                    value = node.solved
+                    break
+            child = self._chance_child(node, rng) if node.side == CHANCE else self._select(node)
+            if child is None:  # no candidate move at all: score the position as it is
+                value = self.evaluation(node.state)
+                break
+            path.append(child)
+            if child.visits == 0:
+                value = (
+                    child.solved if child.solved is not None else self._rollout(child.state, rng)
+                )
+                break
+            node = child
+        for visited in path:
+            visited.visits += 1
+            totals = visited.totals
+            for seat, part in enumerate(value):
+                totals[seat] += part
+        self._propagate(path)
+
+    def _select(self, node: _Node) -> _Node | None:
+        """UCB1 over the children not yet solved (a solved child has nothing left to
+        teach); an untried child first."""
+        side = node.side
+        log_visits = math.log(node.visits) if node.visits > 1 else 0.0
+        exploration = self.exploration
+        best = None
+        best_score = -math.inf
+        for child in node.children:
+            if child.solved is not None:
+                continue
+            visits = child.visits
+            if not visits:
+                return child
+            score = child.totals[side] / visits + exploration * math.sqrt(log_visits / visits)
+            if score > best_score:
+                best, best_score = child, score
+        if best is None and node.children:  # every child solved (the node is too)
+            best = max(node.children, key=lambda child: child.mean()[side])
+        return best
+
+    def _chance_child(self, node: _Node, rng: Any) -> _Node:
+        if len(node.samples) < self.chance_samples:
+            move = self.rules.sample_move(node.state, rng)
+            node.samples.append(move)
+        else:
+            move = rng.choice(node.samples)
+        child = node.children.get(move)
+        if child is None:
+            child = node.children[move] = self._node(self.rules.apply(node.state, move))
+        return child
+
+    def _rollout(self, state: Any, rng: Any) -> tuple[float, ...]:
+        rules = self.rules
+        apply, outcome, side_to_move = rules.apply, rules.outcome, rules.side_to_move
+        sample, policy = rules.sample_move, self.policy
+        for _ in range(self.rollout_plies):
+            move = sample(state, rng) if side_to_move(state) == CHANCE else policy(state, rng)
+            state = apply(state, move)
+            ended = outcome(state)
+            if ended is not None:
+                return expected_scores(ended)
+        return self.evaluation(state)
+
+    @staticmethod
+    def _propagate(path: list[_Node]) -> None:
+        """Solve the parents of a newly solved node where that settles them."""
+        for index in range(len(path) - 2, -1, -1):
+            parent, child = path[index], path[index + 1]
+            if parent.solved is not None or child.solved is None or parent.side == CHANCE:
+                return
+            side = parent.side
+            if child.solved[side] >= 1.0:
+                parent.solved = child.solved
+            elif all(other.solved is not None for other in parent.children):
+                parent.solved = max(
+                    (other.solved for other in parent.children), key=lambda value: value[side]
+                )
+            else:
+                return
+
+    def _result(self, root: _Node, playouts: int, seconds: float) -> SearchResult:
+        side = root.side
+        if side == CHANCE:
+            children = root.children or {}
+            moves = [
+                MoveStatistics(move, child.visits, child.mean(), child.solved is not None)
+                for move, child in children.items()
+            ]
+            moves.sort(key=lambda item: item.visits, reverse=True)
+            return SearchResult(side, root.mean(), tuple(moves), playouts, seconds, False)
+        moves = [
+            MoveStatistics(move, child.visits, child.mean(), child.solved is not None)
+            for move, child in zip(root.moves, root.children or (), strict=True)
+        ]
+        if root.solved is not None:  # proven: the best exact value first
+            moves.sort(key=lambda item: (item.exact, item.value[side], item.visits), reverse=True)
+            return SearchResult(side, root.solved, tuple(moves), playouts, seconds, True)
+        # The most visited open move, valued by its mean once it has MIN_VISITS
+        # playouts, else by the mean of every open move's playouts (the proven ones
+        # left out: they are known); a proven move at least as good goes first.
+        moves.sort(key=lambda item: (item.visits, item.value[side]), reverse=True)
+        open_moves = [item for item in moves if not item.exact and item.visits]
+        proven = [item for item in moves if item.exact]
+        value: tuple[float, ...] | None = None
+        if open_moves:
+            if open_moves[0].visits >= MIN_VISITS:
+                value = open_moves[0].value
+            else:
+                visits = sum(item.visits for item in open_moves)
+                value = tuple(
+                    sum(item.value[seat] * item.visits for item in open_moves) / visits
+                    for seat in range(len(open_moves[0].value))
+                )
+        best_proven = max(proven, key=lambda item: item.value[side], default=None)
+        exact = False
+        if best_proven is not None and (value is None or best_proven.value[side] >= value[side]):
+            value = best_proven.value
+            moves.remove(best_proven)
+            moves.insert(0, best_proven)
+            exact = not open_moves
+        elif open_moves:
+            moves.remove(open_moves[0])
+            moves.insert(0, open_moves[0])
+        if value is None:
+            value = root.mean()
+        return SearchResult(side, value, tuple(moves), playouts, seconds, exact)

@@ -1,0 +1,298 @@
+"""Search agents: spec strings, MCTS (max-n, chance, solved nodes, budgets, seeds),
+greedy, and the games' heuristics and playout policies, through the contract alone."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from partita.analysis.agents import (
+    GreedyAgent,
+    MctsAgent,
+    RandomAgent,
+    agent_from_spec,
+    parse_agent_spec,
+)
+from partita.analysis.heuristics import evaluation_for, rollout_for, uniform_evaluation
+from partita.analysis.mcts import Mcts
+from partita.errors import PartitaError
+from partita.games.base import CHANCE
+from partita.games.gravity.heuristics import GravityHeuristics
+from partita.games.registry import get_game
+
+CONNECT4 = get_game("connect4")
+FORZA = get_game("forza4x4")
+
+#: Every game with every side count it is played by.
+SEATINGS = [
+    ("connect4", 2),
+    ("forza4x4", 2),
+    ("universal-forces", 2),
+    ("universal-forces", 3),
+    ("universal-forces", 4),
+    ("circular-reasoning", 2),
+    ("circular-reasoning", 3),
+    ("circular-reasoning", 4),
+    ("forceball", 2),
+]
+
+
+def random_position(name: str, sides: int, seed: int, plies: int) -> object:
+    """A position after up to ``plies`` random plies that is not over."""
+    rules = get_game(name).rules
+    rng = random.Random(seed)
+    state = rules.initial(sides)
+    for _ in range(plies):
+        move = rules.sample_move(state, rng)
+        after = rules.apply(state, move)
+        if rules.outcome(after) is not None:
+            break
+        state = after
+    return state
+
+
+# -- spec strings ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind", "budget"),
+    [
+        ("random", RandomAgent, None),
+        ("greedy", GreedyAgent, None),
+        ("mcts:2000", MctsAgent, ("playouts", 2000)),
+        ("mcts:1_000", MctsAgent, ("playouts", 1000)),
+        ("mcts:2s", MctsAgent, ("seconds", 2.0)),
+        ("mcts:0.5s", MctsAgent, ("seconds", 0.5)),
+        (" mcts:50,c=0.7,plies=10,samples=3 ", MctsAgent, ("playouts", 50)),
+    ],
+)
+def test_specs_name_their_agents(spec, kind, budget):
+    agent = agent_from_spec(spec, CONNECT4, seed=1)
+    assert type(agent) is kind
+    assert agent.spec == spec.strip()
+    if budget is not None:
+        assert getattr(agent, budget[0]) == budget[1]
+
+
+def test_mcts_options_reach_the_search():
+    agent = agent_from_spec("mcts:50,c=0.7,plies=10,samples=3", CONNECT4)
+    assert (agent.search.exploration, agent.search.rollout_plies) == (0.7, 10)
+    assert agent.search.determinizations == 3
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("mcts", "unknown agent 'mcts': an agent is random, greedy, or mcts:N"),
+        ("mcts:0", "unknown agent 'mcts:0'"),
+        ("mcts:-5", "unknown agent 'mcts:-5'"),
+        ("alphazero", "unknown agent 'alphazero'"),
+        ("mcts:100,depth=3", "'depth=3' is no option of mcts"),
+        ("mcts:100,c=", "'c=' is no option of mcts"),
+        ("mcts:100,c=fast", "c='fast' is not a number"),
+        ("mcts:100,plies=-1", "plies must be 0 or more"),
+        ("mcts:100,samples=0", "samples 1 or more"),
+        ("mcts:100,c=-1", "the exploration constant c cannot be negative"),
+        ("mcts:0s", "a search needs more than 0 seconds"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(spec, message):
+    with pytest.raises(PartitaError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_agent_spec(spec)
+
+
+def test_random_agent_does_not_evaluate():
+    with pytest.raises(PartitaError, match="does not evaluate"):
+        agent_from_spec("random", CONNECT4).evaluate(CONNECT4.rules.initial())
+
+
+# -- MCTS ----------------------------------------------------------------------------------
+
+
+def test_a_search_is_deterministic_for_a_seed_and_a_budget_in_playouts():
+    state = FORZA.parse_position("x6x/8/8/x7/8/8/8/ooo5 x")
+    first = Mcts(FORZA).search(state, random.Random(7), playouts=150)
+    second = Mcts(FORZA).search(state, random.Random(7), playouts=150)
+    assert (first.moves, first.value, first.exact) == (second.moves, second.value, second.exact)
+    assert first.playouts == 150
+    assert sum(item.visits for item in first.moves) <= 150
+
+
+def test_an_immediate_win_is_found_on_the_first_playout_and_is_exact():
+    # x to move wins with t4 (the bottom row x x x _).
+    state = CONNECT4.parse_position("7/7/7/7/4o2/xxx1oo1 x")
+    result = Mcts(CONNECT4).search(state, random.Random(1), playouts=1)
+    assert CONNECT4.format_move(state, result.best) == "t4"
+    assert result.exact and result.value == (1.0, 0.0)
+
+
+def test_the_search_blocks_a_threat_and_sees_the_loss_behind_every_other_move():
+    state = CONNECT4.parse_position("7/7/7/7/4x2/ooo1xx1 x")
+    result = Mcts(CONNECT4).search(state, random.Random(3), playouts=200)
+    assert CONNECT4.format_move(state, result.best) == "t4"
+    losing = [item for item in result.moves if item.move != result.best]
+    # Every other move lets o win at once: each is proven lost for x.
+    assert all(item.exact and item.value == (0.0, 1.0) for item in losing)
+
+
+def test_a_finished_game_gives_its_outcome():
+    rules = CONNECT4.rules
+    state = CONNECT4.parse_position("7/7/7/7/4o2/xxx1oo1 x")
+    state = rules.apply(state, CONNECT4.parse_move(state, "t4"))
+    result = Mcts(CONNECT4).search(state, random.Random(1), playouts=10)
+    assert result.exact and result.value == (1.0, 0.0) and result.moves == ()
+
+
+def test_max_n_with_three_sides_takes_the_finishing_move():
+    # Circular Reasoning, 3 sides: red (P1) to move has two tokens home and its
+    # square one step from the Goal Area through the small gateway at I1.
+    game = get_game("circular-reasoning")
+    state = game.parse_position("1:CG,TG,SI16 2:C@,T@,S@ 3:C@,T@,S@ / O9 M5 I1 / 9 P1")
+    rules = game.rules
+    winning = [m for m in rules.legal_moves(state) if rules.outcome(rules.apply(state, m))]
+    assert winning  # the premise, from the engine
+    result = Mcts(game).search(state, random.Random(2), playouts=20)
+    assert result.best in winning
+    assert result.value == (1.0, 0.0, 0.0) and len(result.value) == 3
+
+
+@pytest.mark.parametrize(("name", "sides"), SEATINGS)
+def test_search_values_are_expected_scores_of_every_side(name, sides):
+    state = random_position(name, sides, seed=sides, plies=12)
+    result = Mcts(get_game(name), rollout_plies=20).search(state, random.Random(0), playouts=24)
+    assert len(result.value) == sides
+    assert all(0.0 <= part <= 1.0 for part in result.value)
+    assert sum(result.value) == pytest.approx(1.0, abs=1e-9) or name == "universal-forces"
+    for item in result.moves:
+        assert len(item.value) == sides and item.visits >= 0
+
+
+def test_chance_nodes_are_sampled_not_searched():
+    # Forceball before the shuffle: the chance side moves (a deck order).
+    game = get_game("forceball")
+    state = game.rules.initial()
+    search = Mcts(game, rollout_plies=10, chance_samples=3)
+    result = search.search(state, random.Random(4), playouts=12)
+    assert result.side == CHANCE and result.best is None
+    assert 1 <= len(result.moves) <= 3  # at most chance_samples outcomes kept
+    assert sum(item.visits for item in result.moves) == 12
+    assert sum(result.value) == pytest.approx(1.0)
+
+
+def test_a_budget_in_seconds_stops_in_time():
+    state = FORZA.rules.initial()
+    started = time.perf_counter()
+    result = Mcts(FORZA).search(state, random.Random(0), seconds=0.2)
+    assert time.perf_counter() - started < 1.5
+    assert result.playouts > 0
+
+
+def test_a_search_needs_a_budget():
+    with pytest.raises(PartitaError, match="needs a budget"):
+        Mcts(CONNECT4).search(CONNECT4.rules.initial(), random.Random(0))
+
+
+def test_mcts_beats_random_at_connect_four():
+    rules = CONNECT4.rules
+    score = 0.0
+    for game in range(6):
+        agents = [agent_from_spec("mcts:60", CONNECT4, seed=game), agent_from_spec("random", rules)]
+        seat = game % 2
+        if seat:
+            agents.reverse()
+        rng = random.Random(game)
+        state = rules.initial()
+        while rules.outcome(state) is None:
+            state = rules.apply(state, agents[rules.side_to_move(state)].choose(state, rng))
+        score += float(rules.outcome(state).scores[seat])
+    assert score >= 5
+
+
+# -- greedy --------------------------------------------------------------------------------------
+
+
+def test_greedy_takes_a_win_and_blocks_a_threat():
+    greedy = agent_from_spec("greedy", CONNECT4, seed=0)
+    win = CONNECT4.parse_position("7/7/7/7/4o2/xxx1oo1 x")
+    assert CONNECT4.format_move(win, greedy.choose(win)) == "t4"
+    assert greedy.last.exact and greedy.last.value == (1.0, 0.0)
+    block = CONNECT4.parse_position("7/7/7/7/4x2/ooo1xx1 x")
+    assert CONNECT4.format_move(block, greedy.choose(block)) == "t4"
+
+
+def test_greedy_scores_every_candidate_once():
+    state = random_position("universal-forces", 3, seed=5, plies=30)
+    greedy = agent_from_spec("greedy", get_game("universal-forces"), seed=0)
+    result = greedy.evaluate(state)
+    rules = get_game("universal-forces").rules
+    assert {item.move for item in result.moves} == set(rules.legal_moves(state))
+    side = rules.side_to_move(state)
+    assert result.value == max((item.value for item in result.moves), key=lambda v: v[side])
+
+
+# -- heuristics and playout policies ------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60), forza=st.booleans())
+def test_threats_and_landings_agree_with_the_engine(seed, plies, forza):
+    game = FORZA if forza else CONNECT4
+    rules = game.rules
+    heuristics = GravityHeuristics(rules)
+    state = random_position(game.name, 2, seed, plies)
+    occupied = state.x | state.o
+    for own in (state.x, state.o):
+        # Brute force: the empty cell of every window holding three of own's pieces.
+        expected = 0
+        for window in rules._windows:
+            missing = window & ~own
+            if missing.bit_count() == 1 and not missing & occupied:
+                expected |= missing
+        assert heuristics.threats(own, occupied) == expected
+    for move in rules.legal_moves(state):
+        after = rules.apply(state, move)
+        assert heuristics.landing(occupied, move) == (after.x | after.o) & ~occupied
+
+
+@pytest.mark.parametrize(("name", "sides"), SEATINGS)
+def test_heuristics_and_policies_respect_the_contract(name, sides):
+    game = get_game(name)
+    rules = game.rules
+    evaluate, policy = evaluation_for(game), rollout_for(game)
+    assert policy is not rules.sample_move or name == "connect4"
+    for seed in range(4):
+        state = random_position(name, sides, seed, plies=10 + 15 * seed)
+        if rules.outcome(state) is not None or rules.side_to_move(state) == CHANCE:
+            continue
+        value = evaluate(state)
+        assert len(value) == sides and all(0.0 <= part <= 1.0 for part in value)
+        assert sum(value) == pytest.approx(1.0)
+        move = policy(state, random.Random(seed))
+        assert rules.illegal_reason(state, move) is None
+
+
+def test_a_game_without_heuristics_gets_even_chances():
+    state = CONNECT4.rules.initial()
+    assert uniform_evaluation(CONNECT4.rules)(state) == (0.5, 0.5)
+    rules4 = get_game("universal-forces").rules
+    assert uniform_evaluation(rules4)(rules4.initial(4)) == (0.25,) * 4
+
+
+def test_the_evaluation_sees_a_playable_threat():
+    evaluate = evaluation_for(CONNECT4)
+    # x to move can win at once; o to move must block one threat of two.
+    assert evaluate(CONNECT4.parse_position("7/7/7/7/4o2/xxx1oo1 x"))[0] > 0.9
+    assert evaluate(CONNECT4.parse_position("7/7/7/7/7/1xxx1oo o"))[1] < 0.2
+
+
+def test_the_analysis_page_examples_run():
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "analysis.md"
+    failures, tried = doctest.testfile(str(page), module_relative=False)
+    assert tried >= 10 and failures == 0

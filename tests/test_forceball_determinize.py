@@ -1,0 +1,175 @@
+"""Forceball from one player's information: determinized tables keep what the player
+sees and knows, conserve the cards, and searches cannot peek."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from partita.analysis.agents import agent_from_spec
+from partita.games.forceball.determinize import (
+    DISCARD,
+    HAND,
+    HIDDEN,
+    SPEED,
+    hidden_places,
+    knowledge,
+)
+from partita.games.forceball.rules import ForceballRules
+from partita.games.forceball.values import Draw, End, SpeedUp, Turn
+from partita.games.registry import get_game
+
+FORCEBALL = get_game("forceball")
+LEAGUES = ("little", "junior", "senior", "pro")
+
+
+def rules_of(league: str) -> ForceballRules:
+    return FORCEBALL.rules.configure({"League": league})
+
+
+def random_history(rules: ForceballRules, seed: int, plies: int) -> tuple[list, object]:
+    """``(history, state)`` after up to ``plies`` random plies (the game not over)."""
+    rng = random.Random(seed)
+    state = rules.initial()
+    history = []
+    for _ in range(plies):
+        move = rules.sample_move(state, rng)
+        after = rules.apply(state, move)
+        if rules.outcome(after) is not None:
+            break
+        history.append((state, move))
+        state = after
+    return history, state
+
+
+def visible(state, side: int) -> tuple:
+    """Everything ``side`` sees of a table."""
+    other = 1 - side
+    return (
+        state.phase,
+        state.to_move,
+        state.period,
+        state.scores,
+        state.attacker,
+        state.worth,
+        state.requester,
+        state.dealt,
+        state.draw[:1],
+        len(state.draw),
+        len(state.discard),
+        state.hands[side],
+        len(state.hands[other]),
+        state.speed[side],
+        len(state.speed[other]),
+        state.piles,
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    league=st.sampled_from(LEAGUES),
+    seed=st.integers(0, 2**32 - 1),
+    plies=st.integers(0, 150),
+    side=st.sampled_from((0, 1)),
+)
+def test_a_determinized_table_keeps_what_the_side_sees_and_every_card(league, seed, plies, side):
+    rules = rules_of(league)
+    history, state = random_history(rules, seed, plies)
+    known = knowledge(rules, side, history, state)
+    # The knowledge never contradicts the table: each hidden card may be where it is.
+    for card, place in hidden_places(state, side).items():
+        assert known[card] & place
+    for draw in range(3):
+        table = rules.determinize(state, side, random.Random(draw), history)
+        assert visible(table, side) == visible(state, side)
+        assert sorted(rules.card_places(table)) == list(range(len(rules.cards)))
+        for card, place in hidden_places(table, side).items():
+            assert known[card] & place  # and each is put where the side knows it may be
+
+
+def test_the_opponents_hand_is_resampled():
+    rules = rules_of("junior")
+    history, state = random_history(rules, 3, 6)
+    side = 0
+    hands = {rules.determinize(state, side, random.Random(i)).hands[1] for i in range(20)}
+    assert len(hands) > 1
+    assert all(len(hand) == len(state.hands[1]) for hand in hands)
+
+
+def test_a_card_seen_drawn_by_the_opponent_stays_in_its_hand():
+    # The draw pile lies face up: the card the opponent draws was seen on top.
+    rules = rules_of("junior")
+    history, state = random_history(rules, 1, 2)  # shuffle and face-off done
+    rng = random.Random(0)
+    while state.phase != "turn":
+        move = rules.sample_move(state, rng)
+        history.append((state, move))
+        state = rules.apply(state, move)
+    mover = state.to_move
+    top = state.draw[0]
+    turn = Turn((Draw(), End()))  # draw the top card and give the attack up
+    history.append((state, turn))
+    state = rules.apply(state, turn)
+    viewer = 1 - mover
+    assert top in state.hands[mover]
+    assert knowledge(rules, viewer, history, state)[top] == HAND
+    for draw in range(10):
+        table = rules.determinize(state, viewer, random.Random(draw), history)
+        assert top in table.hands[mover]
+
+
+def test_an_unseen_move_widens_what_the_side_knows():
+    # After the opponent puts a hand card face down on its speed pile, any card known
+    # to be in its hand may now be on the speed pile.
+    rules = rules_of("junior")
+    history, state = random_history(rules, 8, 2)
+    rng = random.Random(1)
+    while state.phase != "turn":
+        move = rules.sample_move(state, rng)
+        history.append((state, move))
+        state = rules.apply(state, move)
+    mover = state.to_move
+    top = state.draw[0]
+    draw_only = Turn((Draw(), End()))
+    history.append((state, draw_only))
+    state = rules.apply(state, draw_only)
+    viewer = 1 - mover
+    give_up = Turn((End(),))  # the viewer gives the ball back at once
+    history.append((state, give_up))
+    state = rules.apply(state, give_up)
+    assert state.to_move == mover and top in state.hands[mover]
+    spare = next(card for card in state.hands[mover] if card != top)
+    speed_up = Turn((SpeedUp(rules.ids[spare]), End()))
+    history.append((state, speed_up))
+    state = rules.apply(state, speed_up)
+    assert top in state.hands[mover]  # the table says so; the viewer cannot tell
+    assert knowledge(rules, viewer, history, state)[top] == HAND | SPEED
+
+
+def test_a_shuffle_forgets_everything():
+    rules = rules_of("pro")
+    history, state = random_history(rules, 2, 1)  # just the shuffle
+    known = knowledge(rules, 0, history, state)
+    assert set(known.values()) == {HIDDEN}
+    assert DISCARD & HIDDEN
+
+
+def test_searches_cannot_peek_at_what_the_side_does_not_see():
+    rules = rules_of("senior")
+    _, state = random_history(rules, 5, 8)
+    rng = random.Random(0)
+    while rules.side_to_move(state) < 0:
+        state = rules.apply(state, rules.sample_move(state, rng))
+    side = rules.side_to_move(state)
+    twin = rules.determinize(state, side, random.Random(9))  # same view, other hidden cards
+    assert twin != state and visible(twin, side) == visible(state, side)
+    for spec in ("mcts:40", "greedy"):
+        agent = agent_from_spec(spec, rules, seed=1)
+        first = agent.evaluate(state, random.Random(3))
+        second = agent.evaluate(twin, random.Random(3))
+        assert (first.value, [m.move for m in first.moves]) == (
+            second.value,
+            [m.move for m in second.moves],
+        )
