@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_POSITIONS",
     "DRAW",
+    "FIRST_STAGE",
     "LOSS",
     "UNKNOWN",
     "WIN",
@@ -58,11 +59,14 @@ __all__ = [
     "EndgameGraph",
     "build_graph",
     "endgame",
+    "grow_graph",
     "solve_graph",
 ]
 
 #: Default bound of a graph, in positions.
 DEFAULT_MAX_POSITIONS = 1_000_000
+#: The first stage of a graph grown until its root is proven (``until_proven``).
+FIRST_STAGE = 10_000
 
 WIN, DRAW, LOSS, UNKNOWN = "win", "draw", "loss", "unknown"
 _FLIP = {WIN: LOSS, LOSS: WIN, DRAW: DRAW, UNKNOWN: UNKNOWN}
@@ -205,6 +209,10 @@ class EndgameGraph:
         self.root = root
         self.fold_symmetry = fold_symmetry
         self.index = _KeyIndex()
+        #: The code each node had when found: its value if the game was over there
+        #: (or nothing could happen any more), else open.
+        self.start = array("b")
+        #: Once solved: each node's value code and distance.
         self.values = array("b")
         self.distances = array("i")
         self.offsets = array("q", [0])
@@ -216,12 +224,14 @@ class EndgameGraph:
         self.solved = False
         #: Seconds spent building and solving.
         self.seconds = 0.0
+        #: The states of the open nodes not yet expanded, in the order found.
+        self._frontier: deque[Any] = deque()
 
     def key(self, state: Any) -> Hashable:
         return self.rules.endgame_key(state, self.fold_symmetry)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.start)
 
     @property
     def edges(self) -> int:
@@ -229,7 +239,7 @@ class EndgameGraph:
 
     def nbytes(self) -> int:
         """The memory of the graph's arrays, in bytes."""
-        arrays = (self.values, self.distances, self.offsets, self.targets)
+        arrays = (self.start, self.values, self.distances, self.offsets, self.targets)
         return self.index.nbytes() + sum(item.itemsize * len(item) for item in arrays)
 
     # -- lookups ------------------------------------------------------------------------
@@ -427,87 +437,105 @@ def build_graph(
     Explored breadth first with the engine's trusted path; positions of equal
     ``rules.endgame_key(state, fold_symmetry)`` are one node. Past ``max_positions``
     positions or ``max_seconds`` seconds: ``BudgetExceeded``, or with ``partial`` the
-    graph as far as it got (its positions nearest the root). ``progress(positions,
-    expanded)`` is called every few thousand positions. ``PartitaError`` for a game
-    that is not two-sided or has chance moves.
+    graph as far as it got (its positions nearest the root), which
+    :func:`grow_graph` can take further. ``progress(positions, expanded)`` is called
+    every few thousand positions. ``PartitaError`` for a game that is not two-sided
+    or has chance moves.
     """
     rules = getattr(rules, "rules", rules)
     if rules.sides(state) != 2:
         raise PartitaError(
             f"endgame graphs are for two sides, and this {rules.name} game has {rules.sides(state)}"
         )
-    started = time.perf_counter()
     graph = EndgameGraph(rules, state, fold_symmetry)
-    key_of = rules.endgame_key
-    side_to_move, legal_moves, apply_move = rules.side_to_move, rules.legal_moves, rules.apply
-    outcome_of = rules.outcome
-    number_of = graph.index.number
-    values, distances, offsets, targets = (
-        graph.values,
-        graph.distances,
-        graph.offsets,
-        graph.targets,
+    graph.index.number(graph.key(state), 0)
+    if _classify(graph, state):
+        graph._frontier.append(state)
+    return grow_graph(
+        graph,
+        max_positions=max_positions,
+        partial=partial,
+        max_seconds=max_seconds,
+        progress=progress,
     )
 
-    def classify(position: Any) -> bool:
-        """Append a new node's value; whether it is still open (to be expanded)."""
-        outcome = outcome_of(position)
-        if outcome is not None:
-            values.append(_terminal_value(outcome, side_to_move(position)))
-            distances.append(0)
-            return False
-        if side_to_move(position) == CHANCE:
-            raise PartitaError("endgame graphs cannot follow chance moves (a shuffle, a reveal)")
-        values.append(_OPEN)
-        distances.append(-1)
-        return True
 
-    number_of(key_of(state, fold_symmetry), 0)
-    frontier: deque[Any] = deque([state] if classify(state) else [])
-    expanding = 0  # the node being expanded: nodes are expanded in the order found
+def _classify(graph: EndgameGraph, position: Any) -> bool:
+    """Append a new node's starting code; whether it is open (to be expanded)."""
+    rules = graph.rules
+    outcome = rules.outcome(position)
+    if outcome is not None:
+        graph.start.append(_terminal_value(outcome, rules.side_to_move(position)))
+        return False
+    if rules.side_to_move(position) == CHANCE:
+        raise PartitaError("endgame graphs cannot follow chance moves (a shuffle, a reveal)")
+    graph.start.append(_OPEN)
+    return True
+
+
+def grow_graph(
+    graph: EndgameGraph,
+    *,
+    max_positions: int = DEFAULT_MAX_POSITIONS,
+    partial: bool = False,
+    max_seconds: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> EndgameGraph:
+    """Explore a graph from :func:`build_graph` further, breadth first, until it is
+    complete or holds more than ``max_positions`` positions (``BudgetExceeded``
+    unless ``partial``); return it, to be solved again."""
+    started = time.perf_counter()
+    rules = graph.rules
+    fold = graph.fold_symmetry
+    key_of = rules.endgame_key
+    side_to_move, legal_moves, apply_move = rules.side_to_move, rules.legal_moves, rules.apply
+    number_of = graph.index.number
+    start, offsets, targets = graph.start, graph.offsets, graph.targets
+    frontier = graph._frontier
+    expanding = graph.expanded  # nodes are expanded in the order they were found
     while frontier:
-        if expanding % _REPORT_EVERY == 0 and expanding:
-            if progress is not None:
-                progress(len(values), expanding)
-            if max_seconds is not None and time.perf_counter() - started > max_seconds:
-                if not partial:
-                    raise BudgetExceeded(
-                        f"the endgame took more than {max_seconds:g} s "
-                        f"({len(values)} positions so far; raise the time limit)"
-                    )
-                break
-        # Terminal nodes are never expanded, so the next open node in order is the
-        # frontier's first; skip the settled ones (their rows stay empty).
-        while values[expanding] != _OPEN:
-            offsets.append(len(targets))
-            expanding += 1
-        current = frontier.popleft()
-        side = side_to_move(current)
-        moves = legal_moves(current)
-        if not moves:  # no move and no outcome: nothing can happen any more
-            values[expanding] = _DRAW
-            distances[expanding] = 0
-        for move in moves:
-            child = apply_move(current, move)
-            new = len(values)
-            number = number_of(key_of(child, fold_symmetry), new)
-            if number == new and classify(child):
-                frontier.append(child)
-            targets.append(number << 1 | (side_to_move(child) != side))
-        offsets.append(len(targets))
-        expanding += 1
-        if len(values) > max_positions and frontier:
+        if len(start) > max_positions:
             if not partial:
                 raise BudgetExceeded(
                     f"the endgame has more than {max_positions} positions "
                     "(raise the limit of positions)"
                 )
             break
+        if expanding % _REPORT_EVERY == 0 and expanding:
+            if progress is not None:
+                progress(len(start), expanding)
+            if max_seconds is not None and time.perf_counter() - started > max_seconds:
+                if not partial:
+                    raise BudgetExceeded(
+                        f"the endgame took more than {max_seconds:g} s "
+                        f"({len(start)} positions so far; raise the time limit)"
+                    )
+                break
+        # Terminal nodes are never expanded, so the next open node in order is the
+        # frontier's first; the settled ones before it get empty rows.
+        while start[expanding] != _OPEN:
+            offsets.append(len(targets))
+            expanding += 1
+        current = frontier.popleft()
+        side = side_to_move(current)
+        moves = legal_moves(current)
+        if not moves:  # no move and no outcome: nothing can happen any more
+            start[expanding] = _DRAW
+        for move in moves:
+            child = apply_move(current, move)
+            new = len(start)
+            number = number_of(key_of(child, fold), new)
+            if number == new and _classify(graph, child):
+                frontier.append(child)
+            targets.append(number << 1 | (side_to_move(child) != side))
+        offsets.append(len(targets))
+        expanding += 1
     graph.complete = not frontier
     graph.expanded = expanding
-    graph.seconds = time.perf_counter() - started
+    graph.solved = False
+    graph.seconds += time.perf_counter() - started
     if progress is not None:
-        progress(len(values), expanding)
+        progress(len(start), expanding)
     return graph
 
 
@@ -521,13 +549,13 @@ def solve_graph(graph: EndgameGraph) -> EndgameGraph:
     force an end) and unknown in a partial one.
     """
     started = time.perf_counter()
-    values, distances, offsets, targets = (
-        graph.values,
-        graph.distances,
-        graph.offsets,
-        graph.targets,
-    )
+    offsets, targets = graph.offsets, graph.targets
+    values = array("b", graph.start)
     count = len(values)
+    distances = array("i", [-1]) * count
+    for number in range(count):
+        if values[number] != _OPEN:
+            distances[number] = 0
     expanded = graph.expanded
     # Moves still to be settled, for every expanded open node.
     remaining = array("i", bytes(4 * count))
@@ -579,6 +607,7 @@ def solve_graph(graph: EndgameGraph) -> EndgameGraph:
             distances[number] = -1
         elif value == _OPEN and graph.complete:
             values[number] = _DRAW
+    graph.values, graph.distances = values, distances
     graph.solved = True
     graph.seconds += time.perf_counter() - started
     return graph
@@ -591,18 +620,36 @@ def endgame(
     max_positions: int = DEFAULT_MAX_POSITIONS,
     fold_symmetry: bool = False,
     partial: bool = False,
+    until_proven: bool = False,
     max_seconds: float | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> EndgameGraph:
-    """Build and solve the endgame graph of ``state`` (see :func:`build_graph`)."""
+    """Build and solve the endgame graph of ``state`` (see :func:`build_graph`).
+
+    With ``partial`` and ``until_proven``, the graph grows in stages (from
+    :data:`FIRST_STAGE` positions, four times more each time, up to
+    ``max_positions``), solved after each, and stops once its root is proven: a
+    quick answer where a short forced end exists, at the cost of distances that
+    the positions not explored might shorten.
+    """
     rules = getattr(game, "rules", game)
+    started = time.perf_counter()
+    budget = min(FIRST_STAGE, max_positions) if partial and until_proven else max_positions
     graph = build_graph(
         rules,
         state,
-        max_positions=max_positions,
+        max_positions=budget,
         fold_symmetry=fold_symmetry,
         partial=partial,
         max_seconds=max_seconds,
         progress=progress,
     )
-    return solve_graph(graph)
+    solve_graph(graph)
+    while not graph.complete and budget < max_positions and graph.values[0] == _OPEN:
+        left = None if max_seconds is None else max_seconds - (time.perf_counter() - started)
+        if left is not None and left <= 0:
+            break
+        budget = min(4 * budget, max_positions)
+        grow_graph(graph, max_positions=budget, partial=True, max_seconds=left, progress=progress)
+        solve_graph(graph)
+    return graph
