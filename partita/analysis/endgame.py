@@ -273,7 +273,7 @@ class EndgameGraph:
         rules = self.rules
         state = self.root if state is None else state
         side = rules.side_to_move(state)
-        results = []
+        results: list[tuple[Any, str, int | None]] = []
         for move in rules.legal_moves(state):
             child = rules.apply(state, move)
             number = self.index.get(self.key(child))

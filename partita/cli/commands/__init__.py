@@ -14,6 +14,8 @@ from partita.cli.commands import (  # noqa: F401
     analysis,
     archive,
     conformance,
+    endgame,
+    play,
     records,
     reports,
 )
