@@ -17,6 +17,7 @@ import sys
 import termios
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +32,9 @@ def _own_terminal() -> None:
 class Terminal:
     """``partita ARGS`` on a pseudo-terminal of its own."""
 
-    def __init__(self, *args: str, cwd: Path | None = None) -> None:
+    def __init__(self, *args: str, cwd: Path | None = None, stdout: Any = None) -> None:
+        """``stdout``: a file for the program's standard output instead of the
+        terminal (its input and stderr stay on the terminal)."""
         env = {
             name: value
             for name, value in os.environ.items()
@@ -42,7 +45,7 @@ class Terminal:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "partita", *args],
             stdin=terminal,
-            stdout=terminal,
+            stdout=terminal if stdout is None else stdout,
             stderr=terminal,
             cwd=cwd or ROOT,
             env=env,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -119,7 +120,11 @@ def test_a_finished_game_says_how_it_ended(tmp_path):
         ),
         ([*RACE_ARGS, "--max-positions", "50"], 1, "not proven within the"),
         ([*RACE_ARGS, "--max-positions", "50", "--whole"], 1, "more than 50 positions"),
-        (["endgame", "examples/connect4/thursday-league.pgr", "--ply", "999"], 1, "no position after"),
+        (
+            ["endgame", "examples/connect4/thursday-league.pgr", "--ply", "999"],
+            1,
+            "no position after",
+        ),
         (
             [
                 "endgame",
@@ -140,3 +145,13 @@ def test_bad_input_gives_one_line(args, code, message):
     assert result.code == code, (result.stdout, result.stderr)
     assert message in result.stderr
     assert result.stdout == ""
+
+
+def test_the_reference_example_is_what_the_command_prints():
+    reference = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
+    section = reference.split("## partita endgame")[1]
+    example = section.split("```")[3].strip().splitlines()
+    out = run_cli(RACE_ARGS).stdout.splitlines()
+    shown = [line for line in example[:-1] if line.strip() != "..."]
+    assert all(line in out for line in shown), shown
+    assert out[-1].split(";")[0] == example[-1].split(";")[0]

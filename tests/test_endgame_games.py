@@ -327,3 +327,19 @@ def test_circular_reasoning_folds_turned_and_exchanged_positions_with_their_futu
         assert rules.side_to_move(exchanged) == 1 - rules.side_to_move(state)
         assert rules.endgame_key(state, True) == rules.endgame_key(exchanged, True)
         assert child_keys(rules, state) == child_keys(rules, exchanged)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["uf", "uf-limited", "cr"]), st.integers(0, 10_000), st.booleans())
+def test_a_key_gives_back_a_position_with_the_same_future(which, seed, fold):
+    # Graphs keep the keys of the positions waiting to be explored, not their states.
+    game = {"uf": UF, "uf-limited": UF_LIMITED, "cr": CR}[which]
+    rules = game.rules
+    for state in random_states(game, seed, 150)[::6]:
+        if rules.outcome(state) is not None:
+            continue
+        key = rules.endgame_key(state, fold)
+        back = rules.endgame_state(key, state)
+        assert rules.endgame_key(back, fold) == key
+        assert rules.outcome(back) is None
+        assert child_keys(rules, back) == child_keys(rules, state)

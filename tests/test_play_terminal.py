@@ -18,8 +18,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="no pseudo-termi
 def terminals():
     started: list[Terminal] = []
 
-    def start(*args: str) -> Terminal:
-        started.append(Terminal(*args))
+    def start(*args: str, **options) -> Terminal:
+        started.append(Terminal(*args, **options))
         return started[-1]
 
     yield start
@@ -105,3 +105,19 @@ def test_ctrl_c_ends_without_saving(tmp_path, terminals):
     play.send("\x03")
     assert play.close() == 130
     assert not target.exists()
+
+
+def test_with_stdout_redirected_only_the_record_goes_there(tmp_path, terminals):
+    target = tmp_path / "game.pgr"
+    with target.open("w", encoding="utf-8") as stream:
+        play = terminals("play", "connect4", stdout=stream)
+        play.expect("1. Player1 (Human)> ")  # the prompt and the board go to stderr
+        play.line("t4")
+        play.expect("1... Player2 (Human)> ")
+        play.line("draw")
+        play.expect("game over> ")
+        play.send("\x04")
+        assert play.close() == 0
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith('[Game "connect4"]') and text.rstrip().endswith("1. t4 1/2-1/2")
+    validate(target)

@@ -224,8 +224,10 @@ class EndgameGraph:
         self.solved = False
         #: Seconds spent building and solving.
         self.seconds = 0.0
-        #: The states of the open nodes not yet expanded, in the order found.
+        #: The open nodes not yet expanded, in the order found: their keys where the
+        #: game can make a state from a key (``Rules.endgame_state``), else states.
         self._frontier: deque[Any] = deque()
+        self._keys_wait = False
 
     def key(self, state: Any) -> Hashable:
         return self.rules.endgame_key(state, self.fold_symmetry)
@@ -448,7 +450,11 @@ def build_graph(
             f"endgame graphs are for two sides, and this {rules.name} game has {rules.sides(state)}"
         )
     graph = EndgameGraph(rules, state, fold_symmetry)
-    graph.index.number(graph.key(state), 0)
+    key = graph.key(state)
+    graph.index.number(key, 0)
+    # The root waits as its state; the others as keys where the game can turn a key
+    # back into a state (a few bytes instead of a board each).
+    graph._keys_wait = rules.endgame_state(key, state) is not None
     if _classify(graph, state):
         graph._frontier.append(state)
     return grow_graph(
@@ -492,6 +498,8 @@ def grow_graph(
     number_of = graph.index.number
     start, offsets, targets = graph.start, graph.offsets, graph.targets
     frontier = graph._frontier
+    keys_wait = graph._keys_wait
+    decode, root = rules.endgame_state, graph.root
     expanding = graph.expanded  # nodes are expanded in the order they were found
     while frontier:
         if len(start) > max_positions:
@@ -517,6 +525,8 @@ def grow_graph(
             offsets.append(len(targets))
             expanding += 1
         current = frontier.popleft()
+        if keys_wait and expanding:
+            current = decode(current, root)
         side = side_to_move(current)
         moves = legal_moves(current)
         if not moves:  # no move and no outcome: nothing can happen any more
@@ -524,9 +534,10 @@ def grow_graph(
         for move in moves:
             child = apply_move(current, move)
             new = len(start)
-            number = number_of(key_of(child, fold), new)
+            child_key = key_of(child, fold)
+            number = number_of(child_key, new)
             if number == new and _classify(graph, child):
-                frontier.append(child)
+                frontier.append(child_key if keys_wait else child)
             targets.append(number << 1 | (side_to_move(child) != side))
         offsets.append(len(targets))
         expanding += 1

@@ -311,6 +311,14 @@ class Rules(ABC, Generic[StateT, MoveT]):
         :meth:`key`, and :meth:`canonical_key` with ``fold_symmetry``."""
         return self.canonical_key(state) if fold_symmetry else self.key(state)
 
+    def endgame_state(self, key: Hashable, root: StateT) -> StateT | None:
+        """A state whose :meth:`endgame_key` is ``key``, in a graph explored from
+        ``root`` (which gives what the key leaves out: the sides, the board); ``None``
+        if the game cannot tell (the default). A game that can lets an endgame graph
+        keep the key of a position waiting to be explored instead of its state (a few
+        bytes instead of a board)."""
+        return None
+
     # -- display -----------------------------------------------------------------
     @abstractmethod
     def diagram(self, state: StateT) -> str:

@@ -97,7 +97,7 @@ def endgame(
     from partita.analysis.endgame import UNKNOWN
     from partita.analysis.endgame import endgame as solve_endgame
 
-    with _progress(not as_json) as report:
+    with _Spinner(not as_json) as report:
         graph = solve_endgame(
             game,
             state,
@@ -169,7 +169,7 @@ def _position(
     return replayed.game, state
 
 
-class _progress:
+class _Spinner:
     """A spinner with the positions explored, on a terminal's stderr only."""
 
     def __init__(self, wanted: bool) -> None:
@@ -220,7 +220,7 @@ def _print(data: dict[str, Any]) -> None:
         typer.echo(f"{side} to move: {_describe(data['value'], data['distance'], exact)}")
         if data["line"]:
             typer.echo(f"best line: {' '.join(data['line'])}")
-        width = max(len(item["move"]) for item in data["moves"])
+        width = max((len(item["move"]) for item in data["moves"]), default=0)
         for item in data["moves"]:
             described = _describe(item["value"], item["distance"], exact)
             typer.echo(f"  {item['move']:<{width}}  {described}")

@@ -166,33 +166,48 @@ def _checked_output(output: str | None) -> Path | None:
 # -- on a terminal ---------------------------------------------------------------------------------
 
 
+def _say(text: str = "") -> None:
+    """The session's words: on stdout, or on stderr when stdout is not the terminal
+    (``partita play connect4 > game.pgr`` leaves only the record in the file)."""
+    typer.echo(text, err=not sys.stdout.isatty())
+
+
+def _ask(prompt: str) -> str:
+    """A line typed at the prompt (readline edits it)."""
+    if sys.stdout.isatty():
+        return input(prompt)
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    return input()
+
+
 def _play_at_the_terminal(session: Any) -> None:
     from partita.notation.replay import MoveRefused
 
     sheet = session.sheet
     _set_up_completion(session)
     seats = ", ".join(f"Player{seat + 1} {name}" for seat, name in enumerate(sheet.players))
-    typer.echo(f"{session.rules.title}: {seats}.")
-    typer.echo("Type a move (Tab completes it), help for the commands; save or Ctrl-D saves.")
-    typer.echo(session.game.diagram(sheet.state))
+    _say(f"{session.rules.title}: {seats}.")
+    _say("Type a move (Tab completes it), help for the commands; save or Ctrl-D saves.")
+    _say(session.game.diagram(sheet.state))
     announced_end = False
     while True:
         turn = session.turn()
         if turn.kind == "auto":
             if turn.seat is not None:
-                typer.echo(f"{session.player(turn.seat)} is thinking...")
+                _say(f"{session.player(turn.seat)} is thinking...")
             _announce(session, session.step())
             continue
         if turn.kind == "over" and not announced_end:
-            typer.echo(f"game over: {_ending(sheet)}. comment TEXT, undo, or save (Ctrl-D).")
+            _say(f"game over: {_ending(sheet)}. comment TEXT, undo, or save (Ctrl-D).")
             announced_end = True
         try:
-            line = input(_prompt(session, turn))
+            line = _ask(_prompt(session, turn))
         except EOFError:
-            typer.echo()
+            _say()
             return
         except KeyboardInterrupt:
-            typer.echo()
+            _say()
             raise typer.Exit(130) from None
         try:
             reply = session.handle(line)
@@ -209,11 +224,11 @@ def _play_at_the_terminal(session: Any) -> None:
         for warning in reply.warnings:
             typer.echo(f"note: {warning.message}", err=True)
         if reply.text:
-            typer.echo(reply.text)
+            _say(reply.text)
         for ply in reply.plies:
             _announce(session, ply, diagram=False)
         if reply.changed:
-            typer.echo(session.game.diagram(sheet.state))
+            _say(session.game.diagram(sheet.state))
             announced_end = announced_end and sheet.over
         if reply.finished:
             return
@@ -232,9 +247,9 @@ def _announce(session: Any, ply: Any, diagram: bool = True) -> None:
     number, opens = session.rules.move_number(ply.before)
     side = session.rules.side_to_move(ply.before)
     who = "chance" if side < 0 else session.player(side)
-    typer.echo(f"{number}{'.' if opens else '...'} {ply.token}  ({who})")
+    _say(f"{number}{'.' if opens else '...'} {ply.token}  ({who})")
     if diagram:
-        typer.echo(session.game.diagram(ply.after))
+        _say(session.game.diagram(ply.after))
 
 
 def _ending(sheet: Any) -> str:

@@ -675,6 +675,21 @@ class CircularReasoningRules(Rules[CircularReasoningState, Move | Pass]):
             return min(key, swapped)
         return key
 
+    def endgame_state(self, key: object, root: CircularReasoningState) -> CircularReasoningState:
+        """The position :meth:`endgame_key` packed in ``key`` (as many sides as
+        ``root``); its round is the first with the key's rotation of first players
+        (only the rotation changes the future), its ply 0."""
+        if not isinstance(key, int):
+            raise TypeError(f"a Circular Reasoning endgame key is an int, not {key!r}")
+        turn, rotation = key & 7, key >> 3 & 3
+        gates = (key >> 13 & 15, key >> 9 & 15, key >> 5 & 15)
+        code = key >> 17
+        tokens = []
+        for _ in range(len(root.tokens)):
+            tokens.append(code & 63)
+            code >>= 6
+        return CircularReasoningState(tuple(reversed(tokens)), gates, rotation + 1, turn, 0)
+
     # -- display -------------------------------------------------------------------------------
     def diagram(self, state: CircularReasoningState) -> str:
         """The three tracks as rows of 16 segments (``[..]`` a gateway, ``*`` after
