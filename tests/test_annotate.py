@@ -22,7 +22,6 @@ from partita.analysis.annotate import (
     kept_comment,
     parse_eval_comment,
 )
-from partita.cli.app import main
 from partita.errors import PartitaError
 from partita.games.gravity.rules import GravityState
 from partita.games.gravity.solver import Solver
@@ -393,10 +392,9 @@ def test_annotate_json_gives_every_ply(tmp_path):
     ("agent", "message"),
     [("mcts:lots", "unknown agent 'mcts:lots'"), ("random", "does not value positions")],
 )
-def test_a_bad_agent_is_a_usage_error(tmp_path, agent, message, capsys):
+def test_a_bad_agent_is_a_usage_error(tmp_path, agent, message):
     source = tmp_path / "game.pgr"
     source.write_text(RECORD, encoding="utf-8")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["annotate", str(source), "--agent", agent])
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    code, _, error = run_cli(["annotate", str(source), "--agent", agent])
+    assert code == 2
+    assert message in error

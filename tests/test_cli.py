@@ -366,8 +366,8 @@ def test_shell_completion_completes_commands_and_prints_its_script():
         env={"_PARTITA_COMPLETE": "complete_bash", "COMP_WORDS": "partita qu", "COMP_CWORD": "1"}
     )
     assert (code, out.split()) == (0, ["query"])
-    code, out, _ = partita("--show-completion", "bash")
-    assert code == 0 and "_PARTITA_COMPLETE=complete_bash" in out
+    code, out, err = partita("--show-completion", "bash")
+    assert code == 0 and "_PARTITA_COMPLETE=complete_bash" in out, err
     assert "complete -o default -F _partita_completion partita" in out
 
 

@@ -230,15 +230,43 @@ def test_folding_symmetries_gives_a_smaller_graph_with_the_same_result():
     assert folded.result() == plain.result()
 
 
-def test_nodes_carry_state_side_and_outcome_and_edges_their_moves():
+def test_the_graph_is_kept_in_flat_arrays():
     state = connect4_state("2252576253462244111563365343671351441")
     graph = solve_graph(build_graph(CONNECT4.rules, state))
-    root = graph.graph["root"]
-    assert root == CONNECT4.rules.key(state)
-    assert graph.nodes[root]["side"] == 1 and graph.nodes[root]["outcome"] is None
-    moves = sorted(
-        move.notation() for _, _, data in graph.out_edges(root, data=True) for move in data["moves"]
-    )
+    assert graph.complete and graph.solved
+    # One value and one distance per node, one entry per move, offsets per node.
+    assert len(graph.values) == len(graph.distances) == len(graph) == len(graph.index)
+    assert len(graph.targets) == graph.edges == graph.offsets[-1]
+    assert graph.node(state) == 0
+    # The root's successors: one per legal move (t6 and t7), o to move in both.
+    children = graph.targets[graph.offsets[0] : graph.offsets[1]]
+    assert len(children) == 2 and all(entry & 1 for entry in children)
+    moves = sorted(move.notation() for move, _, _ in graph.move_results())
     assert moves == ["t6", "t7"]
-    ends = [key for key, data in graph.nodes(data=True) if data["outcome"] is not None]
-    assert ends and all(graph.out_degree(key) == 0 for key in ends)
+    assert graph.nbytes() < 200 * len(graph)
+
+
+def test_the_pruned_graph_holds_the_line_and_every_move_along_it():
+    state = connect4_state("2252576253462244111563365343671351441")  # published -1
+    graph = endgame(CONNECT4.rules, state)
+    shown = graph.pruned_graph(CONNECT4)
+    line = [node for node, data in shown.nodes(data=True) if data["line"]]
+    assert len(line) == 5  # the root and the four plies of the principal line
+    root = shown.nodes["p0"]
+    assert root["position"] == CONNECT4.format_position(state)
+    assert (root["value"], root["distance"], root["side"]) == ("loss", 4, 2)
+    assert sorted(data["move"] for _, _, data in shown.out_edges("p0", data=True)) == ["t6", "t7"]
+    best = [data["move"] for _, _, data in shown.out_edges("p0", data=True) if data["best"]]
+    assert best == [CONNECT4.format_move(state, move) for move in graph.best_moves()]
+    ends = [node for node, data in shown.nodes(data=True) if data["distance"] == 0]
+    assert ends and all(shown.out_degree(node) == 0 for node in ends)
+
+
+def test_a_partial_graph_proves_what_it_can():
+    state = connect4_state("4453")
+    with pytest.raises(BudgetExceeded):
+        endgame(CONNECT4.rules, state, max_positions=2000)
+    graph = endgame(CONNECT4.rules, state, max_positions=2000, partial=True)
+    assert not graph.complete and len(graph) < 2100
+    assert graph.result() == ("unknown", None)
+    assert graph.best_moves() == [] and graph.principal_line() == []

@@ -308,6 +308,27 @@ class Rules(ABC, Generic[StateT, MoveT]):
         smallest: Hashable = min(keys)
         return smallest
 
+    def endgame_key(self, state: StateT, fold_symmetry: bool = False) -> Hashable:
+        """The key of ``state`` in an endgame graph (:mod:`partita.analysis.endgame`):
+        equal only for positions whose futures are the same up to renaming, so that
+        they have the same value for their side to move and the same distance to the
+        end. It may leave out more than :meth:`key` (what can no longer change the
+        outcome) and, with ``fold_symmetry``, fold positions a symmetry of the game
+        maps onto each other (the board's, or one exchanging the sides' roles).
+
+        An int below 2**63 keeps the graph's index compact (16 bytes a position);
+        any other hashable works, at the memory cost of a dict. The default is
+        :meth:`key`, and :meth:`canonical_key` with ``fold_symmetry``."""
+        return self.canonical_key(state) if fold_symmetry else self.key(state)
+
+    def endgame_state(self, key: Hashable, root: StateT) -> StateT | None:
+        """A state whose :meth:`endgame_key` is ``key``, in a graph explored from
+        ``root`` (which gives what the key leaves out: the sides, the board); ``None``
+        if the game cannot tell (the default). A game that can lets an endgame graph
+        keep the key of a position waiting to be explored instead of its state (a few
+        bytes instead of a board)."""
+        return None
+
     # -- display -----------------------------------------------------------------
     @abstractmethod
     def diagram(self, state: StateT) -> str:

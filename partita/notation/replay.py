@@ -18,6 +18,7 @@ from partita.errors import (
     AmbiguousMoveError,
     IllegalMoveError,
     NotationError,
+    PartitaError,
     SetupError,
     TagError,
     UnknownGameError,
@@ -629,3 +630,31 @@ def _check_result(
         offset=offset,
         token=result,
     )
+
+
+# -- one move at a time ---------------------------------------------------------------------
+
+
+class MoveRefused(PartitaError, ValueError):
+    """A written move that replay would refuse; ``problem`` is the problem `validate`
+    reports for it (its kind, message, ply and move number)."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def play_token(
+    game: GameNotation[Any, Any], state: Any, token: str, plies: int = 0
+) -> tuple[list[tuple[Any, Any, Any]], list[Problem]]:
+    """Play one written move from ``state`` exactly as replay plays a record's
+    (``plies``: the plies played before it), for callers that take moves one at a
+    time (a scoresheet): the plies it made, each ``(state before, move, state
+    after)``, an omitted forced pass first, and the warnings (a non-canonical
+    spelling). A move replay would refuse raises :class:`MoveRefused` with the
+    problem `validate` reports, message for message."""
+    collect = _Collector(Record())
+    played = _LineReplayer(game, collect).step(state, Node(token), plies)
+    if played is None:
+        raise MoveRefused(collect.problems[0])
+    return played.plies, collect.problems

@@ -647,6 +647,49 @@ class CircularReasoningRules(Rules[CircularReasoningState, Move | Pass]):
         sides = len(state.tokens) // 3
         return bytes((sides, *state.tokens, *state.gates, (state.round - 1) % sides, state.turn))
 
+    def endgame_key(self, state: CircularReasoningState, fold_symmetry: bool = False) -> int:
+        """:meth:`key` packed in an int (6 bits a token, 4 a gateway). With
+        ``fold_symmetry``, two symmetries of the rules fold positions together:
+
+        * once no token is left in a reserve, the Player Entrance no longer matters
+          and nothing else is tied to a segment: turning every token and gateway by
+          the same number of segments gives a position with the same future, so the
+          position is turned until the large gateway lies on segment 1;
+        * with two sides, exchanging them (their tokens, and which of them opens the
+          rounds) gives the same future with the roles exchanged; the smaller code
+          of the two is the key.
+
+        Reflections are no symmetry: the gateways always move clockwise."""
+        tokens, gates = state.tokens, state.gates
+        sides = len(tokens) // 3
+        rotation = (state.round - 1) % sides
+        if fold_symmetry and RESERVE not in tokens:
+            turn = gates[0]
+            tokens = tuple(
+                cell if cell >= GOAL else (cell & 48) | (cell - turn) & 15 for cell in tokens
+            )
+            gates = (0, (gates[1] - turn) & 15, (gates[2] - turn) & 15)
+        key = _pack_position(tokens, gates, rotation, state.turn)
+        if fold_symmetry and sides == 2:
+            swapped = _pack_position(tokens[3:] + tokens[:3], gates, rotation ^ 1, state.turn)
+            return min(key, swapped)
+        return key
+
+    def endgame_state(self, key: object, root: CircularReasoningState) -> CircularReasoningState:
+        """The position :meth:`endgame_key` packed in ``key`` (as many sides as
+        ``root``); its round is the first with the key's rotation of first players
+        (only the rotation changes the future), its ply 0."""
+        if not isinstance(key, int):
+            raise TypeError(f"a Circular Reasoning endgame key is an int, not {key!r}")
+        turn, rotation = key & 7, key >> 3 & 3
+        gates = (key >> 13 & 15, key >> 9 & 15, key >> 5 & 15)
+        code = key >> 17
+        tokens = []
+        for _ in range(len(root.tokens)):
+            tokens.append(code & 63)
+            code >>= 6
+        return CircularReasoningState(tuple(reversed(tokens)), gates, rotation + 1, turn, 0)
+
     # -- display -------------------------------------------------------------------------------
     def diagram(self, state: CircularReasoningState) -> str:
         """The three tracks as rows of 16 segments (``[..]`` a gateway, ``*`` after
@@ -709,3 +752,13 @@ def _parse_colors(text: str, tags: Mapping[str, str]) -> tuple[str, ...]:
     if players and len(names) != players:
         raise TagError(f"Colors '{text}' names {len(names)} colours for {players} sides", "Colors")
     return names
+
+
+def _pack_position(tokens: Sequence[int], gates: Sequence[int], rotation: int, turn: int) -> int:
+    """A position's parts in one int: the tokens' cells (6 bits each, seat order),
+    the gateways (4 bits each), the rotation of first players (2 bits), the turn in
+    the round (3 bits)."""
+    code = 0
+    for cell in tokens:
+        code = code << 6 | cell
+    return ((code << 12 | gates[0] << 8 | gates[1] << 4 | gates[2]) << 2 | rotation) << 3 | turn

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from itertools import compress
 from typing import ClassVar
 
 from partita.errors import SetupError, TagError
@@ -312,6 +313,8 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
         self._colour = geometry.entry_colour
         self._quadrant = geometry.quadrant_kind
         self._entry_cells = geometry.entry_cells
+        self._cell_range = range(geometry.size)
+        self._cell_bits = geometry.size.bit_length()
         # Move values made once: entries per kind and cell, steps per neighbour.
         self._entry_moves = tuple(
             tuple(Entry(FORCES[kind], geometry.names[cell]) for cell in cells)
@@ -484,8 +487,9 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
                         moves.append(entries[position])
         effect = self.effect
         quadrant = self._quadrant
-        for origin, contents in enumerate(cells):
-            if not contents or contents[-1] >> 2 != side:
+        for origin in compress(self._cell_range, cells):  # the occupied cells
+            contents = cells[origin]
+            if contents[-1] >> 2 != side:
                 continue
             piece = contents[-1]
             steps = self._step_moves[origin]
@@ -506,8 +510,9 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
         effect = self.effect
         quadrant = self._quadrant
         neighbours = self._neighbours
-        for origin, contents in enumerate(cells):
-            if not contents or contents[-1] >> 2 != side:
+        for origin in compress(self._cell_range, cells):  # the occupied cells
+            contents = cells[origin]
+            if contents[-1] >> 2 != side:
                 continue
             piece = contents[-1]
             if quadrant[origin] == piece & 3:
@@ -687,7 +692,7 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
         pinned by ``acting``'s forces, and no other side can act."""
         sides = len(reserve)
         on_board = [0] * sides
-        for contents in cells:
+        for contents in filter(None, cells):  # the occupied cells
             for depth, piece in enumerate(contents):
                 owner = piece >> 2
                 if owner == acting:
@@ -835,6 +840,97 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
         round_number = state.round if self.round_limit is not None else 0
         return (bytes(data), state.to_move, round_number)
 
+    def endgame_key(self, state: UniversalForcesState, fold_symmetry: bool = False) -> int:
+        """Only what changes the future, packed in an int: each occupied cell with its
+        forces, each side's reserve and the kinds it has at home (not how many: one of
+        a kind is what wins, and what the count of distinct kinds counts), the side to
+        move, and the round where a round limit makes it count. Eliminated forces are
+        left out. With ``fold_symmetry``, in a two-sided game without a round limit, a
+        position and the one with the two sides' roles exchanged (every force, reserve
+        and home changing hands, the other side to move) get the same key: the rules
+        treat both sides alike. No other symmetry: the quadrants' colours and the
+        strengths of the kinds break the board's rotations and reflections."""
+        cells = state.cells
+        sides = len(state.reserve)
+        swap = fold_symmetry and sides == 2 and self.round_limit is None
+        # Each occupied cell is a record (the cell + 1, then its two forces + 1, 0 for
+        # none: 16 bits with two sides) above the fixed fields, so the code is unique
+        # whatever their number. ``other`` is the same with the sides exchanged (the
+        # side bit of every force flipped).
+        force_bits, _, side_bits = _widths(sides)
+        width = self._cell_bits + 2 * force_bits
+        code = other = 0
+        for cell in compress(self._cell_range, cells):
+            contents = cells[cell]
+            bottom = contents[0]
+            place = (cell + 1) << 2 * force_bits
+            if len(contents) == 2:
+                top = contents[1]
+                code = code << width | place | (bottom + 1) << force_bits | (top + 1)
+                other = other << width | place | ((bottom ^ 4) + 1) << force_bits | ((top ^ 4) + 1)
+            else:
+                code = code << width | place | (bottom + 1) << force_bits
+                other = other << width | place | ((bottom ^ 4) + 1) << force_bits
+        parts = [_reserve_and_home(state.reserve[side], state.home[side]) for side in range(sides)]
+        for part in parts:
+            code = code << 12 | part
+        code = code << side_bits | state.to_move
+        if self.round_limit is not None:
+            code = code << (self.round_limit + 1).bit_length() | state.round
+        if not swap:
+            return code
+        other = ((other << 12 | parts[1]) << 12 | parts[0]) << side_bits | (state.to_move ^ 1)
+        return min(code, other)
+
+    def endgame_state(self, key: object, root: UniversalForcesState) -> UniversalForcesState:
+        """The position :meth:`endgame_key` packed in ``key`` (as many sides as
+        ``root``): one force of a kind at home where the key says the kind is home,
+        the eliminated forces what the counts leave, the round (with a round limit)
+        from the key, else ``root``'s."""
+        if not isinstance(key, int):
+            raise TypeError(f"a Universal Forces endgame key is an int, not {key!r}")
+        sides = len(root.reserve)
+        code = key
+        round_number = root.round
+        if self.round_limit is not None:
+            bits = (self.round_limit + 1).bit_length()
+            round_number = code & ((1 << bits) - 1)
+            code >>= bits
+        force_bits, force_mask, side_bits = _widths(sides)
+        to_move = code & ((1 << side_bits) - 1)
+        code >>= side_bits
+        rows = []
+        for _ in range(sides):
+            rows.append(code & 0xFFF)
+            code >>= 12
+        rows.reverse()
+        reserve = tuple((r >> 10 & 3, r >> 8 & 3, r >> 6 & 3, r >> 4 & 3) for r in rows)
+        home = tuple((r >> 3 & 1, r >> 2 & 1, r >> 1 & 1, r & 1) for r in rows)
+        cells: list[tuple[int, ...]] = [()] * self.geometry.size
+        on_board = [[0] * 4 for _ in range(sides)]
+        width = self._cell_bits + 2 * force_bits
+        mask = (1 << width) - 1
+        while code:
+            record = code & mask
+            code >>= width
+            bottom = (record >> force_bits & force_mask) - 1
+            top = (record & force_mask) - 1
+            contents = (bottom,) if top < 0 else (bottom, top)
+            cells[(record >> 2 * force_bits) - 1] = contents
+            for force in contents:
+                on_board[force >> 2][force & 3] += 1
+        eliminated = tuple(
+            tuple(
+                PER_KIND - on_board[side][kind] - reserve[side][kind] - home[side][kind]
+                for kind in range(4)
+            )
+            for side in range(sides)
+        )
+        board = tuple(cells)
+        stuck = not self._can_act(board, reserve[to_move], to_move)
+        ply = (round_number - 1) * sides + to_move
+        return UniversalForcesState(board, reserve, home, eliminated, to_move, ply, stuck, None)
+
     # -- display ------------------------------------------------------------------------
     def diagram(self, state: UniversalForcesState) -> str:
         """Each ring as one row of sections (``.`` empty, lower-case ``g y b r`` an
@@ -888,6 +984,28 @@ def _geometry(inner_sections: int) -> Geometry:
 def _configured(round_limit: int | None, inner_sections: int) -> UniversalForcesRules:
     """One engine per configuration: records of one league share it."""
     return UniversalForcesRules(round_limit, inner_sections)
+
+
+def _widths(sides: int) -> tuple[int, int, int]:
+    """Bits of :meth:`UniversalForcesRules.endgame_key`'s fields for ``sides`` sides:
+    a force + 1 (and its mask), the side to move."""
+    force_bits = (4 * sides).bit_length()
+    return force_bits, (1 << force_bits) - 1, max(1, (sides - 1).bit_length())
+
+
+def _reserve_and_home(reserve: Sequence[int], home: Sequence[int]) -> int:
+    """A side's part of :meth:`UniversalForcesRules.endgame_key`: its reserve (2 bits
+    a kind) and which kinds it has at home (a bit each)."""
+    return (
+        reserve[0] << 10
+        | reserve[1] << 8
+        | reserve[2] << 6
+        | reserve[3] << 4
+        | (home[0] > 0) << 3
+        | (home[1] > 0) << 2
+        | (home[2] > 0) << 1
+        | (home[3] > 0)
+    )
 
 
 def format_forces(contents: Sequence[int]) -> str:

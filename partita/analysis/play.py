@@ -1,0 +1,248 @@
+"""A game being played at the scoresheet: people at some seats, agents at others.
+
+:class:`PlaySession` is what `partita play` runs, without the terminal: it knows
+whose turn it is, lets the agents (``mcts:2000``, ``greedy``...) play theirs, plays
+forced passes and, when nobody at the table types them, the chance moves (shuffles,
+face-offs), and reads what a person types, one line at a time: a move in the game's
+notation, or one of the commands (:data:`COMMANDS`). It writes everything on a
+:class:`~partita.notation.scoresheet.Scoresheet`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from partita.analysis.agents import Agent, agent_from_spec
+from partita.errors import PartitaError
+from partita.games.base import CHANCE
+from partita.notation.problems import Problem
+from partita.notation.scoresheet import Claim, Ply, Scoresheet
+
+__all__ = ["COMMANDS", "HUMAN", "PlaySession", "Reply", "Turn"]
+
+#: The name a seat without an agent gets when no player name is given.
+HUMAN = "Human"
+
+#: What a person may type besides a move, with what it does.
+COMMANDS: dict[str, str] = {
+    "moves": "list the legal moves (a card game lists some of its turns)",
+    "undo": "take back your last move (and the moves played after it), or a claim",
+    "comment TEXT": "write a comment after the last move",
+    "resign": "the side to move resigns (two sides)",
+    "draw": "the sides agree to a draw",
+    "RESULT [HOW]": "claim a result, as 1-0, 0-1-0 or 1/2-1/2 (HOW: resignation, time, "
+    "agreement, abandoned, adjudication; * for an unfinished game)",
+    "random": "at a shuffle or a face-off: let chance choose (an empty line too)",
+    "board": "draw the position again",
+    "position": "the position in the game's notation",
+    "save": "save the record and end (end of input does the same)",
+    "help": "this list",
+}
+_WORDS = ("moves", "undo", "comment", "resign", "draw", "random", "board", "position", "save")
+_SAVE_WORDS = ("save", "end", "quit", "exit")
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Who plays next: ``kind`` is ``"human"`` (a person at ``seat`` types a move),
+    ``"chance"`` (a shuffle or face-off that a person types, or leaves to chance),
+    ``"auto"`` (an agent, a forced pass or chance plays it: :meth:`PlaySession.step`),
+    or ``"over"``."""
+
+    kind: str
+    seat: int | None = None
+
+
+@dataclass(slots=True)
+class Reply:
+    """What one typed line did: ``plies`` played, ``text`` to show (``answer``: it
+    answers a question, ``moves`` or ``help``, rather than confirming what was
+    done), ``warnings`` (a move accepted in another spelling), whether the position
+    changed (to draw it again) and whether the session is to end (``save``)."""
+
+    plies: list[Ply] = field(default_factory=list)
+    text: str = ""
+    answer: bool = False
+    warnings: list[Problem] = field(default_factory=list)
+    changed: bool = False
+    finished: bool = False
+
+
+class PlaySession:
+    """One game: ``sheet`` is written on; ``seats`` gives the agent spec of each
+    seat an agent plays (seats from 0); ``seed`` seeds the agents and chance (one
+    game for one seed, with budgets in playouts)."""
+
+    def __init__(
+        self, sheet: Scoresheet, seats: Mapping[int, str] | None = None, seed: int | None = None
+    ) -> None:
+        self.sheet = sheet
+        self.game = sheet.game
+        self.rules = sheet.rules
+        sides = len(sheet.players)
+        self.agents: dict[int, Agent] = {}
+        for seat, spec in (seats or {}).items():
+            if not 0 <= seat < sides:
+                raise PartitaError(f"there is no seat {seat + 1} in a game of {sides} sides")
+            agent_seed = None if seed is None else seed * 1_000_003 + seat
+            self.agents[seat] = agent_from_spec(spec, self.game, seed=agent_seed)
+        self.rng = random.Random(seed)
+        #: Who played each ply of the sheet: a seat's person (``"human"``), or the
+        #: session itself (``"auto"``: an agent, a forced pass, a chance move it drew).
+        self.played_by: list[str] = []
+        #: Agents' moves that the real table did not allow (see :meth:`step`).
+        self.replaced = 0
+
+    @property
+    def humans(self) -> list[int]:
+        return [seat for seat in range(len(self.sheet.players)) if seat not in self.agents]
+
+    # -- whose turn ------------------------------------------------------------------------------
+    def turn(self) -> Turn:
+        sheet = self.sheet
+        if sheet.over:
+            return Turn("over")
+        if sheet.forced_pass() is not None:
+            return Turn("auto")
+        side = sheet.side_to_move
+        if side == CHANCE:
+            return Turn("chance") if self.humans else Turn("auto")
+        if side in self.agents:
+            return Turn("auto", side)
+        return Turn("human", side)
+
+    def step(self) -> Ply:
+        """Play the next ply that needs nobody at the table: a forced pass, an
+        agent's move (see :meth:`_agents_move` for a hidden-information game), or a
+        chance move drawn at random."""
+        sheet = self.sheet
+        state = sheet.state
+        forced = sheet.forced_pass()
+        side = sheet.side_to_move
+        if forced is not None:
+            move = forced
+        elif side == CHANCE:
+            move = self.rules.sample_move(state, self.rng)
+        elif side in self.agents:
+            move = self._agents_move(self.agents[side], state)
+        else:
+            raise PartitaError(f"it is {self.player(side)}'s turn to type a move")
+        ply = sheet.play_move(move)
+        self.played_by.append("auto")
+        return ply
+
+    def _agents_move(self, agent: Agent, state: Any) -> Any:
+        """The agent's choice, made from its own information. In a hidden-information
+        game a move may hold what the agent could not see (the cards a reward draws,
+        the one a referee check reveals, drawn from its guess of the table); where the
+        real table has them otherwise, the agent's best move that is playable there
+        is played instead (its search ranks them, best first), or a random one."""
+        rules = self.rules
+        move = agent.choose(state, history=self.sheet.history())
+        if rules.illegal_reason(state, move) is None:
+            return move
+        self.replaced += 1
+        ranked = agent.last.moves if agent.last is not None else ()
+        for statistics in ranked:
+            if rules.illegal_reason(state, statistics.move) is None:
+                return statistics.move
+        return rules.sample_move(state, self.rng)
+
+    def player(self, seat: int) -> str:
+        """``Player2 (mcts:2000)``: the seat and who sits there."""
+        return f"Player{seat + 1} ({self.sheet.players[seat]})"
+
+    # -- what a person types ---------------------------------------------------------------------
+    def handle(self, line: str) -> Reply:
+        """Carry out one typed line (see :data:`COMMANDS`); ``PartitaError`` (a
+        :class:`~partita.notation.replay.MoveRefused` for a move, with the problem
+        `validate` reports) when it cannot be done."""
+        text = line.strip()
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        sheet = self.sheet
+        turn = self.turn()
+        if word in ("help", "?"):
+            width = max(len(name) for name in COMMANDS)
+            lines = [f"  {name:<{width}}  {what}" for name, what in COMMANDS.items()]
+            return Reply(text="type a move, or:\n" + "\n".join(lines), answer=True)
+        if word in _SAVE_WORDS and not rest:
+            return Reply(finished=True)
+        if word == "moves" and not rest:
+            return Reply(text=self._moves_text(), answer=True)
+        if word == "board" and not rest:
+            return Reply(changed=True)
+        if word == "position" and not rest:
+            return Reply(text=self.game.format_position(sheet.state), answer=True)
+        if word == "comment":
+            sheet.comment(rest)
+            return Reply(text="comment written")
+        if word == "undo" and not rest:
+            return self._undo()
+        if word == "resign" and not rest:
+            return self._claimed(sheet.resign())
+        if word == "draw" and not rest:
+            return self._claimed(sheet.agree_draw())
+        if _looks_like_result(word):
+            return self._claimed(sheet.claim_result(word, rest or None))
+        if turn.kind == "chance" and (not text or (word == "random" and not rest)):
+            return Reply(plies=[self.step()], changed=True)
+        if not text:
+            return Reply()
+        if turn.kind == "over":
+            if sheet.claim is not None:
+                raise PartitaError(
+                    f"the game is over: {sheet.claim.termination} ({sheet.claim.result}); "
+                    "undo takes the claim back"
+                )
+        elif turn.kind == "auto":
+            raise PartitaError("it is not your turn: the agents and chance play now")
+        plies, warnings = sheet.play(text)
+        self.played_by.extend("human" for _ in plies)
+        return Reply(plies=plies, warnings=warnings, changed=True)
+
+    def completions(self, prefix: str) -> list[str]:
+        """What a line starting with ``prefix`` can be: the legal moves (those the
+        game lists) and the command words."""
+        words = list(self.sheet.legal_tokens()) + list(_WORDS) + ["help"]
+        return sorted({word for word in words if word.startswith(prefix)})
+
+    def _moves_text(self) -> str:
+        tokens = self.sheet.legal_tokens()
+        if not tokens:
+            return "no legal moves: the game is over"
+        some = "" if self.sheet.lists_every_move else "some of the legal moves: "
+        return some + " ".join(tokens)
+
+    def _undo(self) -> Reply:
+        sheet = self.sheet
+        if sheet.claim is not None:
+            claim = sheet.undo()
+            assert isinstance(claim, Claim)
+            return Reply(
+                text=f"claim {claim.result} ({claim.termination}) taken back", changed=True
+            )
+        humans = [index for index, who in enumerate(self.played_by) if who == "human"]
+        if not humans:
+            raise PartitaError("there is no move of yours to take back")
+        taken = []
+        while len(sheet.plies) > humans[-1]:
+            ply = sheet.undo()
+            assert isinstance(ply, Ply)
+            self.played_by.pop()
+            taken.append(ply.token)
+        return Reply(text=f"taken back: {' '.join(reversed(taken))}", changed=True)
+
+    def _claimed(self, claim: Claim) -> Reply:
+        return Reply(text=f"result {claim.result} ({claim.termination})", changed=False)
+
+
+def _looks_like_result(word: str) -> bool:
+    """A result token's shape: ``*``, or fields of 1, 0 and 1/2 joined by ``-``."""
+    if word == "*":
+        return True
+    fields = word.split("-")
+    return len(fields) >= 2 and all(field in ("1", "0", "1/2") for field in fields)
