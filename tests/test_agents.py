@@ -79,9 +79,23 @@ def test_specs_name_their_agents(spec, kind, budget):
 
 
 def test_mcts_options_reach_the_search():
-    agent = agent_from_spec("mcts:50,c=0.7,plies=10,samples=3", CONNECT4)
+    agent = agent_from_spec("mcts:50,c=0.7,plies=10,samples=3,bias=0", CONNECT4)
     assert (agent.search.exploration, agent.search.rollout_plies) == (0.7, 10)
-    assert agent.search.determinizations == 3
+    assert (agent.search.determinizations, agent.search.bias) == (3, 0.0)
+
+
+def test_the_heuristic_orders_the_first_visits():
+    # Universal Forces: with a budget of one playout a child, the first playouts
+    # follow the heuristic; without the bias they follow a random order.
+    game = get_game("universal-forces")
+    state = game.parse_position("C1=1B,C4=2R 1:GGYYBBRR/GYR/- 2:GGYYBBRR/GYB/- 1 20")
+    evaluate = evaluation_for(game)
+    rules = game.rules
+    moves = rules.legal_moves(state)
+    ranked = sorted(moves, key=lambda m: evaluate(rules.apply(state, m))[0], reverse=True)
+    result = Mcts(game, bias=1.0).search(state, random.Random(0), playouts=3)
+    visited = [item.move for item in result.moves if item.visits]
+    assert set(visited) == set(ranked[:3])
 
 
 @pytest.mark.parametrize(
@@ -91,12 +105,13 @@ def test_mcts_options_reach_the_search():
         ("mcts:0", "unknown agent 'mcts:0'"),
         ("mcts:-5", "unknown agent 'mcts:-5'"),
         ("alphazero", "unknown agent 'alphazero'"),
-        ("mcts:100,depth=3", "'depth=3' is no option of mcts"),
+        ("mcts:100,depth=3", "'depth=3' is no option of mcts (c, plies, samples, bias)"),
         ("mcts:100,c=", "'c=' is no option of mcts"),
         ("mcts:100,c=fast", "c='fast' is not a number"),
         ("mcts:100,plies=-1", "plies must be 0 or more"),
         ("mcts:100,samples=0", "samples 1 or more"),
-        ("mcts:100,c=-1", "the exploration constant c cannot be negative"),
+        ("mcts:100,c=-1", "c and bias cannot be negative"),
+        ("mcts:100,bias=-0.5", "c and bias cannot be negative"),
         ("mcts:0s", "a search needs more than 0 seconds"),
     ],
 )

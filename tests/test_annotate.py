@@ -398,3 +398,10 @@ def test_a_bad_agent_is_a_usage_error(tmp_path, agent, message):
     code, _, error = run_cli(["annotate", str(source), "--agent", agent])
     assert code == 2
     assert message in error
+
+
+def test_the_library_reports_progress_position_by_position():
+    calls = []
+    annotate_record(parse_record(RECORD), agent="greedy", progress=lambda *done: calls.append(done))
+    plies = len(MOVES.split())
+    assert calls == [(done, plies + 1) for done in range(1, plies + 2)]

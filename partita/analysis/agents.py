@@ -8,9 +8,10 @@ CLI's ``--agent``, the benchmark, a script):
   best for the mover (an immediate win first);
 * ``mcts:N``: Monte Carlo tree search with ``N`` playouts a move
   (:mod:`partita.analysis.mcts`); ``mcts:2s`` searches for 2 seconds instead
-  (``mcts:0.5s``); options follow after commas: ``mcts:2000,c=0.7,plies=40,samples=8``
+  (``mcts:0.5s``); options follow after commas: ``mcts:2000,c=0.7,plies=40,samples=8,bias=1``
   (the exploration constant, the playout length before the heuristic scores a
-  position, the determinized states of a hidden-information game).
+  position, the determinized states of a hidden-information game, the weight of
+  the heuristic's head start; see :mod:`partita.analysis.mcts`).
 
 An agent's ``choose(state, rng)`` returns a move for the side to move;
 ``evaluate(state, rng, viewer=...)`` returns a :class:`~partita.analysis.mcts.SearchResult`:
@@ -31,6 +32,7 @@ from typing import Any
 
 from partita.analysis.heuristics import Evaluation, evaluation_for, expected_scores, rules_of
 from partita.analysis.mcts import (
+    DEFAULT_BIAS,
     DEFAULT_DETERMINIZATIONS,
     DEFAULT_EXPLORATION,
     DEFAULT_ROLLOUT_PLIES,
@@ -54,11 +56,11 @@ __all__ = [
 #: How an agent is named, for error messages and help texts.
 AGENT_SPELLING = (
     "random, greedy, or mcts:N (N playouts a move; mcts:2s for 2 seconds; "
-    "options after commas: mcts:2000,c=1.0,plies=60,samples=8)"
+    "options after commas: mcts:2000,c=1.0,plies=60,samples=8,bias=1.0)"
 )
 
 _MCTS = re.compile(r"mcts:(?:(?P<playouts>[1-9][0-9_]*)|(?P<seconds>[0-9]*\.?[0-9]+)s)")
-_OPTIONS = {"c": float, "plies": int, "samples": int}
+_OPTIONS = {"c": float, "plies": int, "samples": int, "bias": float}
 #: The ``(state, move)`` pairs that led to a state, oldest first.
 History = Sequence[tuple[Any, Any]]
 
@@ -247,7 +249,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         convert = _OPTIONS.get(key)
         if convert is None or not value:
             raise PartitaError(
-                f"agent '{spec}': '{option}' is no option of mcts (c=..., plies=..., samples=...)"
+                f"agent '{spec}': '{option}' is no option of mcts (c, plies, samples, bias)"
             )
         try:
             given[key] = convert(value)
@@ -257,11 +259,12 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         "exploration": given.get("c", DEFAULT_EXPLORATION),
         "rollout_plies": given.get("plies", DEFAULT_ROLLOUT_PLIES),
         "determinizations": given.get("samples", DEFAULT_DETERMINIZATIONS),
+        "bias": given.get("bias", DEFAULT_BIAS),
     }
     if settings["rollout_plies"] < 0 or settings["determinizations"] < 1:
         raise PartitaError(f"agent '{spec}': plies must be 0 or more and samples 1 or more")
-    if settings["exploration"] < 0:
-        raise PartitaError(f"agent '{spec}': the exploration constant c cannot be negative")
+    if settings["exploration"] < 0 or settings["bias"] < 0:
+        raise PartitaError(f"agent '{spec}': c and bias cannot be negative")
     if match.group("playouts"):
         settings["playouts"] = int(match.group("playouts").replace("_", ""))
     else:

@@ -14,6 +14,13 @@ plies, then scores the end with the outcome or, if the game goes on, with the
 game's heuristic (its ``evaluation``, else 1/n each); every node on the way adds
 that value.
 
+The game's heuristic also guides the descent (progressive bias): when a node is
+expanded each child gets the heuristic's value of its position, the children are
+tried in that order, and a child's selection score adds ``bias * h / (n + 1)``
+(``h`` its value for the side choosing, ``n`` its playouts), a head start that the
+playouts' means take over. With few playouts and many moves the search thus starts
+from the greedy player's choices instead of random ones.
+
 Two cheap pieces of exactness: a node is expanded whole (every candidate move
 applied at once), so a move that wins at once is seen on the first visit and makes
 the node *solved*; and a node whose every child is solved is solved too (its
@@ -57,6 +64,7 @@ from partita.errors import PartitaError
 from partita.games.base import CHANCE, Rules
 
 __all__ = [
+    "DEFAULT_BIAS",
     "DEFAULT_DETERMINIZATIONS",
     "DEFAULT_EXPLORATION",
     "DEFAULT_ROLLOUT_PLIES",
@@ -67,6 +75,9 @@ __all__ = [
 
 #: UCB1's exploration constant for values from 0 to 1 (OpenSpiel's uct_c = 2 on -1..1).
 DEFAULT_EXPLORATION = 1.0
+#: Weight of the heuristic's value of a child in its selection score (progressive
+#: bias: ``bias * h / (n + 1)``, fading as playouts come in); 0 turns it off.
+DEFAULT_BIAS = 1.0
 #: Plies a playout runs before the heuristic scores the position.
 DEFAULT_ROLLOUT_PLIES = 60
 #: Determinized states searched for a side of a hidden-information game.
@@ -149,7 +160,17 @@ class _Node:
     side's turn, a dict by sampled move at the chance side's; ``None`` until the
     node is expanded. ``solved`` holds the exact value once it is known."""
 
-    __slots__ = ("state", "side", "visits", "totals", "moves", "children", "samples", "solved")
+    __slots__ = (
+        "state",
+        "side",
+        "visits",
+        "totals",
+        "moves",
+        "children",
+        "samples",
+        "solved",
+        "prior",
+    )
 
     def __init__(self, state: Any, side: int, sides: int, solved: tuple[float, ...] | None):
         self.state = state
@@ -160,6 +181,8 @@ class _Node:
         self.children: Any = None
         self.samples: list[Any] = []
         self.solved = solved
+        #: The heuristic's value of the position, set when its parent is expanded.
+        self.prior: tuple[float, ...] = ()
 
     def mean(self) -> tuple[float, ...]:
         if self.solved is not None:
@@ -186,6 +209,7 @@ class Mcts:
         determinizations: int = DEFAULT_DETERMINIZATIONS,
         chance_samples: int = DEFAULT_CHANCE_SAMPLES,
         extra_candidates: int = DEFAULT_EXTRA_CANDIDATES,
+        bias: float = DEFAULT_BIAS,
     ) -> None:
         if rollout_plies < 0 or determinizations < 1 or chance_samples < 1:
             raise PartitaError(
@@ -199,6 +223,7 @@ class Mcts:
         self.determinizations = determinizations
         self.chance_samples = chance_samples
         self.extra_candidates = extra_candidates
+        self.bias = bias
         # The contract: a game that overrides sample_move may list a subset of its moves.
         self.lists_subset = type(self.rules).sample_move is not Rules.sample_move
 
@@ -359,11 +384,20 @@ class Mcts:
         rng.shuffle(moves)
         children = []
         side = node.side
+        evaluation = self.evaluation if self.bias else None
         for move in moves:
             child = self._node(rules.apply(node.state, move))
             children.append(child)
-            if child.solved is not None and child.solved[side] >= 1.0 and node.solved is None:
-                node.solved = child.solved  # a move that wins at once
+            if child.solved is not None:
+                child.prior = child.solved
+                if child.solved[side] >= 1.0 and node.solved is None:
+                    node.solved = child.solved  # a move that wins at once
+            elif evaluation is not None:
+                child.prior = evaluation(child.state)
+        if evaluation is not None:  # the heuristic's favourites are tried first
+            order = sorted(range(len(moves)), key=lambda i: children[i].prior[side], reverse=True)
+            moves = [moves[i] for i in order]
+            children = [children[i] for i in order]
         node.moves = moves
         node.children = children
         if children and node.solved is None and all(child.solved is not None for child in children):
@@ -408,6 +442,7 @@ class Mcts:
         side = node.side
         log_visits = math.log(node.visits) if node.visits > 1 else 0.0
         exploration = self.exploration
+        bias = self.bias
         best = None
         best_score = -math.inf
         for child in node.children:
@@ -417,6 +452,8 @@ class Mcts:
             if not visits:
                 return child
             score = child.totals[side] / visits + exploration * math.sqrt(log_visits / visits)
+            if bias:
+                score += bias * child.prior[side] / (visits + 1)
             if score > best_score:
                 best, best_score = child, score
         if best is None and node.children:  # every child solved (the node is too)
