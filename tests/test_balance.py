@@ -71,7 +71,11 @@ def test_scores_and_lengths_are_those_of_the_records(simulated):
         for seat, total in zip(entry.seats, totals, strict=True):
             assert seat.score == pytest.approx(float(total / decided))
         assert sorted(entry.lengths) == sorted(len(r.mainline_moves()) for r in records)
+    # three sides sharing a draw score 1/2 each: the fair share is the seats' mean
+    forces = entries["universal-forces"]
+    assert forces.fair_share == pytest.approx(sum(seat.score for seat in forces.seats) / 3)
     connect4 = entries["connect4"]
+    assert connect4.fair_share == pytest.approx(0.5)
     advantage, low, high = connect4.first_seat_advantage
     assert advantage == pytest.approx(connect4.seats[0].score - 0.5)
     assert (low, high) == pytest.approx(tuple(x - 0.5 for x in connect4.seats[0].interval))

@@ -11,7 +11,9 @@ For each configuration (sides and game-specific tags,
   interval is, if anything, a little wide. Wilson rather than the normal
   approximation: it stays inside [0, 1] and keeps its coverage near 0 and 1 and
   for a few dozen games;
-* the **first seat's advantage**: its score minus the fair share ``1 / sides``,
+* the **first seat's advantage**: its score minus the fair share (the mean of the
+  seats' scores: ``1 / sides`` when every game has one winner or is a two-sided
+  draw, more where draws are shared by three or four sides, each scoring 1/2),
   with the same interval shifted; *significant* when the interval leaves out 0;
 * the **length** of games in plies: mean, median, quartiles, extremes, histogram;
 * **rule events**: what each game's package counts (its spec's ``rule_counters``:
@@ -126,7 +128,14 @@ class ConfigurationBalance:
 
     @property
     def fair_share(self) -> float:
-        return 1 / self.sides
+        """What each seat would score if seats made no difference: the mean of the
+        seats' scores. ``1 / sides`` when every game has one winner or is a draw of
+        two sides; more when draws are shared by more than two (each drawing side
+        scores 1/2)."""
+        scores = [seat.score for seat in self.seats if seat.score is not None]
+        if len(scores) != self.sides:
+            return 1 / self.sides
+        return sum(scores) / self.sides
 
     @property
     def first_seat_advantage(self) -> tuple[float, float, float] | None:
