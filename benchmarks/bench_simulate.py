@@ -6,10 +6,11 @@ Run from the repository root (the Dask part needs ``pip install -e '.[cluster]'`
 
     .venv/bin/python benchmarks/bench_simulate.py [--games N] [--agents SPEC] [--depths 0,1,2]
 
-Self-play: ``--games`` games of Connect Four between ``--agents`` (default
-``mcts:40``), seed 1, written as shards to a temporary folder; games per second for
-each way of running them, and the ratio to one process (the records are checked
-byte-identical). Worker start-up is inside the time: it is what a user waits for.
+Self-play: ``--games`` games (default 200) of Connect Four between ``--agents``
+(default ``mcts:40``), seed 1, written as shards to a temporary folder; for each way
+of running them, games per second overall (worker start-up included: what a user
+waits for) and steady (from the first finished task to the end), the start-up time,
+and the ratios to one process (the records are checked byte-identical).
 
 Book: from a Connect Four position 12 plies in (columns 3 and 4 full: the empty
 board's searches take hours with this solver), books of depth 0, 1, 2... are built
@@ -38,7 +39,7 @@ def shards(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.glob("shard-*.pgr"))}
 
 
-def self_play(games: int, agents: str, folder: Path) -> list[tuple[str, float, dict]]:
+def self_play(games: int, agents: str, folder: Path) -> list[tuple[str, float, float, dict]]:
     game = get_game("connect4")
     runs = [("1 process", {"workers": 1}), ("2 local workers", {"workers": 2})]
     if importlib.util.find_spec("distributed") is not None:
@@ -46,19 +47,38 @@ def self_play(games: int, agents: str, folder: Path) -> list[tuple[str, float, d
     else:
         print("(Dask's distributed is not installed: the cluster run is left out)")
     results = []
+    print(f"  {'':<30} {'games/s':>8} {'steady':>8} {'start-up':>9} {'total':>7}")
     for label, where in runs:
         output = folder / label.split()[0].replace(",", "")
+        seen: list[tuple[float, int]] = []
         started = time.perf_counter()
         summary = simulate(
-            game, games, agents.split("+"), seed=1, output=output, shard_size=10, **where
+            game,
+            games,
+            agents.split("+"),
+            seed=1,
+            output=output,
+            shard_size=10,
+            progress=lambda done, seen=seen: seen.append((time.perf_counter(), done.done)),
+            **where,
         )
         seconds = time.perf_counter() - started
-        results.append((label, seconds, shards(output)))
-        print(f"  {label:<30} {summary.played / seconds:8.2f} games/s  ({seconds:.1f} s)")
-    reference = results[0][2]
-    for label, seconds, written in results:
+        # steady: from the first finished task to the end (start-up left out)
+        first = next((point for point in seen if point[1] > 0), seen[-1])
+        span = seen[-1][0] - first[0]
+        steady = (summary.played - first[1]) / span if span > 0 else 0.0
+        results.append((label, summary.played / seconds, steady, shards(output)))
+        print(
+            f"  {label:<30} {summary.played / seconds:8.2f} {steady:8.2f} "
+            f"{first[0] - started:8.1f}s {seconds:6.1f}s"
+        )
+    _, rate_one, steady_one, reference = results[0]
+    for label, rate, steady, written in results:
         same = "identical" if written == reference else "DIFFERENT"
-        print(f"  {label:<30} x{results[0][1] / seconds:5.2f} of one process, records {same}")
+        print(
+            f"  {label:<30} x{rate / rate_one:5.2f} overall, x{steady / (steady_one or 1):5.2f} "
+            f"steady, of one process; records {same}"
+        )
     return results
 
 
@@ -79,7 +99,7 @@ def books(depths: list[int], folder: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--agents", default="mcts:40", help="one spec, or specs joined by +")
     parser.add_argument("--depths", default="0,1,2,3")
     arguments = parser.parse_args()
