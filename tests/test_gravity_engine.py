@@ -10,6 +10,7 @@ import random
 from fractions import Fraction
 
 import pytest
+from budget import examples
 from gravity_reference import ReferenceBoard
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -181,13 +182,13 @@ def agree_on_a_random_game(rules: GravityRules, seed: int) -> None:
         state = rules.play(state, move)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150, fast=40), deadline=None)
 @given(st.integers(0, 2**32))
 def test_forza_agrees_with_reference(seed):
     agree_on_a_random_game(FORZA, seed)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150, fast=40), deadline=None)
 @given(st.integers(0, 2**32))
 def test_connect_four_agrees_with_reference(seed):
     agree_on_a_random_game(CONNECT, seed)
