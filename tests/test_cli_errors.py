@@ -257,7 +257,8 @@ def group_running(group: int) -> bool:
     return True
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+# One process in the slow run only: test_import.py stops one-process imports too.
+@pytest.mark.parametrize("workers", [pytest.param("1", marks=pytest.mark.slow), "2"])
 def test_ctrl_c_during_an_import_is_one_line_and_a_rerun_completes_it(tmp_path, workers):
     source = tmp_path / "many.pgr"
     total = many_games(source, 2500)  # batches of 1000: one to wait for, one stopped
