@@ -160,6 +160,9 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
 
     from partita.games import registry
 
+    # Loaded before the copy: were the entry points read into the copy, the registry
+    # would be left empty (and marked loaded) for every later test.
+    registry.all_specs()
     monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))
     registry.register(replace(registry.get_spec("connect4"), report_sections=(statistics,)))
     # The two games the assertions name (the other games' parts would only cost time).
