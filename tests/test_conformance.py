@@ -36,21 +36,21 @@ def test_spec_is_well_formed(spec):
 
 
 @pytest.mark.parametrize("case", CONFIGS)
-@settings(max_examples=examples(15, fast=5), deadline=None)
+@settings(max_examples=examples(15, fast=4), deadline=None)
 @given(seed=SEEDS)
 def test_random_playouts_respect_the_contract(case, seed):
     conformance.check_playouts(case.game, case.sides, tags=case.tags, seed=seed)
 
 
 @pytest.mark.parametrize("case", CONFIGS)
-@settings(max_examples=examples(10, fast=3), deadline=None)
+@settings(max_examples=examples(10, fast=2), deadline=None)
 @given(seed=SEEDS)
 def test_position_notation_round_trips(case, seed):
     conformance.check_position_round_trip(case.game, case.sides, tags=case.tags, seed=seed)
 
 
 @pytest.mark.parametrize("case", CONFIGS)
-@settings(max_examples=examples(10, fast=3), deadline=None)
+@settings(max_examples=examples(10, fast=2), deadline=None)
 @given(seed=SEEDS)
 def test_replaying_a_written_record_equals_incremental_play(case, seed):
     conformance.check_record_replay(case.game, case.sides, tags=case.tags, seed=seed)
