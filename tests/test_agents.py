@@ -7,6 +7,7 @@ import random
 import time
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -252,7 +253,7 @@ def test_greedy_scores_every_candidate_once():
 # -- heuristics and playout policies ------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40, fast=10), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60), forza=st.booleans())
 def test_threats_and_landings_agree_with_the_engine(seed, plies, forza):
     game = FORZA if forza else CONNECT4

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from budget import examples
 from cli_runner import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -348,7 +349,7 @@ def test_eval_comments_round_trip_and_replace_an_earlier_run():
         assert sum(1 for comment in node.comments if comment.startswith("[%eval")) == 1
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100, fast=25), deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=2, max_size=4))
 def test_eval_comments_read_back_to_two_decimals(values):
     read = parse_eval_comment(eval_comment(tuple(values)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from budget import examples
 
 from partita.errors import IllegalMoveError, TagError
 from partita.games.circular_reasoning.notation import CIRCULAR_REASONING, CircularReasoningNotation
@@ -421,7 +422,7 @@ def test_the_explaining_search_agrees_with_the_engine_when_nothing_is_relaxed():
     rng = random.Random(5)
     for variant in ("basic", "advanced"):
         rules = CircularReasoningRules(variant)
-        for _ in range(20):
+        for _ in range(examples(20, fast=5)):
             state = rules.initial(rng.choice((2, 3, 4)))
             while rules.outcome(state) is None:
                 for index in range(len(state.tokens)):

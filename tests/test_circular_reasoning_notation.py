@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -114,7 +115,7 @@ def test_illegal_move_messages_name_the_token_and_why():
         CR.parse_move(state, "C>O8")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200, fast=50), deadline=None)
 @given(
     entering=st.booleans(),
     shape=st.sampled_from("CTS"),

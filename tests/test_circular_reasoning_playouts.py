@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,10 +105,10 @@ def _run(sides: int, games: int, seed: int) -> None:
 
 @pytest.mark.parametrize("sides", [2, 3, 4])
 def test_random_playouts_keep_the_invariants(sides):
-    _run(sides, 60, seed=sides)
+    _run(sides, examples(60, fast=15), seed=sides)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30, fast=10), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     sides=st.integers(2, 4),

@@ -2,7 +2,8 @@
 
 Every game in every variant it declares, for every number of sides it admits; the
 random checks get their seeds from Hypothesis, which shrinks a failure to a small
-seed. What each check asserts is in the docstring of its function.
+seed. What each check asserts is in the docstring of its function. The default run
+plays a few random games per set-up; ``--hypothesis-profile=thorough`` plays more.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,21 +36,21 @@ def test_spec_is_well_formed(spec):
 
 
 @pytest.mark.parametrize("case", CONFIGS)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15, fast=4), deadline=None)
 @given(seed=SEEDS)
 def test_random_playouts_respect_the_contract(case, seed):
     conformance.check_playouts(case.game, case.sides, tags=case.tags, seed=seed)
 
 
 @pytest.mark.parametrize("case", CONFIGS)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10, fast=2), deadline=None)
 @given(seed=SEEDS)
 def test_position_notation_round_trips(case, seed):
     conformance.check_position_round_trip(case.game, case.sides, tags=case.tags, seed=seed)
 
 
 @pytest.mark.parametrize("case", CONFIGS)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10, fast=2), deadline=None)
 @given(seed=SEEDS)
 def test_replaying_a_written_record_equals_incremental_play(case, seed):
     conformance.check_record_replay(case.game, case.sides, tags=case.tags, seed=seed)

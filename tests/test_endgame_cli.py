@@ -36,10 +36,16 @@ def test_a_set_up_position_is_solved_with_its_line_and_every_move():
     assert "the whole endgame (symmetric positions folded)" in lines[-1]
 
 
-def test_json_gives_the_value_the_line_and_what_the_graph_holds():
+@pytest.fixture(scope="module")
+def race_json():
+    """``partita endgame`` on the race, ``--json``: run once for the tests that read it."""
     code, out, err = run_cli([*RACE_ARGS, "--json"])
     assert code == 0, err
-    data = json.loads(out)
+    return json.loads(out)
+
+
+def test_json_gives_the_value_the_line_and_what_the_graph_holds(race_json):
+    data = race_json
     assert (data["value"], data["distance"], data["exact"]) == ("win", 3, True)
     assert data["side_to_move"] == 1 and data["outcome"] is None
     assert data["best"] == ["I3:7-C4"] and len(data["line"]) == 3
@@ -48,8 +54,8 @@ def test_json_gives_the_value_the_line_and_what_the_graph_holds():
     assert data["positions"] > 1000 and 0 < data["bytes"] < 200 * data["positions"]
 
 
-def test_without_folding_the_graph_is_as_large_and_the_answer_the_same():
-    folded = json.loads(run_cli([*RACE_ARGS, "--json"]).stdout)
+def test_without_folding_the_graph_is_as_large_and_the_answer_the_same(race_json):
+    folded = race_json
     plain = json.loads(run_cli([*RACE_ARGS, "--json", "--no-symmetry"]).stdout)
     # A round limit makes the sides' turns differ: nothing to fold in this one.
     assert plain["positions"] == folded["positions"]

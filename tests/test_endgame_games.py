@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -259,7 +260,7 @@ def uf_essentials(state) -> tuple:
     return (state.cells, state.reserve, homes, state.to_move)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30, fast=7), deadline=None)
 @given(st.integers(0, 10_000))
 def test_universal_forces_endgame_keys_keep_exactly_what_changes_the_future(seed):
     rules = UF.rules
@@ -279,7 +280,7 @@ def child_keys(rules, state) -> list:
     )
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30, fast=7), deadline=None)
 @given(st.integers(0, 10_000))
 def test_positions_with_the_sides_exchanged_share_a_key_and_a_future(seed):
     rules = UF.rules
@@ -309,7 +310,7 @@ def turned(state: CircularReasoningState, by: int) -> CircularReasoningState:
     return CircularReasoningState(tokens, gates, state.round, state.turn, state.ply)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30, fast=7), deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 15))
 def test_circular_reasoning_folds_turned_and_exchanged_positions_with_their_futures(seed, by):
     rules = CR.rules
@@ -329,7 +330,7 @@ def test_circular_reasoning_folds_turned_and_exchanged_positions_with_their_futu
         assert child_keys(rules, state) == child_keys(rules, exchanged)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25, fast=6), deadline=None)
 @given(st.sampled_from(["uf", "uf-limited", "cr"]), st.integers(0, 10_000), st.booleans())
 def test_a_key_gives_back_a_position_with_the_same_future(which, seed, fold):
     # Graphs keep the keys of the positions waiting to be explored, not their states.

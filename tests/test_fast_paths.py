@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,7 +41,7 @@ def _tokens(game, rng: random.Random, length: int) -> list[str]:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60, fast=15), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 70))
 def test_replay_canonical_matches_the_generic_version(game, seed, length):
     tokens = _tokens(game, random.Random(seed), length)
@@ -66,7 +67,7 @@ def test_writer_from_a_replay_writes_what_the_general_writer_writes():
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40, fast=10), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 70))
 def test_writer_fast_path_on_random_lines(game, seed, length):
     rng = random.Random(seed)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import run_cli
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from partita.analysis.tree import configurations_from_archive
@@ -140,12 +140,19 @@ def test_tag_conditions_parse(text, expected):
         ("Müller", "muller"),
         ("ﬁsher", "fisher"),
         ("Straße", "strasse"),
+        ("Işık", "isik"),  # Turkish dotless i: its capital is I
+        ("İSTANBUL", "istanbul"),
+        ("ᾳ", "αι"),  # the iota subscript is the iota that case mapping writes
+        ("㎒", "mhz"),  # a decomposition that brings capitals
     ],
 )
 def test_fold_drops_accents_and_case(text, folded):
     assert fold(text) == folded
 
 
+@example("ı")
+@example("\u0345")
+@example("ᾀ")
 @given(st.text())
 def test_fold_is_idempotent_and_ignores_case(text):
     assert fold(fold(text)) == fold(text)

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from budget import examples
 from cli_runner import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -467,7 +468,7 @@ def hand_written_toml(name, description, entries):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60, fast=15), deadline=None)
 @given(
     name=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 _-]{0,10}[A-Za-z0-9]", fullmatch=True),
     description=deck_texts.filter(lambda text: all(ord(ch) >= 32 for ch in text)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,7 @@ def visible(state, side: int) -> tuple:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60, fast=15), deadline=None)
 @given(
     league=st.sampled_from(LEAGUES),
     seed=st.integers(0, 2**32 - 1),

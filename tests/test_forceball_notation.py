@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from budget import examples
 from forceball_table import GAMES, IDS, play, table
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -107,7 +108,7 @@ _ACTION = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300, fast=75), deadline=None)
 @given(st.lists(_ACTION, min_size=1, max_size=8))
 def test_any_turn_round_trips_through_its_token(actions):
     """Every sequence of actions (legal or not) has one token that reads back to it."""
@@ -118,7 +119,7 @@ def test_any_turn_round_trips_through_its_token(actions):
     assert GAME.canonical_token(token) == token
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100, fast=30), deadline=None)
 @given(st.lists(_ACTION, min_size=1, max_size=6))
 def test_every_turn_token_survives_the_record_reader(actions):
     token = GAME.format_move(None, Turn(tuple(actions)))
@@ -252,7 +253,7 @@ def test_the_docs_diagram_is_the_junior_example_before_ply_10():
 _SIGNS = "><+-~%#@^:*/|=,_. 0123456789cdefaySTBny"
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500, fast=120), deadline=None)
 @given(
     st.text(alphabet=_SIGNS, min_size=1, max_size=14)
     | st.builds(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 from forceball_table import GAMES, table
 
 from partita.games.forceball.sampler import sample_turn
@@ -99,7 +100,8 @@ def _play_games(league: str, games: int, seed: int) -> dict:
 
 @pytest.mark.parametrize("league", LEAGUES)
 def test_random_play_conserves_cards_and_scores_only_goals(league):
-    stats = _play_games(league, 100 if league != "little" else 150, seed=1)
+    games = examples(100, fast=30) if league != "little" else examples(150, fast=45)
+    stats = _play_games(league, games, seed=1)
     assert stats["goals"] > 0
     if league == "pro":
         assert stats["declined"] > 0
@@ -116,7 +118,7 @@ def test_thousands_of_random_games_conserve_cards(league):
 def test_every_position_of_random_games_round_trips(league):
     game = GAME.configure({"League": league})
     rules = game.rules
-    for seed in range(20):
+    for seed in range(examples(20, fast=6)):
         rng = random.Random(seed)
         state = rules.initial()
         while rules.outcome(state) is None:

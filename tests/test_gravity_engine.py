@@ -10,6 +10,7 @@ import random
 from fractions import Fraction
 
 import pytest
+from budget import examples
 from gravity_reference import ReferenceBoard
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -181,19 +182,19 @@ def agree_on_a_random_game(rules: GravityRules, seed: int) -> None:
         state = rules.play(state, move)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150, fast=40), deadline=None)
 @given(st.integers(0, 2**32))
 def test_forza_agrees_with_reference(seed):
     agree_on_a_random_game(FORZA, seed)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150, fast=40), deadline=None)
 @given(st.integers(0, 2**32))
 def test_connect_four_agrees_with_reference(seed):
     agree_on_a_random_game(CONNECT, seed)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40, fast=10), deadline=None)
 @given(
     st.integers(3, 7),
     st.integers(3, 7),
@@ -576,7 +577,7 @@ def test_symmetries_are_distinct_and_form_a_group(rules):
         assert {rules.transform_move(entry, k) for entry in rules.entries} == set(rules.entries)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60, fast=15), deadline=None)
 @given(st.sampled_from(["forza4x4", "connect4"]), st.integers(0, 2**32), st.integers(0, 40))
 def test_symmetry_commutes_with_play(game, seed, plies):
     rules = FORZA if game == "forza4x4" else CONNECT

@@ -6,6 +6,7 @@ import random
 from dataclasses import replace
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -182,7 +183,7 @@ def random_unfinished_state(game: GravityNotation, seed: int) -> GravityState:
     return state
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200, fast=50), deadline=None)
 @given(st.sampled_from(["forza4x4", "connect4"]), st.integers(0, 2**32))
 def test_reachable_positions_round_trip(game_name, seed):
     game = FORZA4X4 if game_name == "forza4x4" else CONNECT4

@@ -420,6 +420,9 @@ class RenamedForza(GravityNotation):
 
 
 def test_a_game_registered_at_run_time_imports_the_same_with_workers(tmp_path, monkeypatch):
+    # Loaded before the copy: were the entry points read into the copy, the registry
+    # would be left empty (and marked loaded) for every later test.
+    registry.all_specs()
     monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))  # forgotten after the test
     registry.register(GameSpec("forza-here", "Forza here", RenamedForza(FORZA.rules)))
     rng = random.Random(15)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 
 from partita.games.circular_reasoning.rules import PASS as CR_PASS
 from partita.games.circular_reasoning.rules import Move
@@ -49,7 +50,7 @@ def test_legal_moves_are_exactly_the_accepted_moves(name, tags, candidates, side
     every = candidates(rules)
     rng = random.Random(sides)
     state, checked = rules.initial(sides), 0
-    while rules.outcome(state) is None and checked < 150:
+    while rules.outcome(state) is None and checked < examples(150, fast=50):
         legal = set(rules.legal_moves(state))
         assert legal <= every  # the candidates cover every move the engine lists
         accepted = {move for move in every if rules.illegal_reason(state, move) is None}

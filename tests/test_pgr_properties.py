@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,9 @@ from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record, read_records
 from partita.notation.writer import write_record, write_records
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(100, fast=25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # -- text strategies -------------------------------------------------------------------------------
 REAL_MOVES = [
@@ -177,7 +180,7 @@ def test_write_is_idempotent(record):
     assert write_record(parse_record(once)) == once
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=examples(40, fast=10))
 @given(batch=st.lists(records(), max_size=3), bom=st.booleans(), crlf=st.booleans())
 def test_files_of_written_records_read_back_record_by_record(batch, bom, crlf):
     for record in batch:

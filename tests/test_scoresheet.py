@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -230,7 +231,7 @@ def test_the_players_are_the_sides():
         Scoresheet(CONNECT4, ["A", "B", "C"])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25, fast=6), deadline=None)
 @given(st.sampled_from([game.name for game in all_games()]), st.integers(0, 10_000), st.data())
 def test_any_game_played_token_by_token_replays_to_the_same_position(name, seed, data):
     game = get_game(name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 from shared_data import pons_folder
 from solver_reference import minimax_score, random_position
 
@@ -120,13 +121,13 @@ def test_the_pure_python_cores_agree_with_each_other_on_connect_four():
 def test_the_compiled_core_agrees_with_pure_python():
     python = Solver(CONNECT4, backend="python")
     native = Solver(CONNECT4, backend="native")
-    for columns, published in sample(pons("middle-easy"), 40):
+    for columns, published in sample(pons("middle-easy"), examples(40, fast=12)):
         state = connect4_state(columns)
         assert native.solve(state).moves == python.solve(state).moves
         assert native.score(state) == published
     python = Solver(FORZA, backend="python")
     native = Solver(FORZA, backend="native")
-    for state in late_forza_positions(25, stones=44, seed=3):
+    for state in late_forza_positions(examples(25, fast=8), stones=44, seed=3):
         assert native.solve(state).moves == python.solve(state).moves
 
 

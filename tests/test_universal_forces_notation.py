@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,7 +125,7 @@ def test_entries_read_and_write():
     assert GAME.format_move(state, Entry("R", "O1:31")) == "R@O1:31"
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25, fast=6), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), sides=st.integers(2, 4))
 def test_every_legal_move_round_trips_through_its_token(seed, sides):
     rng = random.Random(seed)
@@ -199,7 +200,7 @@ def test_impossible_positions(text, words):
         GAME.parse_position(text, 2 if "3:" in text else None)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20, fast=5), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), sides=st.integers(2, 4))
 def test_positions_round_trip(seed, sides):
     rng = random.Random(seed)

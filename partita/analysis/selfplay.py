@@ -433,10 +433,15 @@ class _nothing:
 
 
 def _write_shard(path: Path, texts: Sequence[str]) -> None:
-    """A shard written whole or not at all: to a temporary name, then renamed."""
+    """A shard written whole or not at all: to a temporary name, then renamed; a
+    failure or a Ctrl-C on the way (often in the fsync) removes the temporary file."""
     temporary = path.with_name(f".{path.name}.part")
-    with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-        stream.write("\n".join(texts))
-        stream.flush()
-        os.fsync(stream.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write("\n".join(texts))
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -40,7 +40,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from partita.database.keys import fold_key
 from partita.errors import ArchiveError, NotationError, SetupError
@@ -54,13 +54,25 @@ _TAG_CONDITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(>=|<=|=|~|>|<)(.*)",
 _NUMBER = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*")
 
 
+@overload
+def fold(text: str) -> str: ...
+@overload
+def fold(text: None) -> None: ...
 def fold(text: str | None) -> str | None:
-    """``text`` for comparing names: compatibility-decomposed (NFKD), combining marks
-    dropped, case-folded (``Zoë`` and ``ZOE`` both give ``zoe``)."""
+    """``text`` for comparing names: case-folded, compatibility-decomposed (NFKD),
+    combining marks dropped, case-folded again (``Zoë`` and ``ZOE`` both give ``zoe``).
+
+    Folding the case first turns what case mapping spells as a letter (the Greek iota
+    subscript, ``ᾳ`` -> ``αι``) into that letter before the marks go; the second fold
+    catches capitals that a decomposition brings (``㎒`` -> ``MHz``). Turkish dotless
+    ``ı`` becomes ``i``, as ``I``, ``İ`` and ``i`` already do: its case pairs (``ı``/``I``,
+    ``i``/``İ``) would otherwise make ``ISIK`` miss ``Işık``.
+    """
     if text is None:
         return None
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return bare.casefold().replace("\u0131", "i")
 
 
 def number(text: str | None) -> float | None:

@@ -22,7 +22,6 @@ dated ones.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from partita.database.filters import GameFilter
+from partita.database.filters import GameFilter, fold
 from partita.database.ratings import RatedGame, Rating, elo_ratings
 from partita.database.schema import archive
 from partita.errors import ArchiveError
@@ -54,11 +53,9 @@ _RATING_TAG = re.compile(r"\s*(\d{1,4})\s*")
 
 
 def fold_name(name: str) -> str:
-    """A name as players are matched: NFKD, no combining marks, case-folded, single
+    """A name as players are matched: folded as the filters fold it (:func:`fold`), single
     spaces (``Zoë  MÜLLER`` -> ``zoe muller``)."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return " ".join(bare.casefold().split())
+    return " ".join(fold(name).split())
 
 
 @dataclass(frozen=True, slots=True)
