@@ -371,9 +371,12 @@ def test_shell_completion_completes_commands_and_prints_its_script(monkeypatch):
     # the test run's parent processes (shellingham), and a run started from `sh`
     # failed with "Shell sh not supported". Here that shell is bash.
     monkeypatch.setattr(shellingham, "detect_shell", lambda *_: ("bash", "/bin/bash"))
-    code, out, err = partita("--show-completion", "bash")
+    code, out, err = partita("--show-completion")
     assert code == 0 and "_PARTITA_COMPLETE=complete_bash" in out, err
     assert "complete -o default -F _partita_completion partita" in out
+    # Another shell's script, by name, as docs/cli.md says.
+    code, out, err = partita(env={"_PARTITA_COMPLETE": "source_zsh"})
+    assert code == 0 and out.startswith("#compdef partita"), err
 
 
 START_UP_PROBE = """
