@@ -19,7 +19,11 @@ What it prints (Markdown tables):
   score interval), next to the even share 1/n; games still going after
   ``--max-plies`` plies are counted apart (and as a share of 1/n). Universal
   Forces is played with ``RoundLimit`` ``--round-limit`` (the rulebook's fixed period of
-  play): against random opponents a game can otherwise go on for ever.
+  play): against random opponents a game can otherwise go on for ever. In a
+  hidden-information game (Forceball) an agent's move may hold cards drawn from its
+  guess of the table (a reward's draw, a referee check's card); where the real table
+  does not allow it, its best playable move is played instead, as in ``partita
+  play`` (``playable_choice``), and counted under *replaced moves*.
 * **Connect Four test positions**: on positions of Pascal Pons' test sets
   (``../shared/data/connect4-pons``, the first ``--pons-limit`` of each set in
   ``--pons``), how often the agent's move is one of the solver's best moves (every
@@ -45,7 +49,7 @@ import sys
 import time
 from pathlib import Path
 
-from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec
+from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec, playable_choice
 from partita.games.base import CHANCE
 from partita.games.gravity.solver import Solver
 from partita.games.registry import get_game
@@ -84,34 +88,38 @@ def configured(name: str, round_limit: int) -> object:
 
 
 def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
-    """One game; ``(scores or None if unfinished, plies)``."""
+    """One game; ``(scores or None if unfinished, plies, replaced)``: ``replaced``
+    counts the hidden-information agents' moves that the real table did not allow
+    (each replaced by the agent's best playable one, as ``partita play`` does)."""
     state = rules.initial(len(agents))
     history: list = []
     hidden = rules.hidden_information
-    plies = 0
+    plies = replaced = 0
     while rules.outcome(state) is None and plies < max_plies:
         side = rules.side_to_move(state)
         if side == CHANCE:
             move = rules.sample_move(state, rng)
         else:
-            move = agents[side].choose(state, rng, history if hidden else ())
+            move, swapped = playable_choice(agents[side], state, rng, history if hidden else ())
+            replaced += swapped
         history.append((state, move))
         state = rules.apply(state, move)
         plies += 1
     outcome = rules.outcome(state)
-    return (None if outcome is None else [float(s) for s in outcome.scores]), plies
+    return (None if outcome is None else [float(s) for s in outcome.scores]), plies, replaced
 
 
-def _match_game(job: tuple) -> tuple[float | None, int]:
-    """One game of a match: the search's score (``None`` unfinished) and its plies."""
+def _match_game(job: tuple) -> tuple[float | None, int, int]:
+    """One game of a match: the search's score (``None`` unfinished), its plies and
+    the moves replaced (see :func:`play_game`)."""
     name, sides, spec, opponent, number, args = job
     game = configured(name, args.round_limit)
     seat = number % sides
     seed = args.seed * 100_003 + number
     agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
     agents[seat] = agent_from_spec(spec, game, seed=seed)
-    scores, length = play_game(game.rules, agents, random.Random(seed), args.max_plies)
-    return (None if scores is None else scores[seat]), length
+    scores, length, replaced = play_game(game.rules, agents, random.Random(seed), args.max_plies)
+    return (None if scores is None else scores[seat]), length, replaced
 
 
 def in_parallel(function, jobs: list, workers: int) -> list:
@@ -127,11 +135,12 @@ def in_parallel(function, jobs: list, workers: int) -> list:
 def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> dict:
     total = 0.0
     unfinished = 0
-    plies = 0
+    plies = replaced = 0
     started = time.perf_counter()
     jobs = [(name, sides, spec, opponent, number, args) for number in range(games)]
-    for score, length in in_parallel(_match_game, jobs, args.workers):
+    for score, length, swapped in in_parallel(_match_game, jobs, args.workers):
         plies += length
+        replaced += swapped
         if score is None:
             unfinished += 1
             total += 1.0 / sides
@@ -150,6 +159,7 @@ def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> 
         "even": 1.0 / sides,
         "unfinished": unfinished,
         "plies": plies / games if games else 0.0,
+        "replaced": replaced,
         "seconds": time.perf_counter() - started,
     }
 
@@ -365,16 +375,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## {spec} against random and greedy ({args.games} games each)\n")
         print(
             "| game | sides | opponent | score | 95 % interval | even share | unfinished "
-            "| plies/game | seconds |"
+            "| plies/game | replaced moves | seconds |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for name, sides in seatings:
             for opponent in ("random", "greedy"):
                 row = match(name, sides, spec, opponent, args.games, args)
                 print(
                     f"| {name} | {sides} | {opponent} | {row['score']:.3f} | "
                     f"{row['low']:.3f}-{row['high']:.3f} | {row['even']:.3f} | "
-                    f"{row['unfinished']} | {row['plies']:.0f} | {row['seconds']:.0f} |",
+                    f"{row['unfinished']} | {row['plies']:.0f} | {row['replaced']} | "
+                    f"{row['seconds']:.0f} |",
                     flush=True,
                 )
     spiel = None if args.no_openspiel or "openspiel" in skip else openspiel()
