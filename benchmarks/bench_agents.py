@@ -6,6 +6,7 @@ Run from the repository root (the documented full run uses ``--games 200``)::
         [--only connect4,forza4x4,...] [--sides 2,3,4] [--max-plies 3000]
         [--round-limit 40] [--pons end-easy,middle-easy,begin-easy] [--pons-limit 50]
         [--speed-playouts 500] [--no-openspiel] [--seed 0] [--skip matches,speed,pons]
+        [--workers 2]
 
 What it prints (Markdown tables):
 
@@ -18,7 +19,11 @@ What it prints (Markdown tables):
   score interval), next to the even share 1/n; games still going after
   ``--max-plies`` plies are counted apart (and as a share of 1/n). Universal
   Forces is played with ``RoundLimit`` ``--round-limit`` (the rulebook's fixed period of
-  play): against random opponents a game can otherwise go on for ever.
+  play): against random opponents a game can otherwise go on for ever. In a
+  hidden-information game (Forceball) an agent's move may hold cards drawn from its
+  guess of the table (a reward's draw, a referee check's card); where the real table
+  does not allow it, its best playable move is played instead, as in ``partita
+  play`` (``playable_choice``), and counted under *replaced moves*.
 * **Connect Four test positions**: on positions of Pascal Pons' test sets
   (``../shared/data/connect4-pons``, the first ``--pons-limit`` of each set in
   ``--pons``), how often the agent's move is one of the solver's best moves (every
@@ -30,7 +35,9 @@ What it prints (Markdown tables):
   the same budget on the same positions, and a match at equal budgets (partita's
   Connect Four also plays out at random), seats alternating.
 
-Everything is seeded (``--seed``): the same command gives the same games.
+Everything is seeded (``--seed``): the same command gives the same games, with any
+``--workers`` (each game is seeded by its number; the matches' games run in that
+many processes).
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ import sys
 import time
 from pathlib import Path
 
-from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec
+from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec, playable_choice
 from partita.games.base import CHANCE
 from partita.games.gravity.solver import Solver
 from partita.games.registry import get_game
@@ -81,43 +88,64 @@ def configured(name: str, round_limit: int) -> object:
 
 
 def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
-    """One game; ``(scores or None if unfinished, plies)``."""
+    """One game; ``(scores or None if unfinished, plies, replaced)``: ``replaced``
+    counts the hidden-information agents' moves that the real table did not allow
+    (each replaced by the agent's best playable one, as ``partita play`` does)."""
     state = rules.initial(len(agents))
     history: list = []
     hidden = rules.hidden_information
-    plies = 0
+    plies = replaced = 0
     while rules.outcome(state) is None and plies < max_plies:
         side = rules.side_to_move(state)
         if side == CHANCE:
             move = rules.sample_move(state, rng)
         else:
-            move = agents[side].choose(state, rng, history if hidden else ())
+            move, swapped = playable_choice(agents[side], state, rng, history if hidden else ())
+            replaced += swapped
         history.append((state, move))
         state = rules.apply(state, move)
         plies += 1
     outcome = rules.outcome(state)
-    return (None if outcome is None else [float(s) for s in outcome.scores]), plies
+    return (None if outcome is None else [float(s) for s in outcome.scores]), plies, replaced
+
+
+def _match_game(job: tuple) -> tuple[float | None, int, int]:
+    """One game of a match: the search's score (``None`` unfinished), its plies and
+    the moves replaced (see :func:`play_game`)."""
+    name, sides, spec, opponent, number, args = job
+    game = configured(name, args.round_limit)
+    seat = number % sides
+    seed = args.seed * 100_003 + number
+    agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
+    agents[seat] = agent_from_spec(spec, game, seed=seed)
+    scores, length, replaced = play_game(game.rules, agents, random.Random(seed), args.max_plies)
+    return (None if scores is None else scores[seat]), length, replaced
+
+
+def in_parallel(function, jobs: list, workers: int) -> list:
+    """``function`` over ``jobs`` in order, in ``workers`` processes (1: here)."""
+    if workers <= 1:
+        return [function(job) for job in jobs]
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.map(function, jobs, chunksize=1)
 
 
 def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> dict:
-    game = configured(name, args.round_limit)
-    rules = game.rules
     total = 0.0
     unfinished = 0
-    plies = 0
+    plies = replaced = 0
     started = time.perf_counter()
-    for number in range(games):
-        seat = number % sides
-        seed = args.seed * 100_003 + number
-        agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
-        agents[seat] = agent_from_spec(spec, game, seed=seed)
-        scores, length = play_game(rules, agents, random.Random(seed), args.max_plies)
+    jobs = [(name, sides, spec, opponent, number, args) for number in range(games)]
+    for score, length, swapped in in_parallel(_match_game, jobs, args.workers):
         plies += length
-        if scores is None:
+        replaced += swapped
+        if score is None:
             unfinished += 1
             total += 1.0 / sides
         else:
-            total += scores[seat]
+            total += score
     mean = total / games if games else 0.0
     low, high = wilson(mean, games)
     return {
@@ -131,6 +159,7 @@ def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> 
         "even": 1.0 / sides,
         "unfinished": unfinished,
         "plies": plies / games if games else 0.0,
+        "replaced": replaced,
         "seconds": time.perf_counter() - started,
     }
 
@@ -267,29 +296,35 @@ def openspiel_speed(spec: str, spiel, args) -> dict:
     }
 
 
-def openspiel_match(spec: str, spiel, games: int, args) -> dict:
+def _openspiel_game(job: tuple) -> float:
+    """One game against OpenSpiel's bot: partita's score."""
+    spec, number, args = job
+    spiel = openspiel()
     game = get_game("connect4")
     rules = game.rules
     playouts = parse_agent_spec(spec)[1].get("playouts", 1000)
-    total = 0.0
-    for number in range(games):
-        seed = args.seed * 100_003 + number
-        ours_seat = number % 2
-        agent = agent_from_spec(spec, game, seed=seed)
-        spiel_game, bot = openspiel_bot(spiel, playouts, seed)
-        state = rules.initial()
-        theirs = spiel_game.new_initial_state()
-        rng = random.Random(seed)
-        while rules.outcome(state) is None:
-            if rules.side_to_move(state) == ours_seat:
-                move = agent.choose(state, rng)
-                action = move.index - 1
-            else:
-                action = bot.step(theirs)
-                move = game.moves_from_columns(str(action + 1))[0]
-            state = rules.apply(state, move)
-            theirs.apply_action(action)
-        total += float(rules.outcome(state).scores[ours_seat])
+    seed = args.seed * 100_003 + number
+    ours_seat = number % 2
+    agent = agent_from_spec(spec, game, seed=seed)
+    spiel_game, bot = openspiel_bot(spiel, playouts, seed)
+    state = rules.initial()
+    theirs = spiel_game.new_initial_state()
+    rng = random.Random(seed)
+    while rules.outcome(state) is None:
+        if rules.side_to_move(state) == ours_seat:
+            move = agent.choose(state, rng)
+            action = move.index - 1
+        else:
+            action = bot.step(theirs)
+            move = game.moves_from_columns(str(action + 1))[0]
+        state = rules.apply(state, move)
+        theirs.apply_action(action)
+    return float(rules.outcome(state).scores[ours_seat])
+
+
+def openspiel_match(spec: str, games: int, args) -> dict:
+    jobs = [(spec, number, args) for number in range(games)]
+    total = sum(in_parallel(_openspiel_game, jobs, args.workers))
     mean = total / games if games else 0.0
     low, high = wilson(mean, games)
     return {"games": games, "score": mean, "low": low, "high": high}
@@ -312,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel")
     parser.add_argument("--skip", default="", help="parts to skip: matches,speed,pons,openspiel")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="processes for the matches")
     args = parser.parse_args(argv)
     spec = args.agent
     kind, _ = parse_agent_spec(spec)
@@ -325,7 +361,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, sides in SEATINGS
         if (only is None or name in only) and (sides_wanted is None or sides in sides_wanted)
     ]
-    print(f"agent {spec}; seed {args.seed}; Python {sys.version.split()[0]}")
+    print(
+        f"agent {spec}; seed {args.seed}; {args.workers} worker(s); Python {sys.version.split()[0]}"
+    )
     if "speed" not in skip:
         print(f"\n## Playouts per second ({args.speed_playouts} playouts from 5 positions)\n")
         print("| game | sides | playouts/s |")
@@ -337,16 +375,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## {spec} against random and greedy ({args.games} games each)\n")
         print(
             "| game | sides | opponent | score | 95 % interval | even share | unfinished "
-            "| plies/game | seconds |"
+            "| plies/game | replaced moves | seconds |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for name, sides in seatings:
             for opponent in ("random", "greedy"):
                 row = match(name, sides, spec, opponent, args.games, args)
                 print(
                     f"| {name} | {sides} | {opponent} | {row['score']:.3f} | "
                     f"{row['low']:.3f}-{row['high']:.3f} | {row['even']:.3f} | "
-                    f"{row['unfinished']} | {row['plies']:.0f} | {row['seconds']:.0f} |",
+                    f"{row['unfinished']} | {row['plies']:.0f} | {row['replaced']} | "
+                    f"{row['seconds']:.0f} |",
                     flush=True,
                 )
     spiel = None if args.no_openspiel or "openspiel" in skip else openspiel()
@@ -365,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         print("| | partita | OpenSpiel |")
         print("| --- | --- | --- |")
         print(f"| simulations/s | {rates['partita']:,.0f} | {rates['openspiel']:,.0f} |")
-        row = openspiel_match(spec, spiel, args.games, args)
+        row = openspiel_match(spec, args.games, args)
         print(
             f"\npartita {spec} against OpenSpiel MCTS ({rates['playouts']} simulations), "
             f"{row['games']} games, seats alternating: score {row['score']:.3f} "

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from solver_reference import minimax_score
 
+from partita.analysis.agents import agent_from_spec
 from partita.analysis.annotate import (
     annotate_record,
     eval_comment,
@@ -406,3 +407,32 @@ def test_the_library_reports_progress_position_by_position():
     annotate_record(parse_record(RECORD), agent="greedy", progress=lambda *done: calls.append(done))
     plies = len(MOVES.split())
     assert calls == [(done, plies + 1) for done in range(1, plies + 2)]
+
+
+def test_a_forceball_record_is_valued_from_what_each_mover_knew(monkeypatch):
+    """Both positions of a move are searched from its mover's information: as its
+    viewer, with the record up to there as what it saw happen."""
+    (record,) = read_records(
+        Path(__file__).resolve().parent.parent / "examples/forceball/little.pgr"
+    )
+    game = get_game("forceball")
+    agent = agent_from_spec("greedy", game, seed=0)
+    searched: set[tuple[int, int | None]] = set()
+    evaluate = agent.evaluate
+
+    def spying(state, rng=None, *, viewer=None, history=()):
+        searched.add((len(history), viewer))
+        return evaluate(state, rng, viewer=viewer, history=history)
+
+    monkeypatch.setattr(agent, "evaluate", spying)
+    annotation = annotate_record(record, agent=agent)
+    rules = game.rules
+    replayed = replay(record)
+    states = [replayed.initial_state, *replayed.states]
+    movers = [ply for ply in annotation.plies if ply.mover is not None]
+    assert movers and annotation.searched == len(searched)
+    for ply in movers:
+        for index in (ply.ply - 1, ply.ply):  # the positions before and after it
+            if rules.outcome(states[index]) is None:
+                assert (index, ply.mover) in searched
+    assert all(viewer is not None for _, viewer in searched)

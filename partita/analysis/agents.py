@@ -51,6 +51,7 @@ __all__ = [
     "RandomAgent",
     "agent_from_spec",
     "parse_agent_spec",
+    "playable_choice",
 ]
 
 #: How an agent is named, for error messages and help texts.
@@ -230,6 +231,27 @@ class MctsAgent(Agent):
             if len(moves) == 1 and not self.search.lists_subset:
                 return moves[0]  # forced: nothing to search
         return super().choose(state, rng, history)
+
+
+def playable_choice(
+    agent: Agent, state: Any, rng: Any = None, history: History = ()
+) -> tuple[Any, bool]:
+    """The agent's move in the real ``state``, and whether it had to be replaced.
+
+    In a hidden-information game a move may hold what the agent could not see (the
+    cards a reward draws, the one a referee check reveals, drawn from its guess of
+    the table); where the real table has them otherwise, the agent's best move that
+    is playable there is played instead (its search ranks them, best first), or a
+    random one."""
+    rules = agent.rules
+    move = agent.choose(state, rng, history)
+    if not rules.hidden_information or rules.illegal_reason(state, move) is None:
+        return move, False
+    ranked = agent.last.moves if agent.last is not None else ()
+    for statistics in ranked:
+        if rules.illegal_reason(state, statistics.move) is None:
+            return statistics.move, True
+    return rules.sample_move(state, agent.rng if rng is None else rng), True
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:

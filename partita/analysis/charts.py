@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup
 
-__all__ = ["LABEL_LIMIT", "bar_chart", "stacked_histogram"]
+__all__ = ["LABEL_LIMIT", "bar_chart", "line_chart", "stacked_histogram"]
 
 WIN_COLOUR = "#2e7d32"
 DRAW_COLOUR = "#9e9e9e"
@@ -193,6 +193,39 @@ def stacked_histogram(
         axes.set_xlim(bins[0] - 0.5 * step, bins[-1] + 1.5 * step)
         _integer_axis(axes.xaxis)
         _integer_axis(axes.yaxis)
+        axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        _style(axes)
+        return _svg(figure, salt)
+
+
+def line_chart(
+    xs: Sequence[int],
+    series: Sequence[tuple[str, Sequence[float], str]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    salt: str = "line",
+    limits: tuple[float, float] = (0.0, 1.0),
+    reference: float | None = None,
+) -> Markup:
+    """One line per ``(name, values, colour)`` over integer ``xs`` (a step at each
+    x: a value holds until the next one), y from ``limits``, a dotted line at
+    ``reference`` (an even share), with a legend."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        figure = _figure(6.4, 2.6)
+        axes = figure.subplots()
+        for name, values, colour in series:
+            axes.step(list(xs), list(values), where="post", color=colour, label=name, lw=1.4)
+        axes.set_ylim(limits[0] - 0.03, limits[1] + 0.03)
+        if reference is not None:
+            axes.axhline(reference, color=DRAW_COLOUR, lw=0.6, ls=":")
+        axes.set_title(title, fontsize=11)
+        axes.set_xlabel(xlabel, fontsize=9)
+        axes.set_ylabel(ylabel, fontsize=9)
+        _integer_axis(axes.xaxis)
         axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         _style(axes)
         return _svg(figure, salt)

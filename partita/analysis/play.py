@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from partita.analysis.agents import Agent, agent_from_spec
+from partita.analysis.agents import Agent, agent_from_spec, playable_choice
 from partita.errors import PartitaError
 from partita.games.base import CHANCE
 from partita.notation.problems import Problem
@@ -135,21 +135,12 @@ class PlaySession:
         return ply
 
     def _agents_move(self, agent: Agent, state: Any) -> Any:
-        """The agent's choice, made from its own information. In a hidden-information
-        game a move may hold what the agent could not see (the cards a reward draws,
-        the one a referee check reveals, drawn from its guess of the table); where the
-        real table has them otherwise, the agent's best move that is playable there
-        is played instead (its search ranks them, best first), or a random one."""
-        rules = self.rules
-        move = agent.choose(state, history=self.sheet.history())
-        if rules.illegal_reason(state, move) is None:
-            return move
-        self.replaced += 1
-        ranked = agent.last.moves if agent.last is not None else ()
-        for statistics in ranked:
-            if rules.illegal_reason(state, statistics.move) is None:
-                return statistics.move
-        return rules.sample_move(state, self.rng)
+        """The agent's choice, made from its own information; in a hidden-information
+        game replaced by its best move playable on the real table where the one it
+        chose is not (:func:`~partita.analysis.agents.playable_choice`)."""
+        move, replaced = playable_choice(agent, state, history=self.sheet.history())
+        self.replaced += replaced
+        return move
 
     def player(self, seat: int) -> str:
         """``Player2 (mcts:2000)``: the seat and who sits there."""

@@ -19,6 +19,7 @@ from sqlite_utils import Database
 from partita.database.query import select_games
 
 __all__ = [
+    "annotated_games",
     "decisive_candidates",
     "first_plies_at",
     "frequent_positions",
@@ -146,6 +147,19 @@ def decisive_candidates(db: Database, game: str, game_ids: Sequence[int]) -> Ite
         f"{_START.format(g='g')} AS start, g.tags FROM games g "
         "WHERE g.id IN (SELECT value FROM json_each(?)) "
         "AND g.game = ? AND g.status = 'valid' AND g.result NOT IN ('*', '1/2-1/2') "
+        "ORDER BY g.date_max DESC, g.id DESC",
+        (_ids(game_ids), game),
+    )
+
+
+def annotated_games(db: Database, game: str, game_ids: Sequence[int]) -> Iterator[dict]:
+    """The valid games ``game_ids`` of ``game`` whose record holds an ``[%eval ...]``
+    comment (``partita annotate``'s), the latest first: ``id``, ``pgr``,
+    ``player1`` to ``player4``."""
+    return db.query(
+        "SELECT g.id, g.pgr, g.player1, g.player2, g.player3, g.player4 FROM games g "
+        "WHERE g.id IN (SELECT value FROM json_each(?)) "
+        "AND g.game = ? AND g.status = 'valid' AND instr(g.pgr, '[%eval ') > 0 "
         "ORDER BY g.date_max DESC, g.id DESC",
         (_ids(game_ids), game),
     )

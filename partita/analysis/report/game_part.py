@@ -1,5 +1,6 @@
 """One game's part of the report, in one configuration: the opening tree as rows,
-game lengths, first moves, frequent and final positions, the game's own sections."""
+game lengths, first moves, frequent and final positions, the game's own sections,
+the annotated games' evaluation curves and largest drops."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import statistics
 from typing import TYPE_CHECKING, Any
 
 from partita.analysis import charts
+from partita.analysis.report.evaluations import evaluation_section
 from partita.analysis.report.openings import chance_plies, opening_moves, tree_rows
 from partita.analysis.report.options import ReportOptions, sections_for
 from partita.analysis.report.positions import GameSetups, finals, fit_cards, frequent_positions
@@ -91,6 +93,9 @@ def game_part(
         section = builder(db, notation, ids)
         if section is not None:
             part["sections"].append(section)
+    evaluations = evaluation_section(db, notation, ids)
+    if evaluations is not None:
+        part["sections"].append(evaluations)
     return part
 
 
