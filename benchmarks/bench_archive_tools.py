@@ -135,8 +135,8 @@ def main() -> None:
     timings["players --game forza4x4"] = (seconds, f"{len(rows):,} rows")
     seconds, rows = best_of(args.repeat, lambda: head_to_head(path, "Anna", "Bruno"))
     timings["players --player Anna --vs Bruno"] = (seconds, f"{rows[0].games:,} games")
-    seconds, rows = best_of(args.repeat, lambda: crosstables(path, event="Benchmark Open 1"))
-    timings["players --event 'Benchmark Open 1' --crosstable"] = (
+    seconds, rows = best_of(args.repeat, lambda: crosstables(path, event="Benchmark Open 200"))
+    timings["players --event 'Benchmark Open 200' --crosstable"] = (
         seconds,
         f"{len(rows[0].players)} players",
     )

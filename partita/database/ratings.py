@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import NamedTuple
 
 __all__ = ["K_FACTOR", "START_RATING", "Rating", "RatedGame", "elo_ratings", "expected_score"]
 
@@ -30,13 +30,12 @@ START_RATING = 1500.0
 K_FACTOR = 32.0
 
 
-@dataclass(frozen=True, slots=True)
-class RatedGame:
+class RatedGame(NamedTuple):
     """One game as the ratings see it: each seat's player (a key), the result field
-    of each seat, and each seat's rating tag (``None`` where absent or not a number)."""
+    of each seat (1, 0.5 or 0), and each seat's rating tag (``None`` where absent)."""
 
     players: Sequence[Hashable]
-    scores: Sequence[Fraction]
+    scores: Sequence[float]
     tags: Sequence[float | None]
 
 
@@ -57,7 +56,7 @@ def expected_score(own: float, other: float) -> float:
     return 1.0 / (1.0 + 10.0 ** ((other - own) / 400.0))
 
 
-def _pair_score(mine: Fraction, theirs: Fraction) -> float:
+def _pair_score(mine: float, theirs: float) -> float:
     if mine > theirs:
         return 1.0
     return 0.5 if mine == theirs else 0.0
@@ -71,30 +70,47 @@ def elo_ratings(
 ) -> dict[Hashable, Rating]:
     """The rating of every player of ``games`` (in the order given: date order)."""
     ratings: dict[Hashable, Rating] = {}
-    for game in games:
-        seats = len(game.players)
-        for player, tag in zip(game.players, game.tags, strict=True):
-            if player not in ratings:
+    for players, scores, tags in games:
+        entries = []
+        for player, tag in zip(players, tags, strict=True):
+            entry = ratings.get(player)
+            if entry is None:
                 first = start if tag is None else tag
-                ratings[player] = Rating(first, 0, first)
-        before = [ratings[player].rating for player in game.players]
+                entry = ratings[player] = Rating(first, 0, first)
+            entries.append(entry)
+        seats = len(entries)
+        if seats == 2:  # the common case, written out
+            first_entry, second_entry = entries
+            if players[0] == players[1]:
+                continue
+            change = k_factor * (
+                _pair_score(scores[0], scores[1])
+                - expected_score(first_entry.rating, second_entry.rating)
+            )
+            for entry, delta in ((first_entry, change), (second_entry, -change)):
+                entry.rating += delta
+                entry.games += 1
+                if entry.rating > entry.peak:
+                    entry.peak = entry.rating
+            continue
+        before = [entry.rating for entry in entries]
         pair_k = k_factor / (seats - 1)
         changes = [0.0] * seats
         played = [False] * seats
         for i in range(seats):
             for j in range(i + 1, seats):
-                if game.players[i] == game.players[j]:
+                if players[i] == players[j]:
                     continue
                 expected = expected_score(before[i], before[j])
-                change = pair_k * (_pair_score(game.scores[i], game.scores[j]) - expected)
+                change = pair_k * (_pair_score(scores[i], scores[j]) - expected)
                 changes[i] += change
                 changes[j] -= change
                 played[i] = played[j] = True
-        for seat, player in enumerate(game.players):
+        for seat, entry in enumerate(entries):
             if not played[seat]:
                 continue
-            entry = ratings[player]
             entry.rating += changes[seat]
             entry.games += 1
-            entry.peak = max(entry.peak, entry.rating)
+            if entry.rating > entry.peak:
+                entry.peak = entry.rating
     return ratings
