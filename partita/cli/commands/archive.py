@@ -191,6 +191,7 @@ def query(
     more = shown is not None and len(rows) > shown
     rows = rows[:shown] if shown is not None else rows
     with_ply = selection is not None and selection.position is not None
+    with_pattern = selection is not None and selection.pattern is not None
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -198,11 +199,13 @@ def query(
         listing.write_json_lines(rows, sys.stdout)
         return
     if as_csv or as_tsv:
-        listing.write_delimited(rows, sys.stdout, tabs=as_tsv, with_ply=with_ply)
+        listing.write_delimited(
+            rows, sys.stdout, tabs=as_tsv, with_ply=with_ply, with_pattern=with_pattern
+        )
         return
     counted = f"{len(rows)} game{'' if len(rows) == 1 else 's'}"
     if not terminal:
-        listing.write_plain_table(rows, sys.stdout, with_ply=with_ply)
+        listing.write_plain_table(rows, sys.stdout, with_ply=with_ply, with_pattern=with_pattern)
         typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
         return
     from rich.table import Table
@@ -210,10 +213,14 @@ def query(
     table = Table(*listing.TABLE_COLUMNS)
     if with_ply:
         table.add_column("at ply")
+    if with_pattern:
+        table.add_column("pattern at ply")
     for row in rows:
         cells = [listing.cell(row, name) for name in listing.TABLE_COLUMNS]
         if with_ply:
             cells.append(listing.cell(row, "ply"))
+        if with_pattern:
+            cells.append(listing.cell(row, "pattern_ply"))
         table.add_row(*(plain(cell) for cell in cells))
     console = stdout_console()
     console.print(table)
