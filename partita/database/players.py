@@ -44,6 +44,7 @@ __all__ = [
     "SeatRecord",
     "crosstables",
     "fold_name",
+    "game_ratings",
     "head_to_head",
     "player_stats",
 ]
@@ -159,6 +160,35 @@ def _ratings(games: Sequence[_Game]) -> dict[Hashable, Rating]:
         if game.valid and game.date_min is not None and game.scores is not None
     )
     return elo_ratings(rated)
+
+
+def game_ratings(db: Database, game: str) -> dict[int, tuple[float | None, ...]]:
+    """Per game of ``game`` (by id), each seat's rating when it was played: the
+    record's ``PlayerNElo`` tag where it has one, else the archive's Elo of that
+    player before the game (for the games the ratings count: valid, dated,
+    decided), else ``None``. The Elo pass reads every game of ``game``, whatever a
+    caller's selection: a rating depends on the whole history."""
+    games = _games(db, {"game": game})
+    rated = [
+        one for one in games if one.valid and one.date_min is not None and one.scores is not None
+    ]
+    before: list[tuple[float, ...]] = []
+    elo_ratings(
+        (
+            RatedGame([(one.game, key) for key in one.keys], one.scores or (), one.rating_tags)
+            for one in rated
+        ),
+        before=before,
+    )
+    computed = {one.id: values for one, values in zip(rated, before, strict=True)}
+    found: dict[int, tuple[float | None, ...]] = {}
+    for one in games:
+        archived = computed.get(one.id)
+        found[one.id] = tuple(
+            tag if tag is not None else (None if archived is None else archived[seat])
+            for seat, tag in enumerate(one.rating_tags)
+        )
+    return found
 
 
 @dataclass(slots=True)

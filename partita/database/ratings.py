@@ -22,7 +22,16 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["K_FACTOR", "START_RATING", "Rating", "RatedGame", "elo_ratings", "expected_score"]
+__all__ = [
+    "K_FACTOR",
+    "PERFORMANCE_CAP",
+    "START_RATING",
+    "RatedGame",
+    "Rating",
+    "elo_ratings",
+    "expected_score",
+    "performance_rating",
+]
 
 #: The rating of a player the archive has not rated yet (and who brings no tag).
 START_RATING = 1500.0
@@ -56,6 +65,30 @@ def expected_score(own: float, other: float) -> float:
     return 1.0 / (1.0 + 10.0 ** ((other - own) / 400.0))
 
 
+#: How far a performance lies from the opponents' average at a score of 0 or 1
+#: (FIDE's table stops at 800 too).
+PERFORMANCE_CAP = 800.0
+#: The spread of a rating difference in the normal model behind FIDE's table of
+#: rating differences: 200 points per player, sqrt(2) * 200 for a pair.
+_SPREAD = 200.0 * 2.0**0.5
+
+
+def performance_rating(opponents: float, score: float) -> float:
+    """The performance of a player who scored ``score`` (a fraction, 0 to 1) against
+    opponents rated ``opponents`` on average: that average plus the rating
+    difference the score means in the normal model FIDE's table of rating
+    differences rests on (``dp``: +72 at 60 %, +191 at 75 %, -191 at 25 %), at most
+    ``PERFORMANCE_CAP`` either way (a score of 1 or 0)."""
+    if score >= 1.0:
+        return opponents + PERFORMANCE_CAP
+    if score <= 0.0:
+        return opponents - PERFORMANCE_CAP
+    from statistics import NormalDist
+
+    difference = NormalDist(0.0, _SPREAD).inv_cdf(score)
+    return opponents + max(-PERFORMANCE_CAP, min(PERFORMANCE_CAP, difference))
+
+
 def _pair_score(mine: float, theirs: float) -> float:
     if mine > theirs:
         return 1.0
@@ -67,8 +100,11 @@ def elo_ratings(
     *,
     k_factor: float = K_FACTOR,
     start: float = START_RATING,
+    before: list[tuple[float, ...]] | None = None,
 ) -> dict[Hashable, Rating]:
-    """The rating of every player of ``games`` (in the order given: date order)."""
+    """The rating of every player of ``games`` (in the order given: date order).
+    ``before``, when given, receives each game's seats' ratings before it (what the
+    opening tree averages), one tuple per game in order."""
     ratings: dict[Hashable, Rating] = {}
     for players, scores, tags in games:
         entries = []
@@ -78,6 +114,8 @@ def elo_ratings(
                 first = start if tag is None else tag
                 entry = ratings[player] = Rating(first, 0, first)
             entries.append(entry)
+        if before is not None:
+            before.append(tuple(entry.rating for entry in entries))
         seats = len(entries)
         if seats == 2:  # the common case, written out
             first_entry, second_entry = entries
@@ -93,7 +131,7 @@ def elo_ratings(
                 if entry.rating > entry.peak:
                     entry.peak = entry.rating
             continue
-        before = [entry.rating for entry in entries]
+        current = [entry.rating for entry in entries]
         pair_k = k_factor / (seats - 1)
         changes = [0.0] * seats
         played = [False] * seats
@@ -101,7 +139,7 @@ def elo_ratings(
             for j in range(i + 1, seats):
                 if players[i] == players[j]:
                     continue
-                expected = expected_score(before[i], before[j])
+                expected = expected_score(current[i], current[j])
                 change = pair_k * (_pair_score(scores[i], scores[j]) - expected)
                 changes[i] += change
                 changes[j] -= change

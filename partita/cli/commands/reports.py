@@ -145,8 +145,11 @@ def _print_tree(built: "OpeningTree") -> None:
         "W/D/L",
         "score",
         "transp.",
+        "AvElo",
+        "Perf",
         "last",
         "examples",
+        "opening",
         title=plain(
             f"{built.game.rules.title}"
             + (f" ({built.configuration.label})" if built.configuration else "")
@@ -159,7 +162,7 @@ def _print_tree(built: "OpeningTree") -> None:
             + (" (symmetric positions merged)" if built.symmetry else "")
         ),
     )
-    for column in (1, 2, 3, 4, 5):
+    for column in (1, 2, 3, 4, 5, 6, 7):
         table.columns[column].justify = "right"
     for stats in built.moves():
         won, drawn, lost = stats.wdl
@@ -170,8 +173,11 @@ def _print_tree(built: "OpeningTree") -> None:
             f"{won}/{drawn}/{lost}",
             _percent(stats.score),
             str(stats.transpositions),
+            "" if stats.rating is None else f"{stats.rating:.0f}",
+            "" if stats.performance is None else f"{stats.performance:.0f}",
             stats.last_date or "",
             " ".join(str(game_id) for game_id in stats.examples),
+            plain(stats.opening or ""),
         )
     console.print(table)
     if not built.moves():
