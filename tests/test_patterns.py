@@ -1,5 +1,6 @@
-"""Pattern search: the gravity games' and Universal Forces' pattern syntax (property
-tests), `query --pattern` on every game that has one, and the games that have none."""
+"""Pattern search: the pattern syntax of the gravity games, Universal Forces and
+Circular Reasoning (property tests), `query --pattern` on every game that has one,
+and the game that has none."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 
 from partita.database import import_paths
 from partita.errors import NotationError
+from partita.games.circular_reasoning.notation import CIRCULAR_REASONING
+from partita.games.circular_reasoning.rules import GOAL, RESERVE, cell_name
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
 from partita.games.universal_forces.notation import UNIVERSAL_FORCES
 from partita.games.universal_forces.rules import FORCES
@@ -123,6 +126,43 @@ def test_universal_forces_patterns(seed, plies, sides, data):
     assert not UNIVERSAL_FORCES.parse_pattern(",".join([*others, condition])).matches(state)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6), plies=st.integers(0, 40), sides=st.integers(2, 4), data=st.data()
+)
+def test_circular_reasoning_patterns(seed, plies, sides, data):
+    state = playout(CIRCULAR_REASONING, seed, plies, sides)
+    position = CIRCULAR_REASONING.format_position(state)
+    own = position.split(" / ")[0]
+    mover = position.split()[-1]
+    assert CIRCULAR_REASONING.parse_pattern(own).matches(state)
+    assert CIRCULAR_REASONING.parse_pattern(f"{own} {mover}").matches(state)
+    assert CIRCULAR_REASONING.parse_pattern("?").matches(state)
+    wildcards = " ".join(f"{seat}:C?,T?,S?" for seat in range(1, sides + 1))
+    assert CIRCULAR_REASONING.parse_pattern(wildcards).matches(state)
+    other = f"P{(int(mover[1:]) % sides) + 1}"
+    assert not CIRCULAR_REASONING.parse_pattern(f"{own} {other}").matches(state)
+    # One token's required place changed: no match.
+    index = data.draw(st.integers(0, len(state.tokens) - 1))
+    seat, shape = divmod(index, 3)
+    now = state.tokens[index]
+    choices = [name for name in ("@", "G", "O1", "M7", "I16", "*") if name != cell_name(now)]
+    if now not in (GOAL, RESERVE):
+        choices.remove("*")
+    wanted = data.draw(st.sampled_from(choices))
+    places = own.split()[seat].split(":")[1].split(",")
+    places[shape] = "CTS"[shape] + wanted
+    changed = own.split()
+    changed[seat] = f"{seat + 1}:{','.join(places)}"
+    assert not CIRCULAR_REASONING.parse_pattern(" ".join(changed)).matches(state)
+    # A segment condition against what stands there.
+    if now not in (GOAL, RESERVE):
+        assert CIRCULAR_REASONING.parse_pattern(
+            f"{cell_name(now)}={seat + 1}{'CTS'[shape]}"
+        ).matches(state)
+        assert not CIRCULAR_REASONING.parse_pattern(f"{cell_name(now)}=.").matches(state)
+
+
 @pytest.mark.parametrize(
     "notation, text, message",
     [
@@ -134,6 +174,9 @@ def test_universal_forces_patterns(seed, plies, sides, data):
         (UNIVERSAL_FORCES, "O1:9=1Q", "malformed pattern 'O1:9=1Q'"),
         (UNIVERSAL_FORCES, "I1:9=*", "there is no cell I1:9"),
         (UNIVERSAL_FORCES, "-", "malformed pattern '-'"),
+        (CIRCULAR_REASONING, "1:C?,T?,S? 1:C@,T@,S@", "side 1 is given twice"),
+        (CIRCULAR_REASONING, "O0=*", "'O0' is no cell"),
+        (CIRCULAR_REASONING, "1:C?,T?", "malformed pattern '1:C?,T?'"),
     ],
 )
 def test_a_bad_pattern_is_a_notation_error(notation, text, message):
@@ -143,7 +186,7 @@ def test_a_bad_pattern_is_a_notation_error(notation, text, message):
 
 
 def test_the_docs_pages_patterns_run():
-    for page in ("forza4x4.md", "universal-forces.md"):
+    for page in ("forza4x4.md", "universal-forces.md", "circular-reasoning.md"):
         failures, tried = doctest.testfile(str(ROOT / "docs" / page), module_relative=False)
         assert tried >= 8 and failures == 0, page
 
@@ -154,6 +197,7 @@ RECORDS = [
     ("forza4x4", "t4 r5 r5 t2 l8", 2),
     ("universal-forces", "G@O1:1 B@O1:13 O1:1-O2:1 O1:13-O2:14", 2),
     ("universal-forces", "R@O1:31 B@O1:29 R@O1:23 O1:31-O2:31", 3),
+    ("circular-reasoning", "@T>O3 @T>O4", 2),
 ]
 
 
@@ -205,6 +249,10 @@ def found(archive: Path, *args: str) -> list[tuple[int, int]]:
         (["--pattern", "O1:23=3R"], [(5, 3)]),
         (["--pattern", "O1:29=?B,O2:31=*"], [(5, 4)]),
         (["--game", "universal-forces", "--pattern", "?"], [(4, 0), (5, 0)]),
+        # Circular Reasoning.
+        (["--pattern", "O4=2T"], [(6, 2)]),
+        (["--pattern", "1:C@,T*,S@ P2"], [(6, 1)]),
+        (["--game", "circular-reasoning", "--pattern", "O3=."], [(6, 0)]),
         # Other filters AND with it.
         (["--pattern", "7/7/7/7/7/7", "--event", "E2"], [(2, 0)]),
     ],
@@ -235,10 +283,6 @@ def test_export_takes_the_pattern_too(archive):
     "args, message",
     [
         (["--game", "forceball", "--pattern", "?"], "Forceball has no pattern search"),
-        (
-            ["--game", "circular-reasoning", "--pattern", "?"],
-            "Circular Reasoning has no pattern search",
-        ),
         (["--game", "connect4", "--pattern", "8/8/8/8/8/8/8/8"], "has 8 rows, the board has 6"),
         (["--pattern", "nothing like a pattern"], "is no pattern of any supported game"),
     ],
