@@ -248,7 +248,10 @@ class GameFilter:
         )
 
     def __bool__(self) -> bool:
-        return any(getattr(self, name) for name in self.__dataclass_fields__)
+        """Whether the filter leaves any game out (names files alone select all)."""
+        return any(
+            getattr(self, name) for name in self.__dataclass_fields__ if name != "opening_files"
+        )
 
     def described(self) -> list[tuple[str, str]]:
         """``(option, value)`` of each filter set, as a report lists them."""
