@@ -291,3 +291,20 @@ def test_a_pattern_no_game_reads_is_one_clear_error(archive, args, message):
     code, out, err = run_cli(["query", "--db", archive, *args])
     assert code == 1 and out == ""
     assert err.startswith("partita: error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_set_up_and_configured_games_are_replayed_from_their_start(tmp_path):
+    texts = [
+        '[Game "connect4"]\n[Player1 "A"]\n[Player2 "B"]\n[Result "*"]\n[SetUp "1"]\n'
+        '[Position "7/7/7/7/7/3x3 o"]\n\n1... t4 2. t1 *\n',
+        '[Game "universal-forces"]\n[Player1 "A"]\n[Player2 "B"]\n[Result "*"]\n'
+        '[RoundLimit "10"]\n\n1. G@O1:1 B@O1:13 *\n',
+    ]
+    (tmp_path / "games.pgr").write_text("\n".join(texts), encoding="utf-8")
+    summary = import_paths(tmp_path / "games.db", [tmp_path / "games.pgr"])
+    assert summary.imported == 2 and summary.invalid == 0
+    db = tmp_path / "games.db"
+    assert found(db, "--pattern", "7/7/7/7/7/3x3 o") == [(1, 0)]
+    assert found(db, "--pattern", "7/7/7/7/3o3/3x3") == [(1, 1)]
+    assert found(db, "--pattern", "7/7/7/7/3o3/x2x3 o") == [(1, 2)]
+    assert found(db, "--pattern", "O1:1=1G,O1:13=2B") == [(2, 2)]

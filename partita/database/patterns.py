@@ -50,6 +50,12 @@ def _configured(game: str, settings: tuple[tuple[str, str], ...]) -> Any:
     return notation.configure(dict(settings)) if settings else notation
 
 
+@lru_cache(maxsize=64)
+def _tag_names(notation: Any) -> tuple[str, ...]:
+    """``SetUp`` then the game's own tags: what a replay needs of a record's tags."""
+    return ("SetUp", *(spec.name for spec in notation.rules.tags))
+
+
 @lru_cache(maxsize=256)
 def _reader(notation: Any) -> Any:
     return notation.trusted_move_reader()
@@ -89,9 +95,11 @@ def _first(
         base = get_game(game)
     except PartitaError:
         return None
-    values = json.loads(tags) if tags else {}
-    names = [spec.name for spec in base.rules.tags]
-    settings = tuple((name, values[name]) for name in names if name in values)
+    names = _tag_names(base)
+    # Most records set nothing up: read their tags only when a name the replay needs is there.
+    wanted_tags = tags and any(f'"{name}"' in tags for name in names)
+    values = json.loads(tags) if wanted_tags else {}
+    settings = tuple((name, values[name]) for name in names[1:] if name in values)
     sides = sides or base.rules.min_sides
     try:
         notation = _configured(game, settings)
