@@ -230,3 +230,23 @@ def test_a_missing_names_file_is_a_usage_error(archive, tmp_path):
         ["query", "--db", archive], env={"PARTITA_OPENINGS": str(tmp_path / "none.toml")}
     )
     assert code == 1 and "none.toml" in err
+
+
+@pytest.mark.parametrize("columns, shown", [("120", True), ("80", False)])
+def test_the_terminal_table_has_the_opening_when_it_has_room(archive, monkeypatch, columns, shown):
+    import contextlib
+
+    from partita.cli import main
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", columns)
+    out = Terminal()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as done:
+        main(["query", "--db", str(archive), "--game", "universal-forces"])
+    assert done.value.code in (0, None)
+    text = out.getvalue()
+    assert ("Mountain march" in text) is shown
+    assert ("opening names: a terminal of 100 columns" in text) is not shown
