@@ -3,7 +3,7 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_archive_tools.py [--games 100000] [--twins 2000]
-        [--archive FILE] [--index-cost 20000]
+        [--archive FILE] [--index-cost 20000] [--skip-writes]
 
 What it does, seeded and deterministic:
 
@@ -15,8 +15,12 @@ What it does, seeded and deterministic:
    statistics (with Elo ratings), a head-to-head, an event's crosstable, and prints
    the query plans (``EXPLAIN QUERY PLAN``) of the twins and players queries;
 3. times deleting 1,000 games (in a copy), a tag change, and merging the archive
-   into an empty one;
-4. ``--index-cost N``: imports N records into an archive with and without the
+   into an empty one (not with ``--skip-writes``);
+4. times the queries no index serves, or that work around one: a regular
+   expression on a tag, every game listed with its opening name, the opening-name
+   filter, pattern searches, and the opening tree with its ratings; prints their
+   plans;
+5. ``--index-cost N``: imports N records into an archive with and without the
    ``positions_game`` index, the cost of the index for an import.
 """
 
@@ -36,7 +40,9 @@ sys.path.insert(0, str(HERE))
 
 from corpus import write_forza_corpus  # noqa: E402
 
+from partita.analysis.tree import tree_from_archive  # noqa: E402
 from partita.database import import_paths  # noqa: E402
+from partita.database.filters import GameFilter  # noqa: E402
 from partita.database.maintenance import delete_games, set_tag  # noqa: E402
 from partita.database.merge import merge_archive  # noqa: E402
 from partita.database.players import (  # noqa: E402
@@ -45,6 +51,8 @@ from partita.database.players import (  # noqa: E402
     head_to_head,
     player_stats,
 )
+from partita.database.query import query_games  # noqa: E402
+from partita.database.schema import register_filter_functions  # noqa: E402
 from partita.database.twins import _groups_sql, find_twins  # noqa: E402
 from partita.notation.reader import split_records  # noqa: E402
 
@@ -104,6 +112,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--archive", type=Path, default=None)
     parser.add_argument("--index-cost", type=int, default=0)
+    parser.add_argument("--skip-writes", action="store_true")
     args = parser.parse_args()
 
     keep = args.archive is not None
@@ -134,12 +143,81 @@ def main() -> None:
     seconds, rows = best_of(args.repeat, lambda: player_stats(path, game="forza4x4"))
     timings["players --game forza4x4"] = (seconds, f"{len(rows):,} rows")
     seconds, rows = best_of(args.repeat, lambda: head_to_head(path, "Anna", "Bruno"))
-    timings["players --player Anna --vs Bruno"] = (seconds, f"{rows[0].games:,} games")
-    seconds, rows = best_of(args.repeat, lambda: crosstables(path, event="Benchmark Open 1"))
-    timings["players --event 'Benchmark Open 1' --crosstable"] = (
+    timings["players --player Anna --vs Bruno"] = (
         seconds,
-        f"{len(rows[0].players)} players",
+        f"{rows[0].games if rows else 0:,} games",
     )
+    seconds, rows = best_of(args.repeat, lambda: crosstables(path, event="Benchmark Open 200"))
+    timings["players --event 'Benchmark Open 200' --crosstable"] = (
+        seconds,
+        f"{len(rows[0].players) if rows else 0} players",
+    )
+    for name, selection in QUERIES.items():
+        seconds, rows = best_of(
+            args.repeat, lambda selection=selection: query_games(path, selection)
+        )
+        timings[name] = (seconds, f"{len(rows):,} games")
+    for rated in (False, True):
+        seconds, tree = best_of(
+            args.repeat,
+            lambda rated=rated: tree_from_archive(path, "forza4x4", depth=8, rated=rated),
+        )
+        name = "tree --game forza4x4" + (" (ratings)" if rated else " (no ratings)")
+        timings[name] = (seconds, f"{tree.move_count:,} moves")
+    if not args.skip_writes:
+        timings.update(write_timings(path, games))
+    report(timings)
+    tool_plans(path)
+    with sqlite3.connect(path) as conn:
+        register_filter_functions(conn)
+        for name, selection in QUERIES.items():
+            joins, where, params = selection.sql()
+            sql = f"SELECT g.id FROM {joins} WHERE {where}"
+            print(f"plan, {name}: {plan(conn, sql, params)}")
+    if args.index_cost:
+        index_cost(args.index_cost)
+    if not keep:
+        shutil.rmtree(folder)
+
+
+#: The queries timed, by the command line they stand for.
+QUERIES = {
+    "query --tag 'Event~^Benchmark Open 1[0-9]$'": GameFilter(
+        tags=("Event~^Benchmark Open 1[0-9]$",)
+    ),
+    "query --tag 'Event~Open 7' --date-from 2024.06": GameFilter(
+        tags=("Event~Open 7",), date_from="2024.06"
+    ),
+    "query (every game, with its opening name)": GameFilter(),
+    "query --opening-name 'centre (t4)'": GameFilter(opening_names=("centre (t4)",)),
+    "query --opening-name rulebook": GameFilter(opening_names=("rulebook",)),
+    "query --opening-name entry --game forza4x4": GameFilter(
+        opening_names=("entry",), games=("forza4x4",)
+    ),
+    "query --pattern (a 2x2 square of x)": GameFilter(
+        pattern="????????/????????/????????/???xx???/???xx???/????????/????????/????????"
+    ),
+    "query --pattern (the square) --event 'Open 7'": GameFilter(
+        pattern="????????/????????/????????/???xx???/???xx???/????????/????????/????????",
+        events=("Open 7",),
+    ),
+    "query --pattern (the square) --opening t4": GameFilter(
+        pattern="????????/????????/????????/???xx???/???xx???/????????/????????/????????",
+        openings=("t4",),
+    ),
+}
+
+
+def report(timings: dict) -> None:
+    width = max(len(name) for name in timings)
+    print(f"{'':<{width}}     wall      CPU")
+    for name, ((wall, cpu), what) in timings.items():
+        print(f"{name:<{width}}  {wall:7.3f}  {cpu:7.3f} s  {what}")
+
+
+def write_timings(path: Path, games: int) -> dict:
+    """Deleting 1,000 games and a tag change (in a copy), and a merge."""
+    timings = {}
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / "copy.db"
         shutil.copy(path, copy)
@@ -153,11 +231,10 @@ def main() -> None:
             seconds,
             f"{merged.copied:,} games, {merged.positions:,} positions",
         )
-    width = max(len(name) for name in timings)
-    print(f"{'':<{width}}     wall      CPU")
-    for name, ((wall, cpu), what) in timings.items():
-        print(f"{name:<{width}}  {wall:7.3f}  {cpu:7.3f} s  {what}")
+    return timings
 
+
+def tool_plans(path: Path) -> None:
     with sqlite3.connect(path) as conn:
         sql, params = _groups_sql(None, {})
         print(f"\nplan, twins: {plan(conn, sql, params)}")
@@ -170,9 +247,12 @@ def main() -> None:
         sql, params = games_sql({"game": "forza4x4"})
         print(f"plan, players --game forza4x4: {plan(conn, sql, params)}")
 
-    if args.index_cost:
+
+def index_cost(count: int) -> None:
+    """An import of ``count`` records with and without ``positions_game``."""
+    if count:
         with tempfile.TemporaryDirectory() as scratch:
-            files = write_forza_corpus(Path(scratch) / "corpus", args.index_cost)
+            files = write_forza_corpus(Path(scratch) / "corpus", count)
             for with_index in (True, False, True, False):
                 target = Path(scratch) / f"index-{with_index}.db"
                 target.unlink(missing_ok=True)
@@ -182,11 +262,9 @@ def main() -> None:
                         conn.execute("DROP INDEX positions_game")
                 (wall, cpu), _ = best_of(1, lambda t=target: import_paths(t, files, workers=1))
                 print(
-                    f"import of {args.index_cost:,} records, positions_game "
+                    f"import of {count:,} records, positions_game "
                     f"{'on ' if with_index else 'off'}: {wall:.2f} s wall, {cpu:.2f} s CPU"
                 )
-    if not keep:
-        shutil.rmtree(folder)
 
 
 if __name__ == "__main__":

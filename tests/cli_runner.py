@@ -23,7 +23,7 @@ from partita.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Variables of the developer's shell that would change what a command does.
-_CLEARED = ("PARTITA_DB", "PARTITA_DEBUG", "PARTITA_DECKS")
+_CLEARED = ("PARTITA_DB", "PARTITA_DEBUG", "PARTITA_DECKS", "PARTITA_OPENINGS")
 
 
 class CliResult(NamedTuple):
@@ -42,8 +42,8 @@ def run_cli(
     env: Mapping[str, str] | None = None,
 ) -> CliResult:
     """Run ``partita ARGS`` in this process, from ``cwd`` (default: the repository),
-    with ``env`` added to the environment (PARTITA_DB, PARTITA_DEBUG and PARTITA_DECKS
-    cleared first, tables 80 columns wide) and ``input`` on stdin.
+    with ``env`` added to the environment (PARTITA_DB, PARTITA_DEBUG, PARTITA_DECKS
+    and PARTITA_OPENINGS cleared first, tables 80 columns wide) and ``input`` on stdin.
 
     Fails the test if an exception other than ``SystemExit`` leaves :func:`main` or
     a traceback reaches stderr: neither may reach a user.

@@ -108,6 +108,11 @@ def test_merging_into_a_new_archive_copies_everything_in_order(tmp_path):
     count = rows(other, "SELECT count(*) FROM games")[0][0]
     assert merged.mapping == [{"from": n, "to": n} for n in range(1, count + 1)]
     assert by_hash(tmp_path / "new.db") == by_hash(other)
+    # The copy rebuilt positions_game (dropped for a copy larger than the archive).
+    plan = rows(
+        tmp_path / "new.db", "EXPLAIN QUERY PLAN SELECT ply FROM positions WHERE game_id = 1"
+    )
+    assert "positions_game" in plan[0][-1]
 
 
 def test_an_archive_of_schema_1_is_read_as_it_is_and_its_twin_keys_computed(tmp_path):

@@ -98,6 +98,7 @@ def test_piped_the_table_is_plain_and_unwrapped(small_archive):
         "result",
         "plies",
         "status",
+        "opening",
     ]
     assert len(lines) == 3 and not any(char in out for char in "│┃━─┏")
     assert 'Bruno "B" Bianchi - Zoë' in lines[1] and "Zoë Müller - Dario" in lines[2]

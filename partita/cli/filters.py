@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -82,6 +83,42 @@ FILTER_OPTIONS: dict[str, tuple[Any, str]] = {
             ),
         ],
         "position",
+    ),
+    "opening_name": (
+        Annotated[
+            _Texts,
+            typer.Option(
+                "--opening-name",
+                help="Games whose opening name (their deepest named position) holds this "
+                "text, case and accents ignored (repeatable).",
+            ),
+        ],
+        "opening_names",
+    ),
+    "openings": (
+        Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--openings",
+                metavar="FILE",
+                help="An opening names file (TOML) read after the game's own names and "
+                "$PARTITA_OPENINGS (repeatable).",
+                exists=True,
+                dir_okay=False,
+            ),
+        ],
+        "opening_files",
+    ),
+    "pattern": (
+        Annotated[
+            str | None,
+            typer.Option(
+                "--pattern",
+                help="Games with a mainline position matching this pattern (the game's "
+                "pattern syntax, see its docs page).",
+            ),
+        ],
+        "pattern",
     ),
     "sides": (
         Annotated[

@@ -25,17 +25,29 @@ __all__ = [
 ]
 
 #: The columns of the plain and rich tables (CSV and TSV have every column).
-TABLE_COLUMNS = ("id", "game", "date", "event", "players", "result", "plies", "status")
+TABLE_COLUMNS = (
+    "id",
+    "game",
+    "date",
+    "event",
+    "players",
+    "result",
+    "plies",
+    "status",
+    "opening",
+)
 
 
-def columns(*, with_ply: bool) -> list[str]:
+def columns(*, with_ply: bool, with_pattern: bool = False) -> list[str]:
     """Every column of a game row, ``players`` as ``player1`` to ``player4``; ``ply``
-    with a position filter."""
+    with a position filter, ``pattern_ply`` with a pattern."""
     names = ["id", "game", "event", "site", "date", "round", "player1", "player2"]
     names += ["player3", "player4", "result", "termination", "sides", "plies", "status"]
-    names.append("final_position")
+    names += ["final_position", "opening"]
     if with_ply:
         names.append("ply")
+    if with_pattern:
+        names.append("pattern_ply")
     return names
 
 
@@ -50,9 +62,11 @@ def cell(row: dict, name: str) -> str:
     return "" if value is None else str(value)
 
 
-def write_delimited(rows: Sequence[dict], stream: TextIO, *, tabs: bool, with_ply: bool) -> None:
+def write_delimited(
+    rows: Sequence[dict], stream: TextIO, *, tabs: bool, with_ply: bool, with_pattern: bool = False
+) -> None:
     """The rows as CSV (``tabs=False``) or TSV, with a header line."""
-    names = columns(with_ply=with_ply)
+    names = columns(with_ply=with_ply, with_pattern=with_pattern)
     if tabs:
         stream.write("\t".join(names) + "\n")
         for row in rows:
@@ -69,9 +83,15 @@ def write_json_lines(rows: Sequence[dict], stream: TextIO) -> None:
         stream.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def write_plain_table(rows: Sequence[dict], stream: TextIO, *, with_ply: bool) -> None:
+def write_plain_table(
+    rows: Sequence[dict], stream: TextIO, *, with_ply: bool, with_pattern: bool = False
+) -> None:
     """The table's columns aligned with spaces, one line per game, never wrapped."""
-    names = [*TABLE_COLUMNS, *(["ply"] if with_ply else [])]
+    names = [
+        *TABLE_COLUMNS,
+        *(["ply"] if with_ply else []),
+        *(["pattern_ply"] if with_pattern else []),
+    ]
     cells = [[printable(cell(row, name)) for name in names] for row in rows]
     widths = [
         max([len(name), *(len(line[index]) for line in cells)]) for index, name in enumerate(names)

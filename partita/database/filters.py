@@ -28,6 +28,16 @@ written once. Matching rules (also in ``docs/archive.md``):
   other numbers as numbers, a record
   without the tag or with a value of another kind never matching. Conditions on
   the same tag name with ``=`` are OR; all others AND.
+* ``opening_names``: the game's opening name (its deepest named position, see
+  :mod:`partita.database.openings`) holds the text, case and accents ignored;
+  ``opening_files`` are names files read after the shipped ones and
+  ``$PARTITA_OPENINGS`` (for the names shown as well as for this filter).
+* ``pattern``: some position of the legal mainline (the start included) matches
+  this pattern, in the game's pattern syntax (:meth:`GameNotation.parse_pattern`;
+  every game whose notation reads it when no one game is chosen). SQL cannot see a
+  position, so each pre-selected game is replayed (``partita_pattern``, a function
+  partita registers on the connection); the rows carry ``pattern_ply``, the first
+  matching ply.
 * ``within``: further filters every game must also pass (AND), how a caller
   narrows a user's selection (the tree, to one configuration).
 """
@@ -44,7 +54,7 @@ from typing import Any, overload
 
 from partita.database.keys import fold_key
 from partita.errors import ArchiveError, NotationError, SetupError
-from partita.games.registry import all_games, get_game
+from partita.games.registry import all_games, all_specs, get_game
 
 __all__ = ["GameFilter", "TagCondition", "fold", "number"]
 
@@ -189,10 +199,13 @@ class GameFilter:
     position: str | None = None
     sides: tuple[int, ...] = ()
     tags: tuple[str, ...] = ()
+    opening_names: tuple[str, ...] = ()
+    opening_files: tuple[str, ...] = ()
+    pattern: str | None = None
     within: tuple[GameFilter, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("games", "players", "results", "events", "openings", "sides", "tags"):
+        for name in _MULTIPLE:
             object.__setattr__(self, name, _tuple(getattr(self, name)))
         for text in self.tags:
             TagCondition.parse(text)  # a malformed filter is an error before any work
@@ -205,6 +218,11 @@ class GameFilter:
         for inner in self.within:
             if inner.position is not None:
                 raise ArchiveError("a narrowing filter cannot hold a position")
+            if inner.pattern is not None:
+                raise ArchiveError("a narrowing filter cannot hold a pattern")
+        object.__setattr__(self, "opening_files", tuple(map(str, self.opening_files)))
+        if self.pattern is not None:
+            _pattern_games(self.pattern, self.only_game())  # a bad pattern: an error now
 
     @classmethod
     def of(cls, selection: GameFilter | None = None, **filters: Any) -> GameFilter:
@@ -218,6 +236,7 @@ class GameFilter:
             "result": "results",
             "event": "events",
             "opening": "openings",
+            "opening_name": "opening_names",
         }
         fields = {}
         for name, value in filters.items():
@@ -232,20 +251,27 @@ class GameFilter:
         # What the selection leaves open is set on it (so that one game chosen by the
         # caller makes the selection's openings canonical); the rest narrows it.
         position = fields.pop("position", selection.position)
+        pattern = fields.pop("pattern", selection.pattern)
         free = {name: value for name, value in fields.items() if not getattr(selection, name)}
         narrowing = cls(**{name: value for name, value in fields.items() if name not in free})
         within = selection.within + ((narrowing,) if narrowing else ())
-        return dataclasses.replace(selection, **free, position=position, within=within)
+        return dataclasses.replace(
+            selection, **free, position=position, pattern=pattern, within=within
+        )
 
     def __bool__(self) -> bool:
-        return any(getattr(self, name) for name in self.__dataclass_fields__)
+        """Whether the filter leaves any game out (names files alone select all)."""
+        return any(
+            getattr(self, name) for name in self.__dataclass_fields__ if name != "opening_files"
+        )
 
     def described(self) -> list[tuple[str, str]]:
         """``(option, value)`` of each filter set, as a report lists them."""
         found: list[tuple[str, str]] = []
-        for name in ("games", "players", "results", "events", "openings", "sides", "tags"):
-            found.extend((name.rstrip("s"), str(value)) for value in getattr(self, name))
-        for name in ("date_from", "date_to", "position"):
+        for name in _MULTIPLE:
+            if name != "opening_files":
+                found.extend((name.rstrip("s"), str(value)) for value in getattr(self, name))
+        for name in ("date_from", "date_to", "position", "pattern"):
             if getattr(self, name) is not None:
                 found.append((name, getattr(self, name)))
         for inner in self.within:
@@ -263,12 +289,22 @@ class GameFilter:
         params: list = []
         if self.position is not None:
             joins, params = _position_join(self.position, self.only_game())
-        clauses, where_params = self._clauses()
+        clauses, where_params = self._clauses(self.opening_files)
+        if self.pattern is not None:
+            # Last, so that SQLite replays only the games every other filter kept.
+            clauses.append(f"{PATTERN_SQL} IS NOT NULL")
+            where_params.append(self.pattern)
         return joins, " AND ".join(clauses) if clauses else "1", params + where_params
 
-    def _clauses(self) -> tuple[list[str], list]:
+    def pattern_column(self) -> tuple[str, list]:
+        """The SQL column ``pattern_ply`` and its parameters (the pattern's first
+        matching ply, cached from the WHERE part's call)."""
+        return f"{PATTERN_SQL} AS pattern_ply", [self.pattern]
+
+    def _clauses(self, files: tuple[str, ...] = ()) -> tuple[list[str], list]:
         clauses: list[str] = []
         params: list = []
+        files = self.opening_files or files
 
         def any_of(template: str, values: Iterable, arity: int = 1) -> None:
             values = list(values)
@@ -314,8 +350,18 @@ class GameFilter:
             clauses.append("(" + " OR ".join(clause for clause, _ in parts) + ")")
             for _, values in parts:
                 params.extend(values)
+        if self.opening_names:
+            from partita.database.openings import game_opening_names
+
+            games = self.games or tuple(spec.name for spec in all_specs())
+            found = game_opening_names(self.opening_names, games, files)
+            if found is None:
+                clauses.append("0")  # no opening name holds the text
+            else:
+                clauses.append(found[0])
+                params.extend(found[1])
         for inner in self.within:
-            inner_clauses, inner_params = inner._clauses()
+            inner_clauses, inner_params = inner._clauses(files)
             clauses.extend(inner_clauses)
             params.extend(inner_params)
         return clauses, params
@@ -327,6 +373,31 @@ class GameFilter:
             notation = get_game(game)
             tokens = [notation.canonical_token(token) for token in tokens]
         return " ".join(tokens)
+
+
+#: The filter's fields that hold several values (OR within each).
+_MULTIPLE = (
+    "games",
+    "players",
+    "results",
+    "events",
+    "openings",
+    "sides",
+    "tags",
+    "opening_names",
+    "opening_files",
+)
+
+#: The first ply of a game at which the pattern (the last parameter) matches.
+PATTERN_SQL = "partita_pattern(?, g.id, g.game, g.moves, g.sides, g.tags)"
+
+
+def _pattern_games(pattern: str, game: str | None) -> list[str]:
+    """The games whose notation reads ``pattern``; ``NotationError`` naming the
+    reason of each when none does."""
+    from partita.database.patterns import pattern_games
+
+    return pattern_games(pattern, game)
 
 
 def _json_path(name: str) -> str:

@@ -21,13 +21,13 @@ dated ones.
 
 from __future__ import annotations
 
+import json
 import re
-from collections import Counter
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlite_utils import Database
 
@@ -44,6 +44,7 @@ __all__ = [
     "SeatRecord",
     "crosstables",
     "fold_name",
+    "game_ratings",
     "head_to_head",
     "player_stats",
 ]
@@ -52,15 +53,15 @@ _SEATS = 4
 _RATING_TAG = re.compile(r"\s*(\d{1,4})\s*")
 
 
+@lru_cache(maxsize=1 << 16)
 def fold_name(name: str) -> str:
     """A name as players are matched: folded as the filters fold it (:func:`fold`), single
     spaces (``Zoë  MÜLLER`` -> ``zoe muller``)."""
-    return " ".join(fold(name).split())
+    return " ".join((fold(name) or "").split())
 
 
-@dataclass(frozen=True, slots=True)
-class _Game:
-    """One game as the players' statistics read it."""
+class _Game(NamedTuple):
+    """One game as the players' statistics read it (a tuple: there are many)."""
 
     id: int
     game: str
@@ -70,7 +71,7 @@ class _Game:
     event: str | None
     names: tuple[str, ...]
     keys: tuple[str, ...]
-    scores: tuple[Fraction, ...] | None  # None: unfinished or unreadable
+    scores: tuple[float, ...] | None  # 1, 0.5, 0 per seat; None: unfinished or unreadable
     rating_tags: tuple[float | None, ...]
 
 
@@ -81,47 +82,68 @@ def _rating_tag(value: Any) -> float | None:
     return float(match.group(1)) if match else None
 
 
+@lru_cache(maxsize=256)
+def _scores(result: str | None, sides: int) -> tuple[float, ...] | None:
+    """Each seat's result field as a number (``None`` for ``*`` or a malformed token)."""
+    try:
+        fields = parse_result_token(result or "*", sides)
+    except ValueError:
+        return None
+    return None if fields is None else tuple(float(value) for value in fields)
+
+
 def games_sql(filters: dict[str, Any]) -> tuple[str, list[Any]]:
-    """The query of the games the statistics read, by game then date order (the
-    order of the ``games_game_date`` index), and its parameters."""
+    """The query of the games the statistics read, and its parameters. It reads the
+    table in its own order (a sort in Python is cheaper than reading it through an
+    index); the tags only of a record that has a rating tag."""
     joins, where, params = GameFilter.of(**filters).sql()
-    tags = ", ".join(f"json_extract(g.tags, '$.Player{seat}Elo')" for seat in range(1, _SEATS + 1))
     players = ", ".join(f"g.player{seat}" for seat in range(1, _SEATS + 1))
     sql = (
         f"SELECT g.id, g.game, g.sides, g.date, g.date_min, g.status, g.result, g.event, "
-        f"{players}, {tags} FROM {joins} WHERE {where} AND g.game IS NOT NULL "
-        "ORDER BY g.game, g.date_min, g.id"
+        f"{players}, CASE WHEN instr(g.tags, 'Elo\"') > 0 THEN g.tags END "
+        f"FROM {joins} WHERE {where} AND g.game IS NOT NULL"
     )
     return sql, params
 
 
-def _games(db: Database, filters: dict[str, Any]) -> Iterator[_Game]:
-    """The selected games with all their seats named, by game then date order."""
+def _games(db: Database, filters: dict[str, Any]) -> list[_Game]:
+    """The selected games with all their seats named, by game, then date (the first
+    day it can mean; undated games first), then id."""
     sql, params = games_sql(filters)
+    games = []
     for row in db.execute(sql, params):
-        game_id, game, sides, date, date_min, status, result, event = row[:8]
-        names = row[8 : 8 + _SEATS]
-        elo_tags = row[8 + _SEATS :]
+        game_id, game, sides, date, date_min, status, result, event, *names, tags = row
         sides = sides or 2
-        if not 2 <= sides <= _SEATS or any(not names[seat] for seat in range(sides)):
+        if not 2 <= sides <= _SEATS or not all(names[:sides]):
             continue  # a seat without a name: nobody to count the game for
-        seated = tuple(str(names[seat]).strip() for seat in range(sides))
-        try:
-            scores = parse_result_token(result or "*", sides)
-        except ValueError:
-            scores = None
-        yield _Game(
-            game_id,
-            game,
-            date,
-            date_min,
-            status == "valid",
-            event,
-            seated,
-            tuple(fold_name(name) for name in seated),
-            scores,
-            tuple(_rating_tag(elo_tags[seat]) for seat in range(sides)),
+        seated = tuple(map(str.strip, names[:sides]))
+        if tags is None:
+            rating_tags: tuple[float | None, ...] = (None,) * sides
+        else:
+            values = json.loads(tags)
+            rating_tags = tuple(
+                _rating_tag(values.get(f"Player{seat}Elo")) for seat in range(1, sides + 1)
+            )
+        games.append(
+            _Game(
+                game_id,
+                game,
+                date,
+                date_min,
+                status == "valid",
+                event,
+                seated,
+                tuple(map(fold_name, seated)),
+                _scores(result, sides),
+                rating_tags,
+            )
         )
+    games.sort(key=_game_order)
+    return games
+
+
+def _game_order(game: _Game) -> tuple[str, str, int]:
+    return game.game, game.date_min or "", game.id
 
 
 def _ratings(games: Sequence[_Game]) -> dict[Hashable, Rating]:
@@ -139,6 +161,35 @@ def _ratings(games: Sequence[_Game]) -> dict[Hashable, Rating]:
     return elo_ratings(rated)
 
 
+def game_ratings(db: Database, game: str) -> dict[int, tuple[float | None, ...]]:
+    """Per game of ``game`` (by id), each seat's rating when it was played: the
+    record's ``PlayerNElo`` tag where it has one, else the archive's Elo of that
+    player before the game (for the games the ratings count: valid, dated,
+    decided), else ``None``. The Elo pass reads every game of ``game``, whatever a
+    caller's selection: a rating depends on the whole history."""
+    games = _games(db, {"game": game})
+    rated = [
+        one for one in games if one.valid and one.date_min is not None and one.scores is not None
+    ]
+    before: list[tuple[float, ...]] = []
+    elo_ratings(
+        (
+            RatedGame([(one.game, key) for key in one.keys], one.scores or (), one.rating_tags)
+            for one in rated
+        ),
+        before=before,
+    )
+    computed = {one.id: values for one, values in zip(rated, before, strict=True)}
+    found: dict[int, tuple[float | None, ...]] = {}
+    for one in games:
+        archived = computed.get(one.id)
+        found[one.id] = tuple(
+            tag if tag is not None else (None if archived is None else archived[seat])
+            for seat, tag in enumerate(one.rating_tags)
+        )
+    return found
+
+
 @dataclass(slots=True)
 class SeatRecord:
     """A player's results from one seat (Player1, Player2...)."""
@@ -149,13 +200,13 @@ class SeatRecord:
     lost: int = 0
     unfinished: int = 0
 
-    def add(self, score: Fraction | None) -> None:
+    def add(self, score: float | None) -> None:
         self.games += 1
         if score is None:
             self.unfinished += 1
-        elif score == 1:
+        elif score == 1.0:
             self.won += 1
-        elif score == 0:
+        elif score == 0.0:
             self.lost += 1
         else:
             self.drawn += 1
@@ -170,18 +221,16 @@ class PlayerStats:
     game: str
     games: int = 0
     seats: dict[int, SeatRecord] = field(default_factory=dict)
-    points: Fraction = Fraction(0)
+    points: float = 0.0
     decided: int = 0
     first_date: str | None = None
     last_date: str | None = None
     rating: Rating | None = None
-    _first_key: str | None = None
-    _last_key: str | None = None
 
     @property
     def score(self) -> float | None:
         """Points per decided game (``None`` without one)."""
-        return float(self.points / self.decided) if self.decided else None
+        return self.points / self.decided if self.decided else None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -198,7 +247,7 @@ class PlayerStats:
                 }
                 for seat, record in sorted(self.seats.items())
             },
-            "points": float(self.points),
+            "points": self.points,
             "decided": self.decided,
             "score": self.score,
             "first_date": self.first_date,
@@ -209,15 +258,16 @@ class PlayerStats:
 
 def _display_names(games: Sequence[_Game]) -> dict[str, str]:
     """The spelling each folded name is shown with: the most used (ties: the first)."""
-    spellings: dict[str, Counter[str]] = {}
+    spellings: dict[str, dict[str, int]] = {}
     for game in games:
         for key, name in zip(game.keys, game.names, strict=True):
-            spellings.setdefault(key, Counter())[name] += 1
-    return {key: counts.most_common(1)[0][0] for key, counts in spellings.items()}
-
-
-def _matches(key: str, names: Sequence[str]) -> bool:
-    return not names or any(fold_name(name) in key for name in names)
+            counts = spellings.get(key)
+            if counts is None:
+                spellings[key] = {name: 1}
+            else:
+                counts[name] = counts.get(name, 0) + 1
+    # max() keeps the first of equal counts, and a dict its first-seen order.
+    return {key: max(counts, key=counts.__getitem__) for key, counts in spellings.items()}
 
 
 def player_stats(
@@ -228,29 +278,38 @@ def player_stats(
     by game, then rating (highest first), games and name."""
     filters.pop("player", None)  # the players command chooses rows by name instead
     with archive(target, readonly=True) as db:
-        games = list(_games(db, filters))
+        games = _games(db, filters)
     shown = _display_names(games)
     ratings = _ratings(games)
+    wanted = [fold_name(name) for name in names]
+    chosen: dict[str, bool] = {}
     rows: dict[tuple[str, str], PlayerStats] = {}
     for game in games:
+        scores = game.scores
+        date_min = game.date_min
         for seat, key in enumerate(game.keys, start=1):
-            if not _matches(key, names):
+            keep = chosen.get(key)
+            if keep is None:
+                keep = chosen[key] = not wanted or any(part in key for part in wanted)
+            if not keep:
                 continue
             stats = rows.get((game.game, key))
             if stats is None:
                 stats = rows[game.game, key] = PlayerStats(shown[key], game.game)
                 stats.rating = ratings.get((game.game, key))
             stats.games += 1
-            score = None if game.scores is None else game.scores[seat - 1]
-            stats.seats.setdefault(seat, SeatRecord()).add(score)
+            score = None if scores is None else scores[seat - 1]
+            record = stats.seats.get(seat)
+            if record is None:
+                record = stats.seats[seat] = SeatRecord()
+            record.add(score)
             if score is not None:
                 stats.points += score
                 stats.decided += 1
-            if game.date_min is not None:
-                if stats._first_key is None or game.date_min < stats._first_key:
-                    stats._first_key, stats.first_date = game.date_min, game.date
-                if stats._last_key is None or game.date_min >= stats._last_key:
-                    stats._last_key, stats.last_date = game.date_min, game.date
+            if date_min is not None:  # the games come in date order within a game
+                if stats.first_date is None:
+                    stats.first_date = game.date
+                stats.last_date = game.date
     return sorted(
         rows.values(),
         key=lambda row: (
@@ -262,10 +321,10 @@ def player_stats(
     )
 
 
-def _pair_result(mine: Fraction, theirs: Fraction) -> Fraction:
+def _pair_result(mine: float, theirs: float) -> float:
     if mine > theirs:
-        return Fraction(1)
-    return Fraction(1, 2) if mine == theirs else Fraction(0)
+        return 1.0
+    return 0.5 if mine == theirs else 0.0
 
 
 def _one_player(keys: set[str], pattern: str, option: str, shown: dict[str, str]) -> str:
@@ -297,7 +356,7 @@ class HeadToHead:
     drawn: int = 0
     lost: int = 0
     unfinished: int = 0
-    points: Fraction = Fraction(0)
+    points: float = 0.0
     first_date: str | None = None
     last_date: str | None = None
     ids: list[int] = field(default_factory=list)
@@ -313,8 +372,8 @@ class HeadToHead:
             "drawn": self.drawn,
             "lost": self.lost,
             "unfinished": self.unfinished,
-            "points": float(self.points),
-            "score": float(self.points / decided) if decided else None,
+            "points": self.points,
+            "score": self.points / decided if decided else None,
             "first_date": self.first_date,
             "last_date": self.last_date,
             "ids": self.ids,
@@ -328,7 +387,7 @@ def head_to_head(
     one player of the selected games), per game, from the first one's side."""
     filters.pop("player", None)
     with archive(target, readonly=True) as db:
-        games = list(_games(db, filters))
+        games = _games(db, filters)
     keys = {key for game in games for key in game.keys}
     shown = _display_names(games)
     mine = _one_player(keys, name, "--player", shown)
@@ -344,7 +403,7 @@ def head_to_head(
             entry = found[game.game] = HeadToHead(shown[mine], shown[theirs], game.game)
         entry.games += 1
         entry.ids.append(game.id)
-        if game.date is not None:
+        if game.date_min is not None:  # date order within a game, undated first
             if entry.first_date is None:
                 entry.first_date = game.date
             entry.last_date = game.date
@@ -355,12 +414,14 @@ def head_to_head(
             game.scores[game.keys.index(mine)], game.scores[game.keys.index(theirs)]
         )
         entry.points += result
-        if result == 1:
+        if result == 1.0:
             entry.won += 1
-        elif result == 0:
+        elif result == 0.0:
             entry.lost += 1
         else:
             entry.drawn += 1
+    for entry in found.values():
+        entry.ids.sort()
     return [found[name] for name in sorted(found)]
 
 
@@ -379,16 +440,16 @@ class Crosstable:
         return {"event": self.event, "game": self.game, "players": self.players}
 
 
-_SHOWN = {Fraction(1): "1", Fraction(1, 2): "½", Fraction(0): "0"}
+_SHOWN = {1.0: "1", 0.5: "½", 0.0: "0"}
 
 
 def crosstables(target: str | Path | Database, **filters: Any) -> list[Crosstable]:
     """One crosstable per event (its exact name) and game among the selected games."""
     filters.pop("player", None)
     with archive(target, readonly=True) as db:
-        games = list(_games(db, filters))
+        games = _games(db, filters)
     shown = _display_names(games)
-    tables: dict[tuple[str, str], dict[str, dict[str, list[Fraction]]]] = {}
+    tables: dict[tuple[str, str], dict[str, dict[str, list[float]]]] = {}
     for game in games:
         if not game.event:
             continue
@@ -404,12 +465,11 @@ def crosstables(target: str | Path | Database, **filters: Any) -> list[Crosstabl
                     continue
                 result = _pair_result(game.scores[i], game.scores[j])
                 cells[first].setdefault(second, []).append(result)
-                cells[second].setdefault(first, []).append(1 - result)
+                cells[second].setdefault(first, []).append(1.0 - result)
     result_tables = []
     for (event, game_name), cells in sorted(tables.items()):
         totals = {
-            key: (sum((sum(r, Fraction(0)) for r in row.values()), Fraction(0)), row)
-            for key, row in cells.items()
+            key: (sum(sum(results) for results in row.values()), row) for key, row in cells.items()
         }
         order = sorted(
             totals, key=lambda key: (-totals[key][0], _count(totals[key][1]), fold_name(shown[key]))
@@ -421,7 +481,7 @@ def crosstables(target: str | Path | Database, **filters: Any) -> list[Crosstabl
                 {
                     "rank": rank,
                     "name": shown[key],
-                    "points": float(points),
+                    "points": points,
                     "games": _count(row),
                     "results": [
                         None
@@ -435,5 +495,5 @@ def crosstables(target: str | Path | Database, **filters: Any) -> list[Crosstabl
     return result_tables
 
 
-def _count(row: dict[str, list[Fraction]]) -> int:
+def _count(row: dict[str, list[float]]) -> int:
     return sum(len(results) for results in row.values())

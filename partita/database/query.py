@@ -9,7 +9,7 @@ and ``docs/archive.md``.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +34,17 @@ def select_games(
     *,
     selection: GameFilter | None = None,
     limit: int | None = None,
+    column_params: Sequence[Any] = (),
     **filters: Any,
 ) -> Iterator[dict]:
     """Rows of ``games`` (as ``g``) matching ``selection`` narrowed by the keyword
     filters (:meth:`GameFilter.of`), by id; streamed.
 
     ``columns`` is an SQL column list over ``g`` (and ``hit.ply`` for a position
-    filter).
+    filter), with ``column_params`` for its parameters.
     """
     joins, where, params = GameFilter.of(selection, **filters).sql()
+    params = [*column_params, *params]
     sql = f"SELECT {columns} FROM {joins} WHERE {where} ORDER BY g.id"
     if limit is not None:
         sql += " LIMIT ?"
@@ -60,18 +62,34 @@ def query_games(
     """The games of ``selection`` (narrowed by the keyword filters of
     :meth:`GameFilter.of`), by id: per game ``id``, ``game``, ``event``, ``site``,
     ``date``, ``round``, ``players`` (Player1 onwards), ``result``,
-    ``termination``, ``sides``, ``plies``, ``status``, ``final_position``, and
-    ``ply`` for a position query."""
+    ``termination``, ``sides``, ``plies``, ``status``, ``final_position``,
+    ``opening`` (its opening name, see :mod:`partita.database.openings`, or
+    ``None``), ``ply`` for a position query and ``pattern_ply`` (the first
+    matching ply) for a pattern query."""
+    from partita.database.openings import openings_of_games
+
     if limit is not None and limit < 0:
         raise ArchiveError(f"limit must be 0 or more, not {limit}")
     chosen = GameFilter.of(selection, **filters)
     columns = _SUMMARY_COLUMNS + (", hit.ply" if chosen.position is not None else "")
+    column_params: list = []
+    if chosen.pattern is not None:
+        column, column_params = chosen.pattern_column()
+        columns += ", " + column
     with archive(target, readonly=True) as db:
         rows = []
-        for row in select_games(db, columns, selection=chosen, limit=limit):
+        for row in select_games(
+            db, columns, selection=chosen, limit=limit, column_params=column_params
+        ):
             players = [row.pop(f"player{seat}") for seat in range(1, 5)]
             row["players"] = [name for name in players if name is not None]
             rows.append(row)
+        names = openings_of_games(
+            db, [(row["id"], row["game"]) for row in rows], chosen.opening_files
+        )
+        for row in rows:
+            entry = names.get(row["id"])
+            row["opening"] = None if entry is None else entry.name
         return rows
 
 

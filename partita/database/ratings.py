@@ -20,9 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import NamedTuple
 
-__all__ = ["K_FACTOR", "START_RATING", "Rating", "RatedGame", "elo_ratings", "expected_score"]
+__all__ = [
+    "K_FACTOR",
+    "PERFORMANCE_CAP",
+    "START_RATING",
+    "RatedGame",
+    "Rating",
+    "elo_ratings",
+    "expected_score",
+    "performance_rating",
+]
 
 #: The rating of a player the archive has not rated yet (and who brings no tag).
 START_RATING = 1500.0
@@ -30,13 +39,12 @@ START_RATING = 1500.0
 K_FACTOR = 32.0
 
 
-@dataclass(frozen=True, slots=True)
-class RatedGame:
+class RatedGame(NamedTuple):
     """One game as the ratings see it: each seat's player (a key), the result field
-    of each seat, and each seat's rating tag (``None`` where absent or not a number)."""
+    of each seat (1, 0.5 or 0), and each seat's rating tag (``None`` where absent)."""
 
     players: Sequence[Hashable]
-    scores: Sequence[Fraction]
+    scores: Sequence[float]
     tags: Sequence[float | None]
 
 
@@ -57,7 +65,31 @@ def expected_score(own: float, other: float) -> float:
     return 1.0 / (1.0 + 10.0 ** ((other - own) / 400.0))
 
 
-def _pair_score(mine: Fraction, theirs: Fraction) -> float:
+#: How far a performance lies from the opponents' average at a score of 0 or 1
+#: (FIDE's table stops at 800 too).
+PERFORMANCE_CAP = 800.0
+#: The spread of a rating difference in the normal model behind FIDE's table of
+#: rating differences: 200 points per player, sqrt(2) * 200 for a pair.
+_SPREAD = 200.0 * 2.0**0.5
+
+
+def performance_rating(opponents: float, score: float) -> float:
+    """The performance of a player who scored ``score`` (a fraction, 0 to 1) against
+    opponents rated ``opponents`` on average: that average plus the rating
+    difference the score means in the normal model FIDE's table of rating
+    differences rests on (``dp``: +72 at 60 %, +191 at 75 %, -191 at 25 %), at most
+    ``PERFORMANCE_CAP`` either way (a score of 1 or 0)."""
+    if score >= 1.0:
+        return opponents + PERFORMANCE_CAP
+    if score <= 0.0:
+        return opponents - PERFORMANCE_CAP
+    from statistics import NormalDist
+
+    difference = NormalDist(0.0, _SPREAD).inv_cdf(score)
+    return opponents + max(-PERFORMANCE_CAP, min(PERFORMANCE_CAP, difference))
+
+
+def _pair_score(mine: float, theirs: float) -> float:
     if mine > theirs:
         return 1.0
     return 0.5 if mine == theirs else 0.0
@@ -68,33 +100,55 @@ def elo_ratings(
     *,
     k_factor: float = K_FACTOR,
     start: float = START_RATING,
+    before: list[tuple[float, ...]] | None = None,
 ) -> dict[Hashable, Rating]:
-    """The rating of every player of ``games`` (in the order given: date order)."""
+    """The rating of every player of ``games`` (in the order given: date order).
+    ``before``, when given, receives each game's seats' ratings before it (what the
+    opening tree averages), one tuple per game in order."""
     ratings: dict[Hashable, Rating] = {}
-    for game in games:
-        seats = len(game.players)
-        for player, tag in zip(game.players, game.tags, strict=True):
-            if player not in ratings:
+    for players, scores, tags in games:
+        entries = []
+        for player, tag in zip(players, tags, strict=True):
+            entry = ratings.get(player)
+            if entry is None:
                 first = start if tag is None else tag
-                ratings[player] = Rating(first, 0, first)
-        before = [ratings[player].rating for player in game.players]
+                entry = ratings[player] = Rating(first, 0, first)
+            entries.append(entry)
+        if before is not None:
+            before.append(tuple(entry.rating for entry in entries))
+        seats = len(entries)
+        if seats == 2:  # the common case, written out
+            first_entry, second_entry = entries
+            if players[0] == players[1]:
+                continue
+            change = k_factor * (
+                _pair_score(scores[0], scores[1])
+                - expected_score(first_entry.rating, second_entry.rating)
+            )
+            for entry, delta in ((first_entry, change), (second_entry, -change)):
+                entry.rating += delta
+                entry.games += 1
+                if entry.rating > entry.peak:
+                    entry.peak = entry.rating
+            continue
+        current = [entry.rating for entry in entries]
         pair_k = k_factor / (seats - 1)
         changes = [0.0] * seats
         played = [False] * seats
         for i in range(seats):
             for j in range(i + 1, seats):
-                if game.players[i] == game.players[j]:
+                if players[i] == players[j]:
                     continue
-                expected = expected_score(before[i], before[j])
-                change = pair_k * (_pair_score(game.scores[i], game.scores[j]) - expected)
+                expected = expected_score(current[i], current[j])
+                change = pair_k * (_pair_score(scores[i], scores[j]) - expected)
                 changes[i] += change
                 changes[j] -= change
                 played[i] = played[j] = True
-        for seat, player in enumerate(game.players):
+        for seat, entry in enumerate(entries):
             if not played[seat]:
                 continue
-            entry = ratings[player]
             entry.rating += changes[seat]
             entry.games += 1
-            entry.peak = max(entry.peak, entry.rating)
+            if entry.rating > entry.peak:
+                entry.peak = entry.rating
     return ratings

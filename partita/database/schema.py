@@ -456,12 +456,15 @@ def migrate_archive(target: str | Path) -> tuple[int, int]:
 def register_filter_functions(conn: sqlite3.Connection) -> None:
     """The SQL functions :class:`partita.database.filters.GameFilter` uses:
     ``partita_fold`` (accent- and case-insensitive names), ``partita_number`` (a tag
-    value as a number) and ``regexp`` (SQLite's ``REGEXP`` operator)."""
+    value as a number), ``regexp`` (SQLite's ``REGEXP`` operator) and
+    ``partita_pattern`` (a game's first ply matching a position pattern)."""
     from partita.database.filters import fold, number, regexp
+    from partita.database.patterns import first_matching_ply
 
     conn.create_function("partita_fold", 1, fold, deterministic=True)
     conn.create_function("partita_number", 1, number, deterministic=True)
     conn.create_function("regexp", 2, regexp, deterministic=True)
+    conn.create_function("partita_pattern", 6, first_matching_ply, deterministic=True)
 
 
 def _casefold(text: str | None) -> str | None:

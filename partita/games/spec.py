@@ -77,6 +77,10 @@ class GameSpec:
     * ``rule_counters``: a function ``counter(rules, state, move, after) -> Iterable[str]``
       naming the rule events a move fires (``"pin"``, ``"gateway pass inward"``), for
       the balance report (:mod:`partita.analysis.balance`); ``None``: none counted.
+    * ``openings``: the game's opening names file, ``"package:file.toml"`` (a file
+      shipped inside a package, read with :mod:`importlib.resources`); its
+      ``[<name>]`` table maps opening names to move sequences or positions
+      (:mod:`partita.database.openings`, ``docs/archive.md``); ``None``: no shipped names.
     """
 
     name: str
@@ -91,6 +95,7 @@ class GameSpec:
     docs: str | None = None
     examples: str | None = None
     rule_counters: Reference = None
+    openings: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -158,3 +163,18 @@ class GameSpec:
         if self.rule_counters is None:
             return None
         return resolve(self.rule_counters, what=f"rule counters of {self.name}")  # type: ignore[no-any-return]
+
+    def openings_text(self) -> str | None:
+        """The text of the shipped opening names file, or ``None`` when there is none;
+        ``PartitaError`` naming the reference if it cannot be read."""
+        if self.openings is None:
+            return None
+        from importlib.resources import files
+
+        package, _, name = self.openings.partition(":")
+        try:
+            return files(package).joinpath(name).read_text(encoding="utf-8")
+        except (ImportError, OSError, ValueError) as error:
+            raise PartitaError(
+                f"cannot read the opening names '{self.openings}' of {self.name}: {error}"
+            ) from error

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, Self
+from typing import Generic, Protocol, Self, TypeVar
 
 import pyparsing as pp
 
@@ -31,6 +31,19 @@ def parse_position_text(grammar: pp.ParserElement, text: str) -> pp.ParseResults
         raise NotationError(
             f"malformed position '{text}' at column {error.col}: {expected}"
         ) from None
+
+
+_PatternState = TypeVar("_PatternState", contravariant=True)
+
+
+class Pattern(Protocol[_PatternState]):
+    """A parsed position pattern (``query --pattern``): ``text`` as given, and
+    ``matches(state)``, whether a position fits it."""
+
+    @property
+    def text(self) -> str: ...
+
+    def matches(self, state: _PatternState) -> bool: ...
 
 
 class GameNotation(ABC, Generic[StateT, MoveT]):
@@ -129,6 +142,12 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
     @abstractmethod
     def format_position(self, state: StateT) -> str:
         """The position notation of ``state``; ``parse_position`` reads it back."""
+
+    def parse_pattern(self, text: str) -> Pattern[StateT]:
+        """A position pattern with wildcards (``query --pattern``; each game's docs
+        page gives its syntax). ``NotationError`` if malformed, or when the game has
+        no pattern search (this default)."""
+        raise NotationError(f"{self.rules.title} has no pattern search")
 
     # -- conveniences ------------------------------------------------------------------
     def initial(self, sides: int = 2) -> StateT:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -49,6 +49,7 @@ def build_tree(
     symmetry: bool = False,
     examples: int = EXAMPLES,
     sides: int | None = None,
+    ratings: Mapping[int, Sequence[float | None]] | None = None,
 ) -> OpeningTree:
     """The opening tree of ``lines`` (games of ``game``) from ``root`` (position
     notation; the initial position by default) to ``depth`` plies, keeping moves
@@ -62,7 +63,9 @@ def build_tree(
     :func:`~partita.analysis.tree.from_archive.tree_from_archive`); without it the
     games are replayed to find it. ``sides``: how many sides the games have (the
     game's least by default); every line must be of one configuration (see
-    :class:`~partita.notation.configuration.Configuration`).
+    :class:`~partita.notation.configuration.Configuration`). ``ratings``: per game
+    id each seat's rating when it was played, for each move's average rating and
+    performance (:func:`~partita.analysis.tree.gather.rate_edges`).
     """
     if depth < 1:
         raise PartitaError(f"depth must be at least 1, not {depth}")
@@ -82,6 +85,7 @@ def build_tree(
             symmetry,
             examples,
             notation.rules.min_sides if sides is None else sides,
+            ratings,
         )
 
 
@@ -109,6 +113,7 @@ def _build(
     symmetry: bool,
     examples: int,
     sides: int,
+    ratings: Mapping[int, Sequence[float | None]] | None,
 ) -> OpeningTree:
     rules = notation.rules
     frames = SymmetryFrames(notation, symmetry)
@@ -172,7 +177,7 @@ def _build(
     trie.release_all()
     expanded = time.perf_counter()
 
-    gather_results(edges, trie, line_leaf, line_data, rules.sides(root_state), examples)
+    gather_results(edges, trie, line_leaf, line_data, rules.sides(root_state), examples, ratings)
     out: dict[Hashable, list[MoveStats]] = {}
     for edge in edges:
         out.setdefault(edge.stats.parent, []).append(edge.stats)

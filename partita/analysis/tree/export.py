@@ -85,6 +85,8 @@ def write_graphml(tree: OpeningTree, path: str | Path) -> None:
                 continue
             if isinstance(value, list):
                 value = " ".join(str(item) for item in value)
+            if value is None and field_name in ("rating", "performance"):
+                continue  # a number where known: GraphML keeps one type per attribute
             if value is None:
                 value = ""
             attributes[field_name] = value

@@ -4,7 +4,7 @@ a tree is built for, and the tree itself through the archive's position index.""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from partita.analysis.tree.build import build_tree
@@ -15,7 +15,12 @@ from partita.errors import PartitaError
 from partita.games.registry import get_game
 from partita.notation.configuration import Configuration, varying_settings
 
-__all__ = ["choose_configuration", "configurations_from_archive", "tree_from_archive"]
+__all__ = [
+    "choose_configuration",
+    "configurations_from_archive",
+    "name_openings",
+    "tree_from_archive",
+]
 
 
 def configurations_from_archive(
@@ -81,13 +86,20 @@ def tree_from_archive(
     include_invalid: bool = False,
     configuration: Configuration | None = None,
     progress: Callable[[int, int], object] | None = None,
+    rated: bool = True,
     **filters: Any,
 ) -> OpeningTree:
     """The opening tree of the archive's games of ``game`` matching the filters
     (those of :func:`partita.database.query_games`, without ``game``), all of one
     ``configuration`` (by default the selection's only one; see
     :func:`choose_configuration`). ``progress(done, total)`` is called as the
-    games are read (``total`` counts the invalid ones the tree leaves out too)."""
+    games are read (``total`` counts the invalid ones the tree leaves out too).
+
+    Each move has the opening name of the position it leads to (the selection's
+    ``opening_files`` read after the shipped names and ``$PARTITA_OPENINGS``) and,
+    with ``rated``, the average rating and performance of the players who made it:
+    ratings from the records' ``PlayerNElo`` tags, else the archive's Elo before
+    the game (:func:`partita.database.players.game_ratings`)."""
     from partita.database.filters import GameFilter
     from partita.database.schema import archive
     from partita.database.selection import first_plies_at
@@ -117,6 +129,12 @@ def tree_from_archive(
                     known = root_plies.get(game_id)
                     if known is None or ply < known[1]:
                         root_plies[game_id] = (position, ply)
+    ratings = None
+    if rated:
+        from partita.database.players import game_ratings
+
+        with archive(target, readonly=True) as db:
+            ratings = game_ratings(db, notation.name)
     lines = lines_from_archive(
         target, include_invalid=include_invalid, game=notation.name, selection=selection
     )
@@ -134,6 +152,24 @@ def tree_from_archive(
         min_games=min_games,
         symmetry=symmetry,
         sides=configuration.sides,
+        ratings=ratings,
     )
     tree.configuration = configuration
+    name_openings(tree, selection.opening_files)
     return tree
+
+
+def name_openings(tree: OpeningTree, files: Sequence[str] = ()) -> None:
+    """Give each move of ``tree`` the opening name of the position it leads to (any
+    of its symmetric images in a tree built with symmetry)."""
+    from partita.database.openings import opening_book
+
+    book = opening_book(tree.game.name, files)
+    if not book:
+        return
+    names: dict[Any, str | None] = {}
+    for stats in tree.edges():
+        child = stats.child
+        if child not in names:
+            names[child] = book.name_of_state(tree.states[child], symmetric=tree.symmetry)
+        stats.opening = names[child]

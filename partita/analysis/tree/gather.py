@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from partita.analysis.tree.expand import NO_NODES, KeptEdge
@@ -12,7 +13,10 @@ from partita.analysis.tree.trie import PrefixTrie
 from partita.analysis.tree.value import GameLine
 from partita.games.base import DRAW, WIN, parse_result_token
 
-__all__ = ["gather_results", "result_classes"]
+__all__ = ["gather_results", "rate_edges", "result_classes", "seat_ratings"]
+
+#: Per game id, each seat's rating when it was played (``None``: unknown).
+Ratings = Mapping[int, Sequence[float | None]]
 
 _MISSING = object()
 
@@ -37,8 +41,10 @@ def gather_results(
     line_data: list[GameLine],
     sides: int,
     examples: int,
+    ratings: Ratings | None = None,
 ) -> None:
-    """Results, dates and examples of the kept edges, from the games under them.
+    """Results, dates and examples of the kept edges, from the games under them
+    (and with ``ratings``, each move's average rating and performance: :func:`rate_edges`).
 
     Most edges of a big tree are played by one game: they take a short path, and
     their tallies are shared tuples (one per result token), which keeps a tree of
@@ -91,6 +97,7 @@ def gather_results(
             single[token] = found  # type: ignore[assignment]
         return found  # type: ignore[return-value]
 
+    rated = None if ratings is None else seat_ratings(line_data, ratings, sides)
     results = [line.result for line in line_data]
     # Unknown bounds sort last for the first date and first for the last one.
     lows = [line.date_min or "~" for line in line_data]
@@ -100,6 +107,8 @@ def gather_results(
     for number, (edge, members) in enumerate(zip(edges, per_edge, strict=True)):
         per_edge[number] = None  # tallied below: free the list
         stats = edge.stats
+        if rated is not None and members is not None:
+            rate_edges(stats, [members] if type(members) is int else members, rated)
         if type(members) is int:
             line = line_data[members]
             stats.won, stats.drawn, stats.lost, stats.unfinished = one_game(line.result)
@@ -129,3 +138,78 @@ def gather_results(
         stats.last_date = line_data[last].date if line_data[last].date_max else None
         latest = heapq.nlargest(examples, members, key=order.__getitem__)
         stats.examples = tuple(line_data[number].id for number in latest)
+
+
+def seat_ratings(
+    line_data: list[GameLine], ratings: Ratings, sides: int
+) -> list[tuple[tuple[float | None, float | None, float | None], ...] | None]:
+    """Per line, per seat: its rating (``None``: unknown), its opponents' average
+    rating and its score (both ``None`` unless the game is decided and every
+    opponent's rating is known): what :func:`rate_edges` sums, worked out once a game."""
+    outcomes: dict[str | None, tuple[int, ...] | None] = {}
+    found: list[tuple[tuple[float | None, float | None, float | None], ...] | None] = []
+    for line in line_data:
+        seats = ratings.get(line.id)
+        if seats is None or len(seats) != sides:
+            found.append(None)
+            continue
+        token = line.result
+        if token not in outcomes:
+            outcomes[token] = result_classes(token, sides)
+        outcome = outcomes[token]
+        per_seat = []
+        for seat in range(sides):
+            others = [value for other, value in enumerate(seats) if other != seat]
+            if outcome is None or any(value is None for value in others):
+                per_seat.append((seats[seat], None, None))
+            else:
+                kind = outcome[seat]
+                score = 1.0 if kind == 0 else 0.5 if kind == 1 else 0.0
+                per_seat.append((seats[seat], sum(others) / len(others), score))  # type: ignore[arg-type]
+        found.append(tuple(per_seat))
+    return found
+
+
+def rate_edges(
+    stats: Any,
+    members: Sequence[int],
+    rated: Sequence[tuple[tuple[float | None, float | None, float | None], ...] | None],
+) -> None:
+    """The mover's average rating and performance over the games ``members`` (line
+    numbers) that made the move ``stats``, as Scid's tree shows them (AvElo, Perf);
+    ``rated`` is :func:`seat_ratings`' list.
+
+    ``rating``: the mean of the mover's ratings, over the games where the mover's
+    rating is known. ``performance``: over the decided games where every
+    opponent's rating is known, the opponents' average (per game, the mean of the
+    other seats' ratings; averaged over the games) plus the difference the mover's
+    score fraction means (:func:`partita.database.ratings.performance_rating`); a
+    draw scores 1/2 for each drawn side, as the tree's score does.
+    """
+    from partita.database.ratings import performance_rating
+
+    mover = stats.mover
+    if mover < 0:
+        return
+    own_total = 0.0
+    own_count = 0
+    opponents_total = 0.0
+    points = 0.0
+    counted = 0
+    for number in members:
+        seats = rated[number]
+        if seats is None:
+            continue
+        own, opponents, score = seats[mover]
+        if own is not None:
+            own_total += own
+            own_count += 1
+        if score is not None:
+            opponents_total += opponents
+            points += score
+            counted += 1
+    if own_count:
+        stats.rating, stats.rating_games = own_total / own_count, own_count
+    if counted:
+        stats.performance = performance_rating(opponents_total / counted, points / counted)
+        stats.performance_games = counted

@@ -56,6 +56,11 @@ class MoveStats:
     examples: tuple[int, ...]
     transpositions: int
     ply: int
+    opening: str | None = None
+    rating: float | None = None
+    rating_games: int = 0
+    performance: float | None = None
+    performance_games: int = 0
 
     @property
     def score(self) -> float | None:
@@ -92,6 +97,11 @@ class MoveStats:
             "last_date": self.last_date,
             "examples": list(self.examples),
             "transpositions": self.transpositions,
+            "opening": self.opening,
+            "rating": None if self.rating is None else round(self.rating, 1),
+            "rating_games": self.rating_games,
+            "performance": None if self.performance is None else round(self.performance, 1),
+            "performance_games": self.performance_games,
         }
 
 

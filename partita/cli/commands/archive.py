@@ -145,6 +145,8 @@ def migrate(db: ArchiveOption = None) -> None:
 
 #: Games `query` lists on a terminal when no --limit is given.
 TERMINAL_LIMIT = 50
+#: The narrowest terminal on which `query`'s table has the opening column.
+OPENING_WIDTH = 100
 
 
 @app.command()
@@ -191,6 +193,7 @@ def query(
     more = shown is not None and len(rows) > shown
     rows = rows[:shown] if shown is not None else rows
     with_ply = selection is not None and selection.position is not None
+    with_pattern = selection is not None and selection.pattern is not None
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -198,29 +201,43 @@ def query(
         listing.write_json_lines(rows, sys.stdout)
         return
     if as_csv or as_tsv:
-        listing.write_delimited(rows, sys.stdout, tabs=as_tsv, with_ply=with_ply)
+        listing.write_delimited(
+            rows, sys.stdout, tabs=as_tsv, with_ply=with_ply, with_pattern=with_pattern
+        )
         return
     counted = f"{len(rows)} game{'' if len(rows) == 1 else 's'}"
     if not terminal:
-        listing.write_plain_table(rows, sys.stdout, with_ply=with_ply)
+        listing.write_plain_table(rows, sys.stdout, with_ply=with_ply, with_pattern=with_pattern)
         typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
         return
     from rich.table import Table
 
-    table = Table(*listing.TABLE_COLUMNS)
+    console = stdout_console()
+    # The opening column when a game has a name and the terminal has room for it
+    # (squeezed, the other columns would lose what they show).
+    names = [name for name in listing.TABLE_COLUMNS if name != "opening"]
+    named = any(row.get("opening") for row in rows)
+    if named and console.width >= OPENING_WIDTH:
+        names.append("opening")
+    table = Table(*names)
     if with_ply:
         table.add_column("at ply")
+    if with_pattern:
+        table.add_column("pattern at ply")
     for row in rows:
-        cells = [listing.cell(row, name) for name in listing.TABLE_COLUMNS]
+        cells = [listing.cell(row, name) for name in names]
         if with_ply:
             cells.append(listing.cell(row, "ply"))
+        if with_pattern:
+            cells.append(listing.cell(row, "pattern_ply"))
         table.add_row(*(plain(cell) for cell in cells))
-    console = stdout_console()
     console.print(table)
     if more:
         note = f"first {counted} shown; --limit N for more, or pipe the output (| less) for all"
     else:
         note = counted
+    if named and "opening" not in names:
+        note += f" (opening names: a terminal of {OPENING_WIDTH} columns, or --csv, --json)"
     console.print(note, markup=False)
 
 

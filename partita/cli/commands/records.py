@@ -129,8 +129,19 @@ def show(
         typer.Option("--format", help="text, position, pgr, json or svg (a board diagram)."),
     ] = ShowFormat.text,
     db: ArchiveOption = None,
+    openings: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--openings",
+            metavar="FILE",
+            help="An opening names file (TOML) read after the game's own names and "
+            "$PARTITA_OPENINGS (repeatable).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """Show a game: its tags, moves and a diagram of a position."""
+    """Show a game: its tags, its opening name, moves and a diagram of a position."""
     from partita.cli.commands.archive import load_source
     from partita.notation.replay import replay
     from partita.notation.writer import write_record
@@ -148,6 +159,10 @@ def show(
     for token in replayed.moves[:plies]:
         state = game.rules.apply(state, game.parse_move(state, token))
     position = game.format_position(state)
+    from partita.database.openings import opening_of_line
+
+    named = opening_of_line(game.name, replayed.keys, openings or ())
+    opening = None if named is None else named.name
     if output_format is ShowFormat.position:
         typer.echo(printable(position))
     elif output_format is ShowFormat.pgr:
@@ -163,11 +178,12 @@ def show(
             moves=replayed.moves,
             ply=plies,
             position=position,
+            opening=opening,
             diagram=game.diagram(state),
         )
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        _show_text(replayed, state, plies)
+        _show_text(replayed, state, plies, opening)
 
 
 def _echo_document(text: str) -> None:
@@ -183,12 +199,14 @@ def _caption(record, plies: int) -> str:
     return f"{record.game}: {players}, after ply {plies}" if players else f"after ply {plies}"
 
 
-def _show_text(replayed: "ReplayedRecord", state, plies: int) -> None:
+def _show_text(replayed: "ReplayedRecord", state, plies: int, opening: str | None) -> None:
     record, game = replayed.record, replayed.game
     assert game is not None  # the record named a known game
     console = stdout_console()
     for name, value in record.tags.items():
         console.print(plain(f"{name}: {value}"))
+    if opening is not None:
+        console.print(plain(f"Opening: {opening}"))
     console.print()
     console.print(plain(_numbered(replayed)), soft_wrap=False)
     console.print()

@@ -135,46 +135,56 @@ def _percent(value: float | None) -> str:
 
 
 def _print_tree(built: "OpeningTree") -> None:
+    """The root's moves as a table; the AvElo, Perf and opening columns only when
+    some move has a value for them."""
     from rich.table import Table
 
     console = stdout_console()
+    moves = built.moves()
+    rated = any(stats.rating is not None for stats in moves)
+    performed = any(stats.performance is not None for stats in moves)
+    named = any(stats.opening for stats in moves)
+    columns = ["move", "games", "share", "W/D/L", "score", "transp."]
+    columns += ["AvElo"] * rated + ["Perf"] * performed + ["last", "examples"]
+    columns += ["opening"] * named
     table = Table(
-        "move",
-        "games",
-        "share",
-        "W/D/L",
-        "score",
-        "transp.",
-        "last",
-        "examples",
+        *columns,
         title=plain(
             f"{built.game.rules.title}"
             + (f" ({built.configuration.label})" if built.configuration else "")
             + f": {built.position()}"
         ),
-        caption=(
-            f"{built.node_games()} games at the root, {built.games} in the selection; "
-            f"{len(built.nodes)} positions and {built.move_count} "
-            f"moves to depth {built.depth}"
-            + (" (symmetric positions merged)" if built.symmetry else "")
-        ),
     )
-    for column in (1, 2, 3, 4, 5):
+    caption = (
+        f"{built.node_games()} games at the root, {built.games} in the selection; "
+        f"{len(built.nodes)} positions and {built.move_count} "
+        f"moves to depth {built.depth}"
+        + (" (symmetric positions merged)" if built.symmetry else "")
+    )
+    for column in range(1, 6 + rated + performed):
         table.columns[column].justify = "right"
-    for stats in built.moves():
+    for stats in moves:
         won, drawn, lost = stats.wdl
-        table.add_row(
+        cells = [
             stats.move,
             str(stats.games),
             _percent(stats.share),
             f"{won}/{drawn}/{lost}",
             _percent(stats.score),
             str(stats.transpositions),
-            stats.last_date or "",
-            " ".join(str(game_id) for game_id in stats.examples),
-        )
+        ]
+        if rated:
+            cells.append("" if stats.rating is None else f"{stats.rating:.0f}")
+        if performed:
+            cells.append("" if stats.performance is None else f"{stats.performance:.0f}")
+        cells += [stats.last_date or "", " ".join(str(game_id) for game_id in stats.examples)]
+        if named:
+            cells.append(stats.opening or "")
+        table.add_row(*(plain(cell) for cell in cells))
     console.print(table)
-    if not built.moves():
+    # Under the table, not as its caption: a caption wraps at the table's width.
+    console.print(caption, markup=False, soft_wrap=True)
+    if not moves:
         console.print("no game of the selection continues from this position", markup=False)
 
 

@@ -17,6 +17,7 @@ import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
+from partita.games.circular_reasoning.patterns import CircularReasoningPattern, parse_pattern
 from partita.games.circular_reasoning.rules import (
     GOAL,
     PASS,
@@ -181,6 +182,11 @@ class CircularReasoningNotation(GameNotation[CircularReasoningState, Move | Pass
             return self.rules.setup(tokens, gates, int(fields["round"]), mover)
         except SetupError as error:
             raise SetupError(f"{context}: {error}") from None
+
+    def parse_pattern(self, text: str) -> CircularReasoningPattern:
+        """A position pattern: sides with ``?`` (anywhere) and ``*`` (on a track)
+        for places, segment conditions (``O3=.``, ``O3=2T``), the side to move (``P2``)."""
+        return parse_pattern(self.rules, text)
 
     def format_position(self, state: CircularReasoningState) -> str:
         tokens = state.tokens

@@ -16,4 +16,5 @@ CIRCULAR_REASONING = GameSpec(
     docs="docs/circular-reasoning.md",
     examples="partita.games.circular_reasoning.examples",
     rule_counters="partita.games.circular_reasoning.balance:rule_counters",
+    openings="partita.games.circular_reasoning:openings.toml",
 )

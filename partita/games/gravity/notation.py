@@ -15,6 +15,7 @@ import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
+from partita.games.gravity.patterns import GravityPattern, parse_pattern
 from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
@@ -165,6 +166,11 @@ class GravityNotation(GameNotation[GravityState, Entry]):
             return rules.setup(x, o, "xo".index(fields["side"]))
         except SetupError as error:
             raise SetupError(f"impossible position '{text}': {error}") from None
+
+    def parse_pattern(self, text: str) -> GravityPattern:
+        """A position pattern: the position notation with ``?`` (any cell), ``*``
+        (any piece) and ``.`` (an empty cell), the side to move optional."""
+        return parse_pattern(self.rules, text)
 
     def format_position(self, state: GravityState) -> str:
         width = self.rules.width

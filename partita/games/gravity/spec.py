@@ -23,6 +23,7 @@ FORZA4X4 = GameSpec(
     docs="docs/forza4x4.md",
     examples="partita.games.gravity.examples",
     rule_counters="partita.games.gravity.balance:rule_counters",
+    openings="partita.games.gravity:openings/forza4x4.toml",
 )
 
 CONNECT4 = GameSpec(
@@ -35,4 +36,5 @@ CONNECT4 = GameSpec(
     docs="docs/forza4x4.md",
     examples="partita.games.gravity.examples",
     rule_counters="partita.games.gravity.balance:rule_counters",
+    openings="partita.games.gravity:openings/connect4.toml",
 )

@@ -15,6 +15,7 @@ import pyparsing as pp
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
+from partita.games.universal_forces.patterns import UniversalForcesPattern, parse_pattern
 from partita.games.universal_forces.rules import (
     FORCE_NAMES,
     FORCES,
@@ -243,6 +244,11 @@ class UniversalForcesNotation(GameNotation[UniversalForcesState, Move]):
             return rules.setup(cells, reserve, home, eliminated, to_move - 1, int(fields["round"]))
         except SetupError as error:
             raise SetupError(f"impossible position '{text}': {error}") from None
+
+    def parse_pattern(self, text: str) -> UniversalForcesPattern:
+        """A position pattern: cell conditions (``O1:9=1?``, ``C3=.``, ``M1:4=*``) and
+        optionally the side to move; cells left out may hold anything."""
+        return parse_pattern(self.rules, text)
 
     def format_position(self, state: UniversalForcesState) -> str:
         names = self.rules.geometry.names

@@ -16,4 +16,5 @@ UNIVERSAL_FORCES = GameSpec(
     docs="docs/universal-forces.md",
     examples="partita.games.universal_forces.examples",
     rule_counters="partita.games.universal_forces.balance:rule_counters",
+    openings="partita.games.universal_forces:openings.toml",
 )

@@ -1,0 +1,104 @@
+"""Position patterns of the gravity games (``partita query --pattern``).
+
+A pattern is written like a position (rows from the top separated by ``/``), with
+wildcards; the BNF and examples are in ``docs/forza4x4.md``:
+
+* ``x``, ``o``: that side's piece; a number or ``.``: so many empty cells (``.``: one);
+* ``?``: any cell (empty or not); ``*``: any piece;
+* an optional side to move after a space: ``x``, ``o`` or ``?`` (the default).
+
+A pattern is four bitboards, so matching a position is a few ``and`` operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyparsing as pp
+
+from partita.errors import NotationError
+from partita.games.base import POSITIVE
+from partita.games.gravity.rules import GravityRules, GravityState
+
+__all__ = ["PATTERN", "GravityPattern", "parse_pattern"]
+
+_ROW = pp.Regex(rf"(?:[xo.?*]|{POSITIVE})+").set_name(
+    "row (x, o, ., ?, * and counts of empty cells)"
+)
+_BOARD = pp.Group(_ROW + pp.ZeroOrMore(pp.Suppress("/") - _ROW))("rows").set_name(
+    "rows separated by '/'"
+)
+_SIDE = pp.Regex(r"[xo?]")("side").set_name("side to move (x, o or ?)")
+#: A pattern: rows from the top separated by ``/``, then optionally the side to move.
+PATTERN = (
+    (_BOARD + pp.Opt(pp.Suppress(pp.White(" \t")) - _SIDE)).leave_whitespace().set_name("pattern")
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GravityPattern:
+    """A parsed pattern: the cells that must hold ``x``'s pieces, ``o``'s, any
+    piece, nothing, and the side to move (``None``: either)."""
+
+    text: str
+    x: int
+    o: int
+    piece: int
+    empty: int
+    side: int | None
+
+    def matches(self, state: GravityState) -> bool:
+        x, o = state.x, state.o
+        return (
+            x & self.x == self.x
+            and o & self.o == self.o
+            and (x | o) & self.piece == self.piece
+            and not (x | o) & self.empty
+            and (self.side is None or state.ply & 1 == self.side)
+        )
+
+
+def parse_pattern(rules: GravityRules, text: str) -> GravityPattern:
+    """The pattern ``text`` on ``rules``'s board; ``NotationError`` naming what is
+    wrong (malformed, or rows that do not fit the board)."""
+    try:
+        fields = PATTERN.parse_string(text.strip(), parse_all=True)
+    except pp.ParseBaseException as error:
+        expected = error.msg[:1].lower() + error.msg[1:]
+        raise NotationError(
+            f"malformed pattern '{text}' at column {error.col}: {expected}"
+        ) from None
+    rows = list(fields["rows"])
+    if len(rows) != rules.height:
+        raise NotationError(f"pattern '{text}' has {len(rows)} rows, the board has {rules.height}")
+    masks = {"x": 0, "o": 0, "*": 0, ".": 0}
+    for row_number, row in enumerate(rows, start=1):
+        column = 1
+        count = ""
+        for char in row + "/":  # "/" flushes a trailing count
+            if char.isdigit():
+                count += char
+                continue
+            if count:
+                for skipped in range(column, min(column + int(count), rules.width + 1)):
+                    masks["."] |= 1 << rules.bit(skipped, row_number)
+                column += int(count)
+                count = ""
+            if char in "xo.*?":
+                if column <= rules.width and char != "?":
+                    masks[char] |= 1 << rules.bit(column, row_number)
+                column += 1
+        if column - 1 != rules.width:
+            raise NotationError(
+                f"pattern '{text}': row {row_number} ('{row}') covers {column - 1} cells, "
+                f"the board is {rules.width} wide"
+            )
+    side = fields.get("side", "?")
+    return GravityPattern(
+        text,
+        masks["x"],
+        masks["o"],
+        masks["*"],
+        masks["."],
+        None if side == "?" else "xo".index(side),
+    )
