@@ -86,7 +86,22 @@ class Agent(ABC):
         result = self.evaluate(state, rng, history=history)
         if result.best is None:
             raise PartitaError("the game is over: there is no move to choose")
-        return result.best
+        if not self.rules.hidden_information:
+            return result.best
+        return self._playable(state, result, rng)
+
+    def _playable(self, state: Any, result: SearchResult, rng: Any) -> Any:
+        """The best move of ``result`` the real table allows. A search of a
+        hidden-information game chooses on determinized tables, and a move found
+        there may name cards the mover could not see (:meth:`Rules.realize` puts
+        the real ones in) or play one he does not hold: then the next best; a
+        random move if none fits."""
+        rules = self.rules
+        for item in result.moves:
+            move = rules.realize(state, item.move)
+            if rules.illegal_reason(state, move) is None:
+                return move
+        return rules.sample_move(state, rng)
 
     @abstractmethod
     def evaluate(
