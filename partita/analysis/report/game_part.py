@@ -1,5 +1,6 @@
 """One game's part of the report, in one configuration: the opening tree as rows,
-game lengths, first moves, frequent and final positions, the game's own sections."""
+game lengths, first moves, frequent and final positions, the game's own sections
+and its balance."""
 
 from __future__ import annotations
 
@@ -91,6 +92,13 @@ def game_part(
         section = builder(db, notation, ids)
         if section is not None:
             part["sections"].append(section)
+    # Every game's balance (seat scores, lengths, rule events), after its own sections;
+    # imported here: the balance module builds on this package's Section.
+    from partita.analysis.balance_report import balance_section
+
+    section = balance_section(db, notation, ids)
+    if section is not None:
+        part["sections"].append(section)
     return part
 
 
