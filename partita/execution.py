@@ -1,8 +1,9 @@
 """One execution layer: where partita's parallel work runs.
 
-Everything that spreads work over processes or machines (self-play, opening books,
-and the preparation side of imports) goes through :func:`open_executor`, which
-gives a :class:`concurrent.futures.Executor`:
+Self-play, opening books and balance counts spread their work over processes or
+machines through :func:`open_executor`, which gives a
+:class:`concurrent.futures.Executor` (imports still prepare their records on a
+process pool of their own, :mod:`partita.database.parallel`, and locally only):
 
 * ``workers=1``: the work runs inline, in this process, as it is submitted (no
   process to start, nothing pickled: the library's default and the reference

@@ -19,7 +19,7 @@ from partita.games.forceball.determinize import (
     knowledge,
 )
 from partita.games.forceball.rules import ForceballRules
-from partita.games.forceball.values import Draw, End, SpeedUp, Turn
+from partita.games.forceball.values import Draw, End, RewardSpeed, SpeedUp, Turn
 from partita.games.registry import get_game
 
 FORCEBALL = get_game("forceball")
@@ -174,3 +174,61 @@ def test_searches_cannot_peek_at_what_the_side_does_not_see():
             second.value,
             [m.move for m in second.moves],
         )
+
+
+def _rewards(move: Turn) -> list[RewardSpeed]:
+    return [action for action in move.actions if isinstance(action, RewardSpeed)]
+
+
+def test_a_reward_chosen_on_a_determinized_table_takes_the_real_cards():
+    """A Dribble's or Tackle's reward names cards from below the draw pile's top,
+    which the mover cannot see: chosen on a determinized table, it names the wrong
+    ones, and ``realize`` puts the real ones in, keeping how many he takes."""
+    mended = 0
+    for league in ("little", "pro"):
+        rules = rules_of(league)
+        rng = random.Random(league)
+        state = rules.initial()
+        history: list = []
+        for _ in range(300):
+            if rules.outcome(state) is not None or mended >= 10:
+                break
+            side = rules.side_to_move(state)
+            for _ in range(10 if side >= 0 else 0):
+                move = rules.sample_move(rules.determinize(state, side, rng, history), rng)
+                if not isinstance(move, Turn) or not _rewards(move):
+                    continue
+                real = rules.realize(state, move)
+                assert [len(reward.cards) for reward in _rewards(real)] == [
+                    len(reward.cards) for reward in _rewards(move)
+                ]
+                kept = [a for a in real.actions if not isinstance(a, RewardSpeed)]
+                assert kept == [a for a in move.actions if not isinstance(a, RewardSpeed)]
+                if rules.illegal_reason(state, move) and rules.illegal_reason(state, real) is None:
+                    mended += 1
+            move = rules.sample_move(state, rng)
+            history.append((state, move))
+            state = rules.apply(state, move)
+    assert mended >= 10
+
+
+@settings(max_examples=6, deadline=None)
+@given(league=st.sampled_from(LEAGUES), seed=st.integers(0, 10_000))
+def test_agents_play_only_moves_the_real_table_allows(league, seed):
+    """Searches choose on determinized tables; the move an agent plays must still
+    be legal on the real one (it once named cards the mover could not see)."""
+    rules = rules_of(league)
+    rng = random.Random(seed)
+    agent = agent_from_spec("greedy", rules, seed=seed)
+    state = rules.initial()
+    history: list = []
+    for _ in range(120):
+        if rules.outcome(state) is not None:
+            break
+        if rules.side_to_move(state) < 0:
+            move = rules.sample_move(state, rng)
+        else:
+            move = agent.choose(state, history=history)
+            assert rules.illegal_reason(state, move) is None
+        history.append((state, move))
+        state = rules.apply(state, move)

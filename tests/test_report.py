@@ -81,13 +81,17 @@ def test_every_section_is_there(html, data):
     for part in (parts["forza4x4"], parts["connect4"]):
         assert part["tree"] and part["first_moves"]["rows"] and part["lengths"]["chart"]
         assert part["finals"], part["game"]
-        assert part["sections"] == []  # no extra section registered for these games
+        # no section of their own: only the balance every game gets
+        assert [section.title for section in part["sections"]] == [
+            f"Balance: {part['title']} (2 sides)"
+        ]
     forceball = [part for part in data["games"] if part["game"] == "forceball"]
     assert forceball and all(
-        [section.title for section in part["sections"]]
-        == ["Forceball: attacks, goals, fouls and stakes"]
+        [section.title.partition(" (")[0] for section in part["sections"]]
+        == ["Forceball: attacks, goals, fouls and stakes", "Balance: Forceball"]
         for part in forceball
     )
+    assert "first seat" in html
     assert "How attacks were won" in html
     # Charts (years, lengths and first moves of each part, each section's) and diagrams.
     charts = 1 + sum(
@@ -170,8 +174,11 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
         archive, options=ReportOptions(viewer_games=0), games=("connect4", "forza4x4")
     )
     parts = {part["game"]: part for part in data["games"]}
-    assert [section.title for section in parts["connect4"]["sections"]] == ["Attacks <won>"]
-    assert parts["forza4x4"]["sections"] == []
+    assert [section.title for section in parts["connect4"]["sections"]] == [
+        "Attacks <won>",
+        "Balance: Connect Four (2 sides)",
+    ]
+    assert "Attacks <won>" not in [section.title for section in parts["forza4x4"]["sections"]]
     page = render_html(data)
     assert "Attacks &lt;won&gt;" in page and "<td>maneuver</td>" in page
     assert "### Attacks &lt;won&gt;" in render_markdown(data)
@@ -377,9 +384,13 @@ def _tick_labels(chart: ElementTree.Element, axis: str) -> list[str]:
 def test_count_axes_are_whole_numbers(html):
     charts = _charts(html)
     assert len(charts) >= 5
+    # The balance sections' seat scores and events per game are rates, not counts.
+    rates = ("Score per seat", "How often each rule fires")
     for chart in charts:
         labels = _tick_labels(chart, "y")
-        assert labels and all(re.fullmatch(r"−?\d+", label) for label in labels), labels
+        whole = not any(title in "".join(chart.itertext()) for title in rates)
+        number = r"−?\d+" if whole else r"−?\d+(?:\.\d+)?"
+        assert labels and all(re.fullmatch(number, label) for label in labels), labels
     # The game-length histograms count plies in whole numbers too.
     lengths = [chart for chart in charts if "game length" in "".join(chart.itertext())]
     assert lengths

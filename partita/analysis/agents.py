@@ -87,7 +87,22 @@ class Agent(ABC):
         result = self.evaluate(state, rng, history=history)
         if result.best is None:
             raise PartitaError("the game is over: there is no move to choose")
-        return result.best
+        if not self.rules.hidden_information:
+            return result.best
+        return self._playable(state, result, rng)
+
+    def _playable(self, state: Any, result: SearchResult, rng: Any) -> Any:
+        """The best move of ``result`` the real table allows. A search of a
+        hidden-information game chooses on determinized tables, and a move found
+        there may name cards the mover could not see (:meth:`Rules.realize` puts
+        the real ones in) or play one he does not hold: then the next best; a
+        random move if none fits."""
+        rules = self.rules
+        for item in result.moves:
+            move = rules.realize(state, item.move)
+            if rules.illegal_reason(state, move) is None:
+                return move
+        return rules.sample_move(state, rng)
 
     @abstractmethod
     def evaluate(
@@ -236,22 +251,19 @@ class MctsAgent(Agent):
 def playable_choice(
     agent: Agent, state: Any, rng: Any = None, history: History = ()
 ) -> tuple[Any, bool]:
-    """The agent's move in the real ``state``, and whether it had to be replaced.
+    """The agent's move in the real ``state``, and whether it differs from the best
+    move of its search.
 
     In a hidden-information game a move may hold what the agent could not see (the
     cards a reward draws, the one a referee check reveals, drawn from its guess of
-    the table); where the real table has them otherwise, the agent's best move that
-    is playable there is played instead (its search ranks them, best first), or a
-    random one."""
-    rules = agent.rules
+    the table); :meth:`Agent.choose` then plays it with the real cards
+    (:meth:`Rules.realize`), or the agent's best move that the real table allows, or
+    a random one. The flag says that happened (`partita play` warns, `bench_agents`
+    counts it)."""
     move = agent.choose(state, rng, history)
-    if not rules.hidden_information or rules.illegal_reason(state, move) is None:
+    if not agent.rules.hidden_information or agent.last is None:
         return move, False
-    ranked = agent.last.moves if agent.last is not None else ()
-    for statistics in ranked:
-        if rules.illegal_reason(state, statistics.move) is None:
-            return statistics.move, True
-    return rules.sample_move(state, agent.rng if rng is None else rng), True
+    return move, move != agent.last.best
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:

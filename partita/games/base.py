@@ -213,6 +213,17 @@ class Rules(ABC, Generic[StateT, MoveT]):
         """
         return state
 
+    def realize(self, state: StateT, move: MoveT) -> MoveT:
+        """``move``, chosen on a table from :meth:`determinize`, as the real ``state``
+        plays it: where a move names what its mover cannot see (the cards a reward
+        takes off a face-down pile), the real ones. The mover's choices (how many,
+        which action) are kept; a move this cannot mend is returned as it is, and
+        :meth:`illegal_reason` then says why it does not fit the real table.
+
+        For agents of hidden-information games. The default is the move itself.
+        """
+        return move
+
     @abstractmethod
     def illegal_reason(self, state: StateT, move: MoveT) -> str | None:
         """Why ``move`` is illegal here, in a player's words; ``None`` if legal."""

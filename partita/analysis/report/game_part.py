@@ -1,6 +1,6 @@
 """One game's part of the report, in one configuration: the opening tree as rows,
 game lengths, first moves, frequent and final positions, the game's own sections,
-the annotated games' evaluation curves and largest drops."""
+the annotated games' evaluation curves and largest drops, and its balance."""
 
 from __future__ import annotations
 
@@ -96,6 +96,13 @@ def game_part(
     evaluations = evaluation_section(db, notation, ids)
     if evaluations is not None:
         part["sections"].append(evaluations)
+    # Every game's balance (seat scores, lengths, rule events), after its own sections;
+    # imported here: the balance module builds on this package's Section.
+    from partita.analysis.balance_report import balance_section
+
+    balance = balance_section(db, notation, ids)
+    if balance is not None:
+        part["sections"].append(balance)
     return part
 
 

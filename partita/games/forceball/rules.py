@@ -30,6 +30,7 @@ from partita.games.forceball.turn import Stage, TurnRunner
 from partita.games.forceball.values import (
     DEAL,
     DEFAULT_LEAGUE,
+    EMPTY,
     FACEOFF,
     LEAGUES,
     LITTLE,
@@ -44,6 +45,7 @@ from partita.games.forceball.values import (
     ForceballState,
     Maneuver,
     Play,
+    RewardSpeed,
     Shuffle,
     Stakes,
     Turn,
@@ -318,6 +320,29 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         from partita.games.forceball.determinize import determinize
 
         return determinize(self, state, side, rng, history)
+
+    def realize(self, state: ForceballState, move: Any) -> Any:
+        """A turn chosen on a determinized table, on the real one: the reward of a
+        Dribble or Tackle names the cards it takes off the draw pile, and below its
+        top card the player could not see them. He chose how many to take; the
+        real table says which (in the order they lie). Anything else is kept."""
+        if not isinstance(move, Turn) or state.phase != TURN:
+            return move
+        if not any(isinstance(action, RewardSpeed) for action in move.actions):
+            return move
+        runner = TurnRunner(self, state)
+        actions = []
+        for action in move.actions:
+            if isinstance(action, RewardSpeed):
+                wanted = len(action.cards)
+                cards = [self.ids[card] for card in runner.draw[:wanted]]
+                if wanted > len(runner.draw):
+                    cards.append(EMPTY)
+                action = RewardSpeed(tuple(cards))
+            if runner.step(action) is not None:
+                return move  # it does not fit this table for another reason
+            actions.append(action)
+        return Turn(tuple(actions))
 
     def illegal_reason(self, state: ForceballState, move: object) -> str | None:
         result = self._resolve(state, move)
