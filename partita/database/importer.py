@@ -28,6 +28,7 @@ from sqlite_utils import Database
 
 from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
 from partita.database.chunks import chunks
+from partita.database.indexed import finish_loading
 from partita.database.parallel import PARALLEL_MIN_BYTES, Preparer, auto_workers
 from partita.database.prepare import Refusal, date_bounds, stored_text
 from partita.database.schema import archive
@@ -37,6 +38,7 @@ from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
 
 __all__ = [
+    "BULK_MIN_BYTES",
     "CHUNK_BYTES",
     "DEFAULT_BATCH_SIZE",
     "PARALLEL_MIN_BYTES",
@@ -49,6 +51,11 @@ __all__ = [
     "import_records",
     "stored_text",
 ]
+
+#: Inputs at least this large, imported into an archive without positions, go in
+#: bulk (``bulk=None``): positions into a heap, sorted into their index once at the
+#: end (docs/archive.md has the measurements).
+BULK_MIN_BYTES = 1_000_000
 
 #: Record text per chunk sent to a worker: a few hundred records, tens of
 #: milliseconds of work, so the cost of a task (pickling, queues) is lost in it.
@@ -88,6 +95,10 @@ def import_records(
         return writer.summary
 
 
+def _no_positions(db: Database) -> bool:
+    return db.execute("SELECT NOT EXISTS (SELECT 1 FROM positions)").fetchone()[0] == 1
+
+
 def _next_id(db: Database) -> int:
     return db.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
 
@@ -100,6 +111,7 @@ def import_paths(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[ImportProgress], object] | None = None,
     workers: int | None = 1,
+    bulk: bool | None = None,
 ) -> ImportSummary:
     """Import record files and folders (their ``*.pgr`` files, recursively) into
     the archive at ``target``; return what happened.
@@ -118,6 +130,12 @@ def import_paths(
     which imports the main module again: a script that asks for more than one must
     call this under ``if __name__ == "__main__":``, which is why one process is the
     library's default.
+
+    ``bulk``: write the positions into a heap and sort them into their index once
+    at the end (:class:`ArchiveWriter`); ``None`` (the default) chooses it for an
+    input of :data:`BULK_MIN_BYTES` or more into an archive that holds no
+    positions yet. Readers refuse the archive while a bulk import runs; a stopped
+    one is completed by the next writer (the rerun included).
     """
     if batch_size < 1:
         raise ValueError(f"batch size must be at least 1, not {batch_size}")
@@ -130,7 +148,9 @@ def import_paths(
         workers = auto_workers(total)
     with archive(target) as db, Preparer(workers) as preparer:
         first_id = _next_id(db)
-        writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
+        if bulk is None:
+            bulk = total >= BULK_MIN_BYTES and _no_positions(db)
+        writer = ArchiveWriter(db, strict=strict, batch_size=batch_size, bulk=bulk)
         summary = writer.summary
         summary.files = len(files)
         done_before = 0
@@ -170,5 +190,7 @@ def import_paths(
                     writer.flush()
                     report(done_before + offset, files[finished])
         finish_files(len(files))
+        if bulk:
+            finish_loading(db.conn)
         summary.twins = new_twins(db, first_id)
         return summary
