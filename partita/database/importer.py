@@ -20,7 +20,8 @@ whatever the number of workers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,8 @@ __all__ = [
     "BULK_MIN_BYTES",
     "CHUNK_BYTES",
     "DEFAULT_BATCH_SIZE",
+    "IMPORT_CACHE_KIB",
+    "IMPORT_CHECKPOINT_PAGES",
     "PARALLEL_MIN_BYTES",
     "ArchiveWriter",
     "ImportProgress",
@@ -56,6 +59,15 @@ __all__ = [
 #: bulk (``bulk=None``): positions into a heap, sorted into their index once at the
 #: end (docs/archive.md has the measurements).
 BULK_MIN_BYTES = 1_000_000
+
+#: The importing connection's page cache (KiB, SQLite's negative ``cache_size``)
+#: and WAL pages between checkpoints: a batch's dirty pages stay in memory until
+#: its commit instead of spilling into the WAL half-way, and a page changed by
+#: several batches is copied back into the archive once per checkpoint, not once
+#: per batch. Both bound the memory and the WAL file, whatever the input's size
+#: (docs/archive.md has the measurements).
+IMPORT_CACHE_KIB = 65_536
+IMPORT_CHECKPOINT_PAGES = 10_000
 
 #: Record text per chunk sent to a worker: a few hundred records, tens of
 #: milliseconds of work, so the cost of a task (pickling, queues) is lost in it.
@@ -83,7 +95,7 @@ def import_records(
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> ImportSummary:
     """Store already replayed records (for callers that read and replay themselves)."""
-    with archive(target) as db:
+    with archive(target) as db, _tuned_for_import(db):
         first_id = _next_id(db)
         writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
         for replayed in replayed_records:
@@ -93,6 +105,23 @@ def import_records(
         writer.flush()
         writer.summary.twins = new_twins(db, first_id)
         return writer.summary
+
+
+@contextmanager
+def _tuned_for_import(db: Database) -> Iterator[None]:
+    """The import's cache and checkpoint settings on ``db``, the caller's back after."""
+    conn = db.conn
+    before = [
+        conn.execute(f"PRAGMA {name}").fetchone()[0]
+        for name in ("cache_size", "wal_autocheckpoint")
+    ]
+    conn.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+    conn.execute(f"PRAGMA wal_autocheckpoint = {IMPORT_CHECKPOINT_PAGES}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(before[0])}")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {int(before[1])}")
 
 
 def _no_positions(db: Database) -> bool:
@@ -146,7 +175,7 @@ def import_paths(
     total = sum(sizes)
     if workers is None:
         workers = auto_workers(total)
-    with archive(target) as db, Preparer(workers) as preparer:
+    with archive(target) as db, _tuned_for_import(db), Preparer(workers) as preparer:
         first_id = _next_id(db)
         if bulk is None:
             bulk = total >= BULK_MIN_BYTES and _no_positions(db)

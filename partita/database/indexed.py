@@ -65,7 +65,9 @@ def create_v4_tables(conn: sqlite3.Connection) -> None:
         ") WITHOUT ROWID"
     )
     conn.execute("CREATE INDEX game_tags_value ON game_tags(name, value)")
-    conn.execute("CREATE INDEX game_tags_number ON game_tags(name, number)")
+    conn.execute(
+        "CREATE INDEX game_tags_number ON game_tags(name, number) WHERE number IS NOT NULL"
+    )
     conn.execute(
         "CREATE TABLE positions_load (\n"
         "   key INTEGER NOT NULL,\n"
