@@ -9,7 +9,8 @@ written once. Matching rules (also in ``docs/archive.md``):
 * ``games``, ``results``, ``sides``: equal.
 * ``players`` (any seat) and ``events``: a part of the name, case- and
   accent-insensitively (:func:`fold`: ``ZOE`` finds ``Zoë``, ``müller``
-  ``Müller``).
+  ``Müller``); players through the ``game_players`` table (folded at import,
+  indexed: :mod:`partita.database.indexed`).
 * ``date_from`` / ``date_to``: ``YYYY``, ``YYYY.MM`` or ``YYYY.MM.DD``; a game
   matches when every day its date can mean lies in the range; a game without a
   known year never matches a date filter.
@@ -22,12 +23,13 @@ written once. Matching rules (also in ``docs/archive.md``):
 * ``tags``: ``NAME=VALUE`` exact (a tag left out counts as its game's default;
   ``NAME=`` matches records without it), ``NAME~REGEX`` a Python regular
   expression searched in the value (SQLite ``REGEXP``, a function partita
-  registers on the connection, so it reads every pre-selected row: no index), and
+  registers on the connection, run on the rows of that tag only), and
   ``NAME>=VALUE``, ``<=``, ``>``, ``<``: dates (an operand ``YYYY.MM`` or
   ``YYYY.MM.DD``, or ``YYYY`` on a tag whose name ends in ``Date``) as dates,
   other numbers as numbers, a record
   without the tag or with a value of another kind never matching. Conditions on
-  the same tag name with ``=`` are OR; all others AND.
+  the same tag name with ``=`` are OR; all others AND. Each is a range of an index
+  of the ``game_tags`` table (:mod:`partita.database.indexed`).
 * ``within``: further filters every game must also pass (AND), how a caller
   narrows a user's selection (the tree, to one configuration).
 """
@@ -356,6 +358,7 @@ def _tag_clause(condition: TagCondition) -> tuple[str, list]:
             "NOT EXISTS (SELECT 1 FROM game_tags t WHERE t.game_id = g.id AND t.name = ?)",
             [name],
         )
+    operand: str | float | None
     if operator == "=":
         test, operand = "t.value = ?", condition.value
 
