@@ -255,3 +255,17 @@ def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, mon
     monkeypatch.setattr(importer, "BULK_MIN_BYTES", 10**9)
     import_paths(tmp_path / "small.sqlite", [tmp_path / "a.pgr"])
     assert modes == [True, False, False]
+
+
+def test_the_archive_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
+    probe = (
+        "import sys\n"
+        "from partita.database import schema\n"
+        "print('numpy' in sys.modules, 'pandas' in sys.modules)\n"
+        "import numpy, sqlite_utils.db\n"
+        "print(numpy.__name__, sqlite_utils.db.np is None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["False", "False", "numpy", "True"]
