@@ -204,7 +204,8 @@ def storage_run(database: Path, corpus: Path, mode: str) -> dict:
 
 def measure_storage(work: Path, sizes: list[int], seed: int) -> list[dict]:
     """Storage per ply: N games into a new archive (the default mode: bulk from
-    1 MB), and 5,000 more games into that archive (batched: it holds positions)."""
+    1 MB), and 5,000 more games into that archive (batched: it holds positions);
+    and the N games into a new archive batched (``bulk=False``), for comparison."""
     extra = forza_corpus(work, 5_000, seed + 1)
     results = []
     for games in sizes:
@@ -212,7 +213,8 @@ def measure_storage(work: Path, sizes: list[int], seed: int) -> list[dict]:
         database = _fresh(work / f"storage-{games}.db")
         new = storage_run(database, corpus, "auto")
         more = storage_run(database, extra, "auto")
-        results.append({"games": games, "new": new, "added": more})
+        batched = storage_run(_fresh(database), corpus, "batched")
+        results.append({"games": games, "new": new, "added": more, "batched": batched})
         _fresh(database)
     return results
 
@@ -236,8 +238,9 @@ def print_storage(results: list[dict]) -> None:
           f"{'B written/ply':>15}{'B stored/ply':>14}{'peak RSS':>10}")  # fmt: skip
     for item in results:
         for label, run, held in (
-            (f"{item['games']:,} games, new", item["new"], 0),
-            ("+5,000 games", item["added"], item["games"]),
+            ("new archive, bulk (default)", item["new"], 0),
+            ("new archive, batched", item["batched"], 0),
+            ("+5,000 games (batched)", item["added"], item["games"]),
         ):
             plies = run["plies"]
             print(f"{held or item['games']:>10,}  {label:<28}"

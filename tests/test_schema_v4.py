@@ -269,3 +269,25 @@ def test_the_archive_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert done.stdout.split() == ["False", "False", "numpy", "True"]
+
+
+def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp_path, monkeypatch):
+    from sqlite_utils import Database
+
+    from partita.database import importer
+
+    write_games(tmp_path / "a.pgr", 6, seed=9)
+    db = Database(tmp_path / "db.sqlite")
+    db.execute("PRAGMA cache_size = -1234")
+    seen = []
+    real = importer.ArchiveWriter.flush
+
+    def flush(self):
+        seen.append(self.db.execute("PRAGMA cache_size").fetchone()[0])
+        real(self)
+
+    monkeypatch.setattr(importer.ArchiveWriter, "flush", flush)
+    import_paths(db, [tmp_path / "a.pgr"])
+    assert seen and set(seen) == {-importer.IMPORT_CACHE_KIB}
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
+    db.close()
