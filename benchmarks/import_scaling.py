@@ -243,11 +243,13 @@ def print_storage(results: list[dict]) -> None:
             ("+5,000 games (batched)", item["added"], item["games"]),
         ):
             plies = run["plies"]
+            # The archive's size per ply it holds (not per ply added).
+            stored = "-" if held else f"{run['size'] / plies:,.0f}"
             print(f"{held or item['games']:>10,}  {label:<28}"
                   f"{run['storage']['wall'] / plies * 1e6:>8.2f}"
                   f"{run['storage']['cpu'] / plies * 1e6:>7.2f}"
                   f"{run['storage']['final_sort']:>8.2f}{run['written'] / plies:>15,.0f}"
-                  f"{run['size'] / max(plies, 1):>14,.0f}{run['peak_rss'] / 1e6:>8.0f}MB")  # fmt: skip
+                  f"{stored:>14}{run['peak_rss'] / 1e6:>8.0f}MB")  # fmt: skip
 
 
 def main(work: Path, seed: int, big: bool) -> dict:
