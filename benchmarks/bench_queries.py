@@ -43,7 +43,8 @@ def build_archive(work: Path, games: int, seed: int) -> Path:
 
 def probes(path: Path) -> dict[str, list[str]]:
     """The filters timed, chosen from the archive: a position after two plies of
-    its first game, its most played first move, a player's first name, a site."""
+    its first game, its most played first move, a player's first name, an event
+    (5% of the games), the site (every game of the corpus), a round (a number)."""
     from partita.database.schema import open_archive
     from partita.games.registry import get_game
 
@@ -64,7 +65,9 @@ def probes(path: Path) -> dict[str, list[str]]:
         "position": ["--game", "forza4x4", "--position", notation.format_position(state)],
         "player": ["--player", "anna"],
         "opening": ["--game", "forza4x4", "--opening", first],
-        "tag": ["--tag", "Site=Milano"],
+        "tag": ["--tag", "Event=Benchmark Open 3"],  # one event in twenty
+        "tag, every game": ["--tag", "Site=Milano"],
+        "tag, number": ["--tag", "Round>=9"],
     }
 
 
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             path = build_archive(work, games, args.seed)
             chosen = probes(path)
             commands = {
-                f"query --{name}": [partita, "query", "--db", str(path), *arguments]
+                f"query {name}": [partita, "query", "--db", str(path), *arguments]
                 for name, arguments in chosen.items()
             }
             commands["tree --game forza4x4"] = [
@@ -135,10 +138,10 @@ def main(argv: list[str] | None = None) -> int:
             for label, command in commands.items():
                 seconds, lines = timed(command, args.repeat)
                 times.setdefault(label, {})[games] = (seconds, lines)
-                print(f"  {label:<24}{seconds:>8.2f}s {lines:>8,} lines")
+                print(f"  {label:<26}{seconds:>8.2f}s {lines:>8,} lines")
             print("  query plans:")
             for name, arguments in chosen.items():
-                print(f"    --{name:<10}{plan(path, arguments)}")
+                print(f"    {name:<16}{plan(path, arguments)}")
         if len(sizes) > 1:
             base = sizes[0]
             print(f"\ntime ratios to {base:,} games (sizes: "
@@ -147,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                 ratios = ", ".join(
                     f"{by_size[size][0] / by_size[base][0]:.2f}x" for size in sizes[1:]
                 )
-                print(f"  {label:<24}{ratios}")
+                print(f"  {label:<26}{ratios}")
     finally:
         if temporary is not None:
             temporary.cleanup()
