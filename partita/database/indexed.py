@@ -12,6 +12,10 @@ instead of running a Python function on every game's row:
   (:func:`partita.database.filters.number`), indexed by ``(name, value)`` and
   ``(name, number)``.
 
+``folded`` is stored: a change to :func:`~partita.database.filters.fold` needs a
+migration that folds the names again (``UPDATE game_players SET folded =
+partita_fold(name)``), or the index answers with the old folding.
+
 Both are derived from the games rows, in SQL (:func:`index_games`), by everything
 that writes games: the import (per batch, in its transaction), tag set and unset,
 merge, and migration 4 for the games already stored; deleting a game deletes its
