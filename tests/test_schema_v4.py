@@ -288,3 +288,13 @@ def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp
     assert seen and set(seen) == {-importer.IMPORT_CACHE_KIB}
     assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
     db.close()
+
+
+def test_batches_grow_with_the_archive_unless_the_caller_sets_their_size():
+    from partita.database import importer
+
+    assert importer.batch_limit(None, 0) == importer.DEFAULT_BATCH_SIZE == 1000
+    assert importer.batch_limit(None, 19_999) == 1000
+    assert importer.batch_limit(None, 100_000) == 100_000 // importer.BATCH_GROWTH == 5000
+    assert importer.batch_limit(None, 10**7) == importer.MAX_BATCH_SIZE
+    assert importer.batch_limit(7, 10**7) == 7

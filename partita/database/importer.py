@@ -39,7 +39,9 @@ from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
 
 __all__ = [
+    "BATCH_GROWTH",
     "BULK_MIN_BYTES",
+    "MAX_BATCH_SIZE",
     "CHUNK_BYTES",
     "DEFAULT_BATCH_SIZE",
     "IMPORT_CACHE_KIB",
@@ -50,6 +52,7 @@ __all__ = [
     "ImportSummary",
     "Refusal",
     "date_bounds",
+    "batch_limit",
     "import_paths",
     "import_records",
     "stored_text",
@@ -59,6 +62,12 @@ __all__ = [
 #: bulk (``bulk=None``): positions into a heap, sorted into their index once at the
 #: end (docs/archive.md has the measurements).
 BULK_MIN_BYTES = 1_000_000
+
+#: With no ``batch_size`` given, a batch holds at least DEFAULT_BATCH_SIZE records
+#: and one in BATCH_GROWTH of the games already stored, at most MAX_BATCH_SIZE
+#: (:func:`batch_limit`).
+BATCH_GROWTH = 20
+MAX_BATCH_SIZE = 10_000
 
 #: The importing connection's page cache (KiB, SQLite's negative ``cache_size``)
 #: and WAL pages between checkpoints: a batch's dirty pages stay in memory until
@@ -107,6 +116,18 @@ def import_records(
         return writer.summary
 
 
+def batch_limit(batch_size: int | None, stored: int) -> int:
+    """Records in the next batch: ``batch_size`` when the caller gives one; else
+    :data:`DEFAULT_BATCH_SIZE`, or one in :data:`BATCH_GROWTH` of the ``stored``
+    games when that is more, at most :data:`MAX_BATCH_SIZE`. The random-key
+    indexes (content hashes, mainlines) have pages in proportion to the games
+    stored, and a commit rewrites the pages its batch touched: batches that grow
+    with the archive keep the pages written per record flat."""
+    if batch_size is not None:
+        return batch_size
+    return max(DEFAULT_BATCH_SIZE, min(MAX_BATCH_SIZE, stored // BATCH_GROWTH))
+
+
 @contextmanager
 def _tuned_for_import(db: Database) -> Iterator[None]:
     """The import's cache and checkpoint settings on ``db``, the caller's back after."""
@@ -137,7 +158,7 @@ def import_paths(
     paths: Iterable[str | Path],
     *,
     strict: bool = False,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     progress: Callable[[ImportProgress], object] | None = None,
     workers: int | None = 1,
     bulk: bool | None = None,
@@ -160,13 +181,16 @@ def import_paths(
     call this under ``if __name__ == "__main__":``, which is why one process is the
     library's default.
 
+    ``batch_size``: records per transaction; ``None`` (the default): 1,000, and
+    more as the archive grows (:func:`batch_limit`).
+
     ``bulk``: write the positions into a heap and sort them into their index once
     at the end (:class:`ArchiveWriter`); ``None`` (the default) chooses it for an
     input of :data:`BULK_MIN_BYTES` or more into an archive that holds no
     positions yet. Readers refuse the archive while a bulk import runs; a stopped
     one is completed by the next writer (the rerun included).
     """
-    if batch_size < 1:
+    if batch_size is not None and batch_size < 1:
         raise ValueError(f"batch size must be at least 1, not {batch_size}")
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -179,7 +203,10 @@ def import_paths(
         first_id = _next_id(db)
         if bulk is None:
             bulk = total >= BULK_MIN_BYTES and _no_positions(db)
-        writer = ArchiveWriter(db, strict=strict, batch_size=batch_size, bulk=bulk)
+        writer = ArchiveWriter(
+            db, strict=strict, batch_size=batch_size or DEFAULT_BATCH_SIZE, bulk=bulk
+        )
+        limit = batch_limit(batch_size, first_id - 1)
         summary = writer.summary
         summary.files = len(files)
         done_before = 0
@@ -215,8 +242,9 @@ def import_paths(
             finish_files(chunk.file_number)
             for offset, item in zip(chunk.offsets, prepared, strict=True):
                 writer.add_prepared(item)
-                if writer.pending >= batch_size:
+                if writer.pending >= limit:
                     writer.flush()
+                    limit = batch_limit(batch_size, first_id - 1 + summary.imported)
                     report(done_before + offset, files[finished])
         finish_files(len(files))
         if bulk:
