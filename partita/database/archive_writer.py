@@ -24,9 +24,9 @@ from partita.notation.replay import ReplayedRecord
 
 __all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary"]
 
-#: Records per transaction. Larger batches write fewer pages (docs/archive.md), but
-#: a kill loses at most one batch of work, and the crash tests pin 1,000: the
-#: import's cache and checkpoint settings (importer) win most of the difference.
+#: Records per transaction at least (an import makes its batches grow with the
+#: archive: :func:`partita.database.importer.batch_limit`); a kill loses at most
+#: one batch of work.
 DEFAULT_BATCH_SIZE = 1000
 
 
