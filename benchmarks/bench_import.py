@@ -2,9 +2,14 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_import.py [--games 10000] [--profile] [--layouts]
+    .venv/bin/python benchmarks/bench_import.py [--big] [--workdir DIR]
+    .venv/bin/python benchmarks/bench_import.py --stages [--games 10000] [--profile] [--layouts]
 
-What it does, all seeded and deterministic:
+By default (:mod:`import_scaling`): the CLI end to end against python-chess at
+300, 3,000, 30,000 and 100,000 games, and storage per ply (time, bytes written,
+peak memory) at 10,000 and 100,000 archived games (1,000,000 with ``--big``).
+
+``--stages``, all seeded and deterministic:
 
 1. writes a corpus of ``--games`` Forza 4x4 records (random play with a little
    sense, mixed results; :mod:`corpus`) into a temporary folder;
@@ -563,6 +568,13 @@ def measure_batch_sizes(corpus: Path, work: Path, repeat: int) -> list[tuple[int
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="the in-process stages (and --profile, --ablate, --layouts, --crossover) "
+        "instead of the default end-to-end and storage scaling run",
+    )
+    parser.add_argument("--big", action="store_true", help="storage at 1,000,000 games too")
     parser.add_argument("--games", type=int, default=10_000, help="Forza 4x4 records")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best kept)")
@@ -592,6 +604,17 @@ def main(argv: list[str] | None = None) -> int:
         work = args.workdir
         work.mkdir(parents=True, exist_ok=True)
     figures: dict = {"games": args.games, "seed": args.seed}
+    if not args.stages:
+        import import_scaling
+
+        try:
+            figures = import_scaling.main(work, args.seed, args.big)
+        finally:
+            if temporary is not None:
+                temporary.cleanup()
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
+        return 0
     try:
         corpus = work / f"forza-{args.games}-{args.seed}"
         if not corpus.exists():

@@ -40,7 +40,26 @@ EXAMPLES = ROOT / "examples"
 
 def test_a_new_archive_has_the_tables_keys_and_indexes(tmp_path):
     db = open_archive(tmp_path / "a.db")
-    assert set(db.table_names()) == {"games", "positions", "problems", "book", "schema_version"}
+    assert set(db.table_names()) == {
+        "games", "positions", "problems", "book", "schema_version",
+        "game_players", "game_tags", "positions_load",
+    }  # fmt: skip
+    assert db["game_players"].pks == ["game_id", "seat"]
+    assert db["game_tags"].pks == ["game_id", "name"]
+    assert {
+        index.name: index.columns
+        for index in db["game_tags"].indexes
+        if not index.name.startswith("sqlite_")
+    } == {
+        "game_tags_value": ["name", "value"],
+        "game_tags_number": ["name", "number"],
+    }
+    assert [
+        index.columns
+        for index in db["game_players"].indexes
+        if not index.name.startswith("sqlite_")
+    ] == [["folded"]]
+    assert db["positions_load"].indexes == []  # a heap: an append per row
     assert db["games"].pks == ["id"]
     assert db["problems"].pks == ["id"]
     assert db["positions"].pks == ["key", "game_id", "ply"]

@@ -17,14 +17,16 @@ from operator import itemgetter
 
 from sqlite_utils import Database
 
+from partita.database.indexed import index_games
 from partita.database.prepare import Refusal, StoredRecord, prepare_record
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS
 from partita.notation.replay import ReplayedRecord
 
 __all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary"]
 
-#: Records per transaction. Larger batches gain little past a few hundred (see
-#: docs/archive.md) and a kill loses at most one batch of work.
+#: Records per transaction at least (an import makes its batches grow with the
+#: archive: :func:`partita.database.importer.batch_limit`); a kill loses at most
+#: one batch of work.
 DEFAULT_BATCH_SIZE = 1000
 
 
@@ -63,6 +65,10 @@ _POSITIONS_INSERT = (
     f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
 )
+_LOAD_INSERT = (
+    f"INSERT INTO positions_load ({', '.join(POSITION_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
+)
 _PROBLEMS_INSERT = (
     f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
@@ -79,16 +85,27 @@ class ArchiveWriter:
     ``add_prepared`` takes a record some process has already turned into rows;
     ``flush`` writes the pending batch. ``summary`` counts what was committed:
     a batch that fails leaves no row and no count behind.
+
+    ``bulk=True`` writes the positions rows into the ``positions_load`` heap (an
+    append each, whatever the archive's size) instead of the ``positions`` B-tree;
+    :func:`~partita.database.indexed.finish_loading` moves them, sorted, at the end
+    (:mod:`~partita.database.indexed` says what happens if the import is stopped).
     """
 
     def __init__(
-        self, db: Database, *, strict: bool = False, batch_size: int = DEFAULT_BATCH_SIZE
+        self,
+        db: Database,
+        *,
+        strict: bool = False,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        bulk: bool = False,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch size must be at least 1, not {batch_size}")
         self.db = db
         self.strict = strict
         self.batch_size = batch_size
+        self.bulk = bulk
         self.summary = ImportSummary()
         self._pending: list[StoredRecord] = []
 
@@ -173,10 +190,15 @@ class ArchiveWriter:
                 problems.extend((game_id, *problem) for problem in item.problems)
             if not item.valid:
                 invalid += 1
-        # Keys in order: the inserts walk the positions B-tree forwards (see docs).
-        positions.sort(key=_first)
         self._insert_games(conn, games)
-        self._insert_positions(conn, positions)
+        if games:
+            index_games(conn, games[0][0], games[-1][0])
+        if self.bulk:
+            conn.executemany(_LOAD_INSERT, positions)
+        else:
+            # Keys in order: the inserts walk the positions B-tree forwards (see docs).
+            positions.sort(key=_first)
+            self._insert_positions(conn, positions)
         self._insert_problems(conn, problems)
         return len(games), invalid, len(positions), len(problems), duplicates
 

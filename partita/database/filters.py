@@ -9,7 +9,8 @@ written once. Matching rules (also in ``docs/archive.md``):
 * ``games``, ``results``, ``sides``: equal.
 * ``players`` (any seat) and ``events``: a part of the name, case- and
   accent-insensitively (:func:`fold`: ``ZOE`` finds ``Zoë``, ``müller``
-  ``Müller``).
+  ``Müller``); players through the ``game_players`` table (folded at import,
+  indexed: :mod:`partita.database.indexed`).
 * ``date_from`` / ``date_to``: ``YYYY``, ``YYYY.MM`` or ``YYYY.MM.DD``; a game
   matches when every day its date can mean lies in the range; a game without a
   known year never matches a date filter.
@@ -22,12 +23,13 @@ written once. Matching rules (also in ``docs/archive.md``):
 * ``tags``: ``NAME=VALUE`` exact (a tag left out counts as its game's default;
   ``NAME=`` matches records without it), ``NAME~REGEX`` a Python regular
   expression searched in the value (SQLite ``REGEXP``, a function partita
-  registers on the connection, so it reads every pre-selected row: no index), and
+  registers on the connection, run on the rows of that tag only), and
   ``NAME>=VALUE``, ``<=``, ``>``, ``<``: dates (an operand ``YYYY.MM`` or
   ``YYYY.MM.DD``, or ``YYYY`` on a tag whose name ends in ``Date``) as dates,
   other numbers as numbers, a record
   without the tag or with a value of another kind never matching. Conditions on
-  the same tag name with ``=`` are OR; all others AND.
+  the same tag name with ``=`` are OR; all others AND. Each is a range of an index
+  of the ``game_tags`` table (:mod:`partita.database.indexed`).
 * ``opening_names``: the game's opening name (its deepest named position, see
   :mod:`partita.database.openings`) holds the text, case and accents ignored;
   ``opening_files`` are names files read after the shipped ones and
@@ -313,9 +315,21 @@ class GameFilter:
                 for value in values:
                     params.extend([value] * arity)
 
-        any_of("g.game = ?", self.games)
-        seats = " OR ".join(f"instr(partita_fold(g.player{seat}), ?) > 0" for seat in range(1, 5))
-        any_of(f"({seats})", (fold(name) for name in self.players), arity=4)
+        prefixes = [
+            prefix for prefix in (self._prefix(opening) for opening in self.openings) if prefix
+        ]
+        # With an opening, the game is checked on the row (unary +), so the plan
+        # walks the games_moves range whatever the statistics say.
+        any_of("+g.game = ?" if prefixes else "g.game = ?", self.games)
+        if self.players:
+            # The distinct folded names containing the text (a scan of the small
+            # game_players_folded index, in C), then their games by that index.
+            matching = " OR ".join("instr(n.folded, ?) > 0" for _ in self.players)
+            clauses.append(
+                "g.id IN (SELECT p.game_id FROM game_players p WHERE p.folded IN "
+                f"(SELECT DISTINCT n.folded FROM game_players n WHERE {matching}))"
+            )
+            params.extend(fold(name) for name in self.players)
         any_of("g.result = ?", self.results)
         any_of("instr(partita_fold(g.event), ?) > 0", (fold(name) for name in self.events))
         if self.date_from is not None:
@@ -324,9 +338,6 @@ class GameFilter:
         if self.date_to is not None:
             clauses.append("g.date_max <= ?")
             params.append(date_bound(self.date_to, upper=True))
-        prefixes = [
-            prefix for prefix in (self._prefix(opening) for opening in self.openings) if prefix
-        ]
         if len(prefixes) == len(self.openings):
             # Equal to the prefix, or the prefix then a space: one index range, as no
             # token holds a character below '!'. (An empty opening matches all.)
@@ -400,10 +411,6 @@ def _pattern_games(pattern: str, game: str | None) -> list[str]:
     return pattern_games(pattern, game)
 
 
-def _json_path(name: str) -> str:
-    return f'$."{name}"'
-
-
 def _tag_defaults(name: str) -> list[tuple[str, str]]:
     """``(game, default value)`` of every game that gives tag ``name`` a default."""
     return [
@@ -414,36 +421,69 @@ def _tag_defaults(name: str) -> list[tuple[str, str]]:
     ]
 
 
+_DATE_VALUE = re.compile(r"[0-9]{4}\.[0-9?]{2}\.[0-9?]{2}")
+_COMPARE = {
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+}
+
+
 def _tag_clause(condition: TagCondition) -> tuple[str, list]:
-    """The SQL of one tag condition and its parameters."""
-    path = _json_path(condition.name)
-    if condition.operator == "=" and not condition.value:
-        return "json_extract(g.tags, ?) IS NULL", [path]
-    defaults = _tag_defaults(condition.name)
-    value_sql = "json_extract(g.tags, ?)"
-    value_params: list = [path]
-    if defaults:
-        # A tag a record leaves out has its game's default value.
-        cases = " ".join("WHEN ? THEN ?" for _ in defaults)
-        value_sql = f"coalesce(json_extract(g.tags, ?), CASE g.game {cases} END)"
-        value_params += [item for pair in defaults for item in pair]
-    operator = condition.operator
+    """The SQL of one tag condition and its parameters: a range of an index of
+    ``game_tags`` (``(name, value)``, or ``(name, number)`` for numbers), and for a
+    game whose default value of the tag passes the condition (decided here, once),
+    its games that leave the tag out."""
+    name, operator = condition.name, condition.operator
+    if operator == "=" and not condition.value:
+        return (
+            "NOT EXISTS (SELECT 1 FROM game_tags t WHERE t.game_id = g.id AND t.name = ?)",
+            [name],
+        )
+    operand: str | float | None
     if operator == "=":
-        return f"{value_sql} = ?", [*value_params, condition.value]
-    if operator == "~":
-        return f"{value_sql} REGEXP ?", [*value_params, condition.value]
-    if condition.kind() == "number":
-        operand = number(condition.value)
-        return f"partita_number({value_sql}) {operator} ?", [*value_params, operand]
-    # Dates: the operand's first or last day, as the operator needs it; a record's
-    # value must itself be a date (YYYY.MM.DD, '??' allowed).
-    upper = operator in ("<=", ">")
-    bound = date_bound(condition.value, upper=upper)
-    return (
-        f"({value_sql} GLOB '[0-9][0-9][0-9][0-9].[0-9?][0-9?].[0-9?][0-9?]' "
-        f"AND {value_sql} {operator} ?)",
-        [*value_params, *value_params, bound],
-    )
+        test, operand = "t.value = ?", condition.value
+
+        def passes(value: str) -> bool:
+            return value == condition.value
+    elif operator == "~":
+        test, operand = "t.value REGEXP ?", condition.value
+
+        def passes(value: str) -> bool:
+            return regexp(condition.value, value)
+    elif condition.kind() == "number":
+        bound_number = number(condition.value)
+        test, operand = f"t.number {operator} ?", bound_number
+
+        def passes(value: str) -> bool:
+            found = number(value)
+            return found is not None and _COMPARE[operator](found, bound_number)
+    else:
+        # Dates: the operand's first or last day, as the operator needs it; a
+        # record's value must itself be a date (YYYY.MM.DD, '??' allowed).
+        bound = date_bound(condition.value, upper=operator in ("<=", ">"))
+        test = (
+            "t.value GLOB '[0-9][0-9][0-9][0-9].[0-9?][0-9?].[0-9?][0-9?]' "
+            f"AND t.value {operator} ?"
+        )
+        operand = bound
+
+        def passes(value: str) -> bool:
+            return bool(_DATE_VALUE.fullmatch(value)) and _COMPARE[operator](value, bound)
+
+    clause = f"g.id IN (SELECT t.game_id FROM game_tags t WHERE t.name = ? AND {test})"
+    params: list = [name, operand]
+    # A tag a record leaves out has its game's default value.
+    defaulted = [game for game, default in _tag_defaults(name) if passes(default)]
+    if defaulted:
+        games = ", ".join("?" * len(defaulted))
+        clause = (
+            f"({clause} OR (g.game IN ({games}) AND NOT EXISTS "
+            "(SELECT 1 FROM game_tags d WHERE d.game_id = g.id AND d.name = ?)))"
+        )
+        params += [*defaulted, name]
+    return clause, params
 
 
 def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool, int]]:

@@ -20,7 +20,8 @@ whatever the number of workers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from sqlite_utils import Database
 
 from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
 from partita.database.chunks import chunks
+from partita.database.indexed import finish_loading
 from partita.database.parallel import PARALLEL_MIN_BYTES, Preparer, auto_workers
 from partita.database.prepare import Refusal, date_bounds, stored_text
 from partita.database.schema import archive
@@ -37,18 +39,44 @@ from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
 
 __all__ = [
+    "BATCH_GROWTH",
+    "BULK_MIN_BYTES",
+    "MAX_BATCH_SIZE",
     "CHUNK_BYTES",
     "DEFAULT_BATCH_SIZE",
+    "IMPORT_CACHE_KIB",
+    "IMPORT_CHECKPOINT_PAGES",
     "PARALLEL_MIN_BYTES",
     "ArchiveWriter",
     "ImportProgress",
     "ImportSummary",
     "Refusal",
     "date_bounds",
+    "batch_limit",
     "import_paths",
     "import_records",
     "stored_text",
 ]
+
+#: Inputs at least this large, imported into an archive without positions, go in
+#: bulk (``bulk=None``): positions into a heap, sorted into their index once at the
+#: end (docs/archive.md has the measurements).
+BULK_MIN_BYTES = 1_000_000
+
+#: With no ``batch_size`` given, a batch holds at least DEFAULT_BATCH_SIZE records
+#: and one in BATCH_GROWTH of the games already stored, at most MAX_BATCH_SIZE
+#: (:func:`batch_limit`).
+BATCH_GROWTH = 20
+MAX_BATCH_SIZE = 10_000
+
+#: The importing connection's page cache (KiB, SQLite's negative ``cache_size``)
+#: and WAL pages between checkpoints: a batch's dirty pages stay in memory until
+#: its commit instead of spilling into the WAL half-way, and a page changed by
+#: several batches is copied back into the archive once per checkpoint, not once
+#: per batch. Both bound the memory and the WAL file, whatever the input's size
+#: (docs/archive.md has the measurements).
+IMPORT_CACHE_KIB = 65_536
+IMPORT_CHECKPOINT_PAGES = 10_000
 
 #: Record text per chunk sent to a worker: a few hundred records, tens of
 #: milliseconds of work, so the cost of a task (pickling, queues) is lost in it.
@@ -76,7 +104,7 @@ def import_records(
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> ImportSummary:
     """Store already replayed records (for callers that read and replay themselves)."""
-    with archive(target) as db:
+    with archive(target) as db, _tuned_for_import(db):
         first_id = _next_id(db)
         writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
         for replayed in replayed_records:
@@ -88,6 +116,39 @@ def import_records(
         return writer.summary
 
 
+def batch_limit(batch_size: int | None, stored: int) -> int:
+    """Records in the next batch: ``batch_size`` when the caller gives one; else
+    :data:`DEFAULT_BATCH_SIZE`, or one in :data:`BATCH_GROWTH` of the ``stored``
+    games when that is more, at most :data:`MAX_BATCH_SIZE`. The random-key
+    indexes (content hashes, mainlines) have pages in proportion to the games
+    stored, and a commit rewrites the pages its batch touched: batches that grow
+    with the archive keep the pages written per record flat."""
+    if batch_size is not None:
+        return batch_size
+    return max(DEFAULT_BATCH_SIZE, min(MAX_BATCH_SIZE, stored // BATCH_GROWTH))
+
+
+@contextmanager
+def _tuned_for_import(db: Database) -> Iterator[None]:
+    """The import's cache and checkpoint settings on ``db``, the caller's back after."""
+    conn = db.conn
+    before = [
+        conn.execute(f"PRAGMA {name}").fetchone()[0]
+        for name in ("cache_size", "wal_autocheckpoint")
+    ]
+    conn.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+    conn.execute(f"PRAGMA wal_autocheckpoint = {IMPORT_CHECKPOINT_PAGES}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(before[0])}")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {int(before[1])}")
+
+
+def _no_positions(db: Database) -> bool:
+    return db.execute("SELECT NOT EXISTS (SELECT 1 FROM positions)").fetchone()[0] == 1
+
+
 def _next_id(db: Database) -> int:
     return db.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
 
@@ -97,9 +158,10 @@ def import_paths(
     paths: Iterable[str | Path],
     *,
     strict: bool = False,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     progress: Callable[[ImportProgress], object] | None = None,
     workers: int | None = 1,
+    bulk: bool | None = None,
 ) -> ImportSummary:
     """Import record files and folders (their ``*.pgr`` files, recursively) into
     the archive at ``target``; return what happened.
@@ -118,8 +180,17 @@ def import_paths(
     which imports the main module again: a script that asks for more than one must
     call this under ``if __name__ == "__main__":``, which is why one process is the
     library's default.
+
+    ``batch_size``: records per transaction; ``None`` (the default): 1,000, and
+    more as the archive grows (:func:`batch_limit`).
+
+    ``bulk``: write the positions into a heap and sort them into their index once
+    at the end (:class:`ArchiveWriter`); ``None`` (the default) chooses it for an
+    input of :data:`BULK_MIN_BYTES` or more into an archive that holds no
+    positions yet. Readers refuse the archive while a bulk import runs; a stopped
+    one is completed by the next writer (the rerun included).
     """
-    if batch_size < 1:
+    if batch_size is not None and batch_size < 1:
         raise ValueError(f"batch size must be at least 1, not {batch_size}")
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -128,9 +199,14 @@ def import_paths(
     total = sum(sizes)
     if workers is None:
         workers = auto_workers(total)
-    with archive(target) as db, Preparer(workers) as preparer:
+    with archive(target) as db, _tuned_for_import(db), Preparer(workers) as preparer:
         first_id = _next_id(db)
-        writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
+        if bulk is None:
+            bulk = total >= BULK_MIN_BYTES and _no_positions(db)
+        writer = ArchiveWriter(
+            db, strict=strict, batch_size=batch_size or DEFAULT_BATCH_SIZE, bulk=bulk
+        )
+        limit = batch_limit(batch_size, first_id - 1)
         summary = writer.summary
         summary.files = len(files)
         done_before = 0
@@ -166,9 +242,12 @@ def import_paths(
             finish_files(chunk.file_number)
             for offset, item in zip(chunk.offsets, prepared, strict=True):
                 writer.add_prepared(item)
-                if writer.pending >= batch_size:
+                if writer.pending >= limit:
                     writer.flush()
+                    limit = batch_limit(batch_size, first_id - 1 + summary.imported)
                     report(done_before + offset, files[finished])
         finish_files(len(files))
+        if bulk:
+            finish_loading(db.conn)
         summary.twins = new_twins(db, first_id)
         return summary

@@ -26,6 +26,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from partita.database.filters import GameFilter
+from partita.database.indexed import index_games, unindex_games
 from partita.database.prepare import StoredRecord, prepare_record
 from partita.database.query import select_games
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
@@ -134,6 +135,7 @@ def delete_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> Deletion:
     """Delete games with their positions and problems, inside the caller's
     transaction (each by an index on ``game_id``)."""
     keyed = [(game_id,) for game_id in ids]
+    unindex_games(conn, list(ids))
     positions = conn.executemany("DELETE FROM positions WHERE game_id = ?", keyed).rowcount
     problems = conn.executemany("DELETE FROM problems WHERE game_id = ?", keyed).rowcount
     conn.executemany("DELETE FROM games WHERE id = ?", keyed)
@@ -267,6 +269,8 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     problems by those of ``stored``."""
     row = stored.game
     conn.execute(_UPDATE_GAME, [row[index] for index in _ROW_INDEX] + [game_id])
+    unindex_games(conn, [game_id])
+    index_games(conn, game_id, game_id)
     conn.execute("DELETE FROM positions WHERE game_id = ?", (game_id,))
     conn.execute("DELETE FROM problems WHERE game_id = ?", (game_id,))
     moves = stored.moves

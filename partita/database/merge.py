@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from sqlite_utils import Database
 
+from partita.database.indexed import index_games
 from partita.database.maintenance import write_transaction
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, SCHEMA_VERSION
 from partita.database.schema import archive as open_target
@@ -79,6 +80,14 @@ def _source_columns(conn: sqlite3.Connection, other: str) -> set[str]:
     if "schema_version" not in tables or not {"games", "positions", "problems"} <= tables:
         raise ArchiveError(f"{other} is not a partita archive")
     version = conn.execute(f"SELECT max(version) FROM {_ALIAS}.schema_version").fetchone()[0]
+    if (
+        "positions_load" in tables
+        and conn.execute(f"SELECT EXISTS (SELECT 1 FROM {_ALIAS}.positions_load)").fetchone()[0]
+    ):
+        raise ArchiveError(
+            f"{other} holds games whose positions are not indexed yet (a large import "
+            f"into it is running, or was stopped): run `partita migrate --db {other}` first"
+        )
     if version is None or version > SCHEMA_VERSION:
         raise ArchiveError(
             f"{other} has schema version {version}, newer than this partita knows "
@@ -139,6 +148,7 @@ def _merge(db: Database, other: str) -> Merge:
         try:
             conn.executemany("INSERT INTO temp.partita_merge_ids VALUES (?, ?)", copies)
             _copy_rows(conn, columns, len(copies))
+            index_games(conn, first_id, next_id - 1)
             merge.positions = conn.execute(
                 "SELECT count(*) FROM main.positions WHERE game_id >= ?", (first_id,)
             ).fetchone()[0]

@@ -197,6 +197,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "positions and problems indexed by game; games.twin_key",
         lambda db: import_module("partita.database.upgrades").upgrade_to_v2(db),
     ),
+    Migration(
+        4,
+        "players and tags indexed (game_players, game_tags); positions_load for bulk imports",
+        lambda db: import_module("partita.database.indexed").upgrade_to_v4(db),
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
@@ -328,6 +333,10 @@ def _prepare_for_writing(db: Database, name: str) -> None:
     if state.version < SCHEMA_VERSION or state.application_id != APPLICATION_ID:
         _migrate(db, name)
     _set_pragmas(db)
+    from partita.database.indexed import finish_loading, loading_pending
+
+    if loading_pending(db.conn):  # a bulk import was stopped, or runs: index its positions
+        finish_loading(db.conn)
 
 
 def _set_pragmas(db: Database) -> None:
@@ -396,6 +405,7 @@ def open_archive(
     try:
         if readonly:
             _refuse_unusable(inspect_archive(db.conn), name, reading=True)
+            _refuse_while_loading(db, name)
         else:
             _prepare_for_writing(db, name)
     except (ArchiveError, sqlite3.Error) as error:
@@ -407,6 +417,20 @@ def open_archive(
     db.conn.create_function("partita_casefold", 1, _casefold, deterministic=True)
     register_filter_functions(db.conn)
     return db
+
+
+def _refuse_while_loading(db: Database, name: str) -> None:
+    """Reading commands refuse an archive whose last bulk import has not indexed its
+    positions yet (it runs, or was stopped): their answers would miss games."""
+    from partita.database.indexed import loading_pending
+
+    if loading_pending(db.conn):
+        raise ArchiveError(
+            f"the archive {name} holds games whose positions are not indexed yet (a large "
+            f"import into it is running, or was stopped): wait for it to finish, or run "
+            f"`partita migrate --db {name}` (or the import again) to index them; reading "
+            "commands never change an archive"
+        )
 
 
 def _peek(path: Path, name: str, *, reading: bool) -> None:

@@ -1,0 +1,170 @@
+"""The indexed forms of a game's players and tags, and the positions load table.
+
+Filters by player and by tag read two tables that mirror columns of ``games``
+(schema version 4), so that ``query --player`` and ``--tag`` follow an index
+instead of running a Python function on every game's row:
+
+* ``game_players(game_id, seat, name, folded)``: one row per named seat, ``folded``
+  the name as :func:`partita.database.filters.fold` folds it (NFKD, combining
+  marks dropped, case-folded), indexed by ``(folded, game_id)``;
+* ``game_tags(game_id, name, value, number)``: one row per tag of the record,
+  ``number`` the value as a number when it is one
+  (:func:`partita.database.filters.number`), indexed by ``(name, value)`` and
+  ``(name, number)``.
+
+``folded`` is stored: a change to :func:`~partita.database.filters.fold` needs a
+migration that folds the names again (``UPDATE game_players SET folded =
+partita_fold(name)``), or the index answers with the old folding.
+
+Both are derived from the games rows, in SQL (:func:`index_games`), by everything
+that writes games: the import (per batch, in its transaction), tag set and unset,
+merge, and migration 4 for the games already stored; deleting a game deletes its
+rows (:func:`unindex_games`).
+
+``positions_load`` is the heap a bulk import writes positions into (no index: an
+append per row); :func:`finish_loading` moves them, sorted by key, into
+``positions`` in one transaction. A bulk import that is stopped leaves its
+committed games whole, their positions in the heap: the next writer that opens the
+archive (the rerun, any other writing command, ``partita migrate``) moves them
+first, and reading commands refuse the archive until then.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from sqlite_utils import Database
+
+__all__ = [
+    "create_v4_tables",
+    "finish_loading",
+    "index_games",
+    "loading_pending",
+    "unindex_games",
+    "upgrade_to_v4",
+]
+
+_SEATS = 4
+
+
+def create_v4_tables(conn: sqlite3.Connection) -> None:
+    """``game_players``, ``game_tags`` (with their indexes) and ``positions_load``."""
+    conn.execute(
+        "CREATE TABLE game_players (\n"
+        "   game_id INTEGER NOT NULL REFERENCES games(id),\n"
+        "   seat INTEGER NOT NULL,\n"
+        "   name TEXT NOT NULL,\n"
+        "   folded TEXT NOT NULL,\n"
+        "   PRIMARY KEY (game_id, seat)\n"
+        ") WITHOUT ROWID"
+    )
+    conn.execute("CREATE INDEX game_players_folded ON game_players(folded)")
+    conn.execute(
+        "CREATE TABLE game_tags (\n"
+        "   game_id INTEGER NOT NULL REFERENCES games(id),\n"
+        "   name TEXT NOT NULL,\n"
+        "   value TEXT NOT NULL,\n"
+        "   number REAL,\n"
+        "   PRIMARY KEY (game_id, name)\n"
+        ") WITHOUT ROWID"
+    )
+    conn.execute("CREATE INDEX game_tags_value ON game_tags(name, value)")
+    conn.execute(
+        "CREATE INDEX game_tags_number ON game_tags(name, number) WHERE number IS NOT NULL"
+    )
+    conn.execute(
+        "CREATE TABLE positions_load (\n"
+        "   key INTEGER NOT NULL,\n"
+        "   game_id INTEGER NOT NULL,\n"
+        "   ply INTEGER NOT NULL,\n"
+        "   move TEXT NOT NULL,\n"
+        "   next_move TEXT\n"
+        ")"
+    )
+
+
+def _register(conn: sqlite3.Connection) -> None:
+    from partita.database.filters import fold, number
+
+    conn.create_function("partita_fold", 1, fold, deterministic=True)
+    conn.create_function("partita_number", 1, number, deterministic=True)
+
+
+_TAGS_FROM_GAMES = (
+    "INSERT INTO game_tags (game_id, name, value, number) "
+    "SELECT g.id, j.key, j.value, partita_number(j.value) "
+    "FROM games g, json_each(g.tags) j WHERE g.id BETWEEN ? AND ? AND j.type = 'text'"
+)
+_PLAYERS_FROM_GAMES = "".join(
+    f"{' UNION ALL ' if seat > 1 else ''}SELECT id, {seat}, player{seat}, "
+    f"partita_fold(player{seat}) FROM games WHERE id BETWEEN ? AND ? AND player{seat} IS NOT NULL"
+    for seat in range(1, _SEATS + 1)
+)
+_PLAYERS_FROM_GAMES = (
+    f"INSERT INTO game_players (game_id, seat, name, folded) {_PLAYERS_FROM_GAMES}"
+)
+
+
+def index_games(conn: sqlite3.Connection, first: int, last: int) -> None:
+    """Fill ``game_players`` and ``game_tags`` for the games ``first`` to ``last``
+    (ids, inclusive), from their rows, inside the caller's transaction. The games
+    must have no rows there yet."""
+    _register(conn)
+    conn.execute(_TAGS_FROM_GAMES, (first, last))
+    conn.execute(_PLAYERS_FROM_GAMES, (first, last) * _SEATS)
+
+
+def unindex_games(conn: sqlite3.Connection, ids: list[int]) -> None:
+    """Delete the ``game_players`` and ``game_tags`` rows of the games ``ids``."""
+    keyed = [(game_id,) for game_id in ids]
+    conn.executemany("DELETE FROM game_players WHERE game_id = ?", keyed)
+    conn.executemany("DELETE FROM game_tags WHERE game_id = ?", keyed)
+    conn.executemany("DELETE FROM positions_load WHERE game_id = ?", keyed)
+
+
+def loading_pending(conn: sqlite3.Connection) -> bool:
+    """Whether ``positions_load`` holds rows (a bulk import runs, or was stopped)."""
+    try:
+        return conn.execute("SELECT EXISTS (SELECT 1 FROM positions_load)").fetchone()[0] == 1
+    except sqlite3.OperationalError:  # an archive before version 4
+        return False
+
+
+def finish_loading(conn: sqlite3.Connection) -> int:
+    """Move the rows of ``positions_load`` into ``positions``, sorted by key, in
+    one transaction (the caller's, if one is open); the rows moved.
+
+    Into an empty ``positions`` the rows go in key order, so the B-tree is written
+    once, page after page; ``positions_game`` is then dropped before and built
+    after (one sort) rather than updated row by row in game order.
+    """
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN IMMEDIATE")
+    try:
+        empty = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM positions)").fetchone()[0] == 1
+        if empty:
+            conn.execute("DROP INDEX IF EXISTS positions_game")
+        moved = conn.execute(
+            "INSERT INTO positions (key, game_id, ply, move, next_move) "
+            "SELECT key, game_id, ply, move, next_move FROM positions_load "
+            "ORDER BY key, game_id, ply"
+        ).rowcount
+        conn.execute("DELETE FROM positions_load")
+        conn.execute("CREATE INDEX IF NOT EXISTS positions_game ON positions(game_id)")
+        if own:
+            conn.execute("COMMIT")
+    except BaseException:
+        if own and conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return moved
+
+
+def upgrade_to_v4(db: Database) -> None:
+    """Migration 4: the tables above, filled for the games already stored."""
+    conn = db.conn
+    create_v4_tables(conn)
+    last = conn.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
+    if last:
+        index_games(conn, 1, last)
