@@ -2,8 +2,9 @@
 
 Self-play, opening books and balance counts spread their work over processes or
 machines through :func:`open_executor`, which gives a
-:class:`concurrent.futures.Executor` (imports still prepare their records on a
-process pool of their own, :mod:`partita.database.parallel`, and locally only):
+:class:`concurrent.futures.Executor`; an import's preparation goes through it on a
+cluster (``import --scheduler``), and locally keeps its own tuned process pool
+(:mod:`partita.database.parallel`, where this process also prepares while it waits):
 
 * ``workers=1``: the work runs inline, in this process, as it is submitted (no
   process to start, nothing pickled: the library's default and the reference

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import multiprocessing
 import os
@@ -409,6 +410,46 @@ def test_parallel_and_serial_imports_give_the_same_archive(tmp_path, monkeypatch
         assert serial[1] == parallel[1]  # the progress calls, in order
         assert serial[2] == parallel[2]  # every row, ids included
         check_whole_games(tmp_path / f"db{workers}.sqlite")
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None,
+    reason="Dask's distributed is not installed (pip install -e '.[cluster]')",
+)
+def test_an_import_prepared_on_a_dask_cluster_gives_the_same_archive(tmp_path, monkeypatch):
+    """`import --scheduler local:2`: the records are read and replayed on a local
+    Dask cluster's workers and written here, into the same archive, ids included."""
+    from cli_runner import run_cli
+
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 1500)  # several chunks a file
+    write_corpus(tmp_path / "in")
+    serial = import_paths(tmp_path / "serial.sqlite", [tmp_path / "in"], batch_size=7)
+    code, out, err = run_cli(
+        ["import", str(tmp_path / "in"), "--db", str(tmp_path / "dask.sqlite"),
+         "--scheduler", "local:2", "--json"]
+    )  # fmt: skip
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["imported"], summary["duplicates"], summary["invalid"]) == (
+        serial.imported,
+        serial.duplicates,
+        serial.invalid,
+    )
+    assert dump(tmp_path / "serial.sqlite") == dump(tmp_path / "dask.sqlite")
+    check_whole_games(tmp_path / "dask.sqlite")
+
+
+def test_import_on_a_cluster_without_dask_says_what_to_install(tmp_path, monkeypatch):
+    from cli_runner import run_cli
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # its import fails
+    (tmp_path / "a.pgr").write_text('[Game "connect4"]\n\n1. t4 *\n', encoding="utf-8")
+    code, out, err = run_cli(
+        ["import", str(tmp_path / "a.pgr"), "--db", str(tmp_path / "db.sqlite"),
+         "--scheduler", "tcp://127.0.0.1:8786"]
+    )  # fmt: skip
+    assert code == 2 and "pip install 'partita[cluster]'" in err
+    assert not (tmp_path / "db.sqlite").exists()  # refused before any work
 
 
 class RenamedForza(GravityNotation):

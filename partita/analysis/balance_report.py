@@ -122,11 +122,11 @@ def _section(entry: ConfigurationBalance) -> Section:
         )
         shown = events[:CHART_EVENTS]
         section.charts.append(
-            charts.bar_chart(
+            charts.ranked_bar_chart(
                 [name for name, *_ in shown],
                 [per_game for _, _, per_game, _ in shown],
                 title="How often each rule fires",
-                ylabel="per game",
+                xlabel="per game",
                 annotations=[f"{share:.0%}" for *_, share in shown],
                 salt="balance-events",
             )

@@ -162,6 +162,7 @@ def import_paths(
     progress: Callable[[ImportProgress], object] | None = None,
     workers: int | None = 1,
     bulk: bool | None = None,
+    scheduler: str | None = None,
 ) -> ImportSummary:
     """Import record files and folders (their ``*.pgr`` files, recursively) into
     the archive at ``target``; return what happened.
@@ -181,6 +182,9 @@ def import_paths(
     call this under ``if __name__ == "__main__":``, which is why one process is the
     library's default.
 
+    ``scheduler``: prepare the records on a Dask cluster instead (an address, or
+    ``local:N``; needs ``partita[cluster]``); the archive is the same, ids included.
+
     ``batch_size``: records per transaction; ``None`` (the default): 1,000, and
     more as the archive grows (:func:`batch_limit`).
 
@@ -199,7 +203,11 @@ def import_paths(
     total = sum(sizes)
     if workers is None:
         workers = auto_workers(total)
-    with archive(target) as db, _tuned_for_import(db), Preparer(workers) as preparer:
+    with (
+        archive(target) as db,
+        _tuned_for_import(db),
+        Preparer(workers, scheduler) as preparer,
+    ):
         first_id = _next_id(db)
         if bulk is None:
             bulk = total >= BULK_MIN_BYTES and _no_positions(db)

@@ -14,8 +14,9 @@ import os
 import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
@@ -72,14 +73,30 @@ class Preparer:
     this process runs, the same on every platform). If a worker does not know the
     same games as this process (one registered at run time), this process prepares
     everything itself, so that the archive is the same.
+
+    With ``scheduler`` (a Dask scheduler's address, or ``local:N``) the chunks go to
+    that cluster's workers through :func:`partita.execution.open_executor` instead
+    (``workers`` is then the cluster's, plus this process): only the raw records
+    travel there, and the prepared rows back, to the one writer here.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, scheduler: str | None = None) -> None:
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
+        self.scheduler = scheduler
+        self._pool: Executor | None = None
+        self._cluster: ExitStack | None = None
 
     def __enter__(self) -> Preparer:
-        if self.workers > 1:
+        if self.scheduler is not None:
+            from partita.execution import open_executor
+
+            stack = ExitStack()
+            execution = stack.enter_context(
+                open_executor(scheduler=self.scheduler, initializer=start_worker)
+            )
+            self._cluster, self._pool = stack, execution
+            self.workers = execution.workers + 1
+        elif self.workers > 1:
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
                 mp_context=_QuietSpawnContext(),
@@ -87,7 +104,11 @@ class Preparer:
             )
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._cluster is not None:
+            cluster, self._cluster, self._pool = self._cluster, None, None
+            cluster.__exit__(*exc_info)  # an exception (Ctrl-C) cancels what is queued
+            return
         if self._pool is not None:
             # Chunks not started are dropped; the running ones end within a chunk.
             self._pool.shutdown(wait=True, cancel_futures=True)
@@ -165,7 +186,7 @@ _WORKER_STOPPED = (
 )
 
 
-def _submit(pool: ProcessPoolExecutor, chunk: Chunk) -> Future:
+def _submit(pool: Executor, chunk: Chunk) -> Future:
     """The chunk sent to a worker (the pool may already know that one died)."""
     try:
         return pool.submit(prepare_chunk, chunk.data)

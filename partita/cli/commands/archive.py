@@ -36,6 +36,7 @@ from partita.cli.output import (
     writing,
 )
 from partita.errors import PartitaError
+from partita.execution import SCHEDULER_VARIABLE
 
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter
@@ -79,6 +80,16 @@ def import_(
             "for inputs of 1 MB or more; 1 for smaller ones.",
         ),
     ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            envvar=SCHEDULER_VARIABLE,
+            show_envvar=False,
+            help="Read and replay the records on a Dask cluster (tcp://HOST:8786, or "
+            f"local:N); default ${SCHEDULER_VARIABLE}. Needs partita[cluster].",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import record files or folders into the archive.
@@ -88,8 +99,10 @@ def import_(
     A path that holds no records is a warning, and the exit code is 1. A path -
     reads standard input; gzip, bzip2, xz and Zstandard files are read as they are.
     """
+    from partita.cli.commands.selfplay import checked_scheduler
     from partita.notation.inputs import input_size
 
+    scheduler = checked_scheduler(scheduler)
     inputs = record_inputs(paths, exclude)
     target = archive_path(db)
     summary = None
@@ -104,6 +117,7 @@ def import_(
                 strict=strict,
                 progress=lambda done: update(done.bytes_done),
                 workers=workers,
+                scheduler=scheduler,
             )
         empty = {Path(name) for name in summary.empty_files}
         inputs.check_records({file: int(file not in empty) for file in inputs.files})
