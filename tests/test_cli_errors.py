@@ -449,3 +449,18 @@ def test_exclude_leaves_out_folders_and_files(tmp_path, capsys):
     code, out, _ = run(capsys, "validate", "--json", str(FORZA), "--exclude", "rulebook-*")
     assert code == 0
     assert not any("rulebook" in json.loads(line)["file"] for line in out.splitlines())
+
+
+def test_ctrl_c_inside_a_function_sqlite_calls_is_an_interrupt(capsys, small_archive, monkeypatch):
+    """SQLite turns a KeyboardInterrupt raised in a Python function it calls (here
+    REGEXP, while a tag is matched) into its own "user-defined function raised
+    exception": the boundary still reports an interrupt, not an archive error."""
+    from partita.database import filters, sqlfunctions
+
+    def interrupted(pattern, value):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sqlfunctions, "_interrupted", False)
+    monkeypatch.setattr(filters, "regexp", interrupted)
+    code, out, err = run(capsys, "query", "--db", str(small_archive), "--tag", "Event~x")
+    assert code == 130 and err.splitlines() == ["partita: interrupted"], err

@@ -35,6 +35,8 @@ import sqlite3
 
 from sqlite_utils import Database
 
+from partita.database.sqlfunctions import register
+
 __all__ = [
     "create_v4_tables",
     "finish_loading",
@@ -86,8 +88,8 @@ def create_v4_tables(conn: sqlite3.Connection) -> None:
 def _register(conn: sqlite3.Connection) -> None:
     from partita.database.filters import fold, number
 
-    conn.create_function("partita_fold", 1, fold, deterministic=True)
-    conn.create_function("partita_number", 1, number, deterministic=True)
+    register(conn, "partita_fold", 1, fold)
+    register(conn, "partita_number", 1, number)
 
 
 _TAGS_FROM_GAMES = (

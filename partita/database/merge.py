@@ -25,6 +25,7 @@ from partita.database.indexed import index_games
 from partita.database.maintenance import write_transaction
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, SCHEMA_VERSION
 from partita.database.schema import archive as open_target
+from partita.database.sqlfunctions import register
 from partita.database.twinkey import row_twin_key
 from partita.database.twins import new_twins
 from partita.errors import ArchiveError
@@ -205,7 +206,7 @@ def _copy_rows(conn: sqlite3.Connection, columns: set[str], copied: int) -> None
             selected.append("partita_row_twin_key(g.game, g.sides, g.tags, g.moves, g.status)")
         else:
             selected.append("NULL")
-    conn.create_function("partita_row_twin_key", 5, row_twin_key, deterministic=True)
+    register(conn, "partita_row_twin_key", 5, row_twin_key)
     conn.execute(
         f"INSERT INTO main.games ({', '.join(GAME_COLUMNS)}) "
         # The id map drives (CROSS JOIN keeps it the outer loop): the games come in

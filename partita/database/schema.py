@@ -47,6 +47,7 @@ from partita.database.connection import (
     in_wal_mode_at_rest,
     retry_while_busy,
 )
+from partita.database.sqlfunctions import register
 from partita.errors import ArchiveError
 
 __all__ = [
@@ -414,7 +415,7 @@ def open_archive(
         if isinstance(error, sqlite3.Error):
             raise archive_error(error, name) from None
         raise
-    db.conn.create_function("partita_casefold", 1, _casefold, deterministic=True)
+    register(db.conn, "partita_casefold", 1, _casefold)
     register_filter_functions(db.conn)
     return db
 
@@ -485,10 +486,10 @@ def register_filter_functions(conn: sqlite3.Connection) -> None:
     from partita.database.filters import fold, number, regexp
     from partita.database.patterns import first_matching_ply
 
-    conn.create_function("partita_fold", 1, fold, deterministic=True)
-    conn.create_function("partita_number", 1, number, deterministic=True)
-    conn.create_function("regexp", 2, regexp, deterministic=True)
-    conn.create_function("partita_pattern", 6, first_matching_ply, deterministic=True)
+    register(conn, "partita_fold", 1, fold)
+    register(conn, "partita_number", 1, number)
+    register(conn, "regexp", 2, regexp)
+    register(conn, "partita_pattern", 6, first_matching_ply)
 
 
 def _casefold(text: str | None) -> str | None:
