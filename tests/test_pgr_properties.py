@@ -34,9 +34,11 @@ moves = st.one_of(st.sampled_from(REAL_MOVES), generated_moves.filter(is_one_mov
 suffixes = st.sampled_from(["", "!", "?", "!!", "??", "!?", "?!"])
 # No U+FEFF in the records' own text: the reader drops it wherever it stands (and the
 # writer never writes it), so a record holding one is not in the format's normal form.
+# No U+FFFD either: read from a file it is the invalid-UTF-8 problem (text lost on the
+# way, docs/record-format.md), so a record holding one does not read back clean.
 words = st.text(
     alphabet=st.characters(
-        blacklist_characters="} \t\n\r\x0b\x0c\ufeff", blacklist_categories=("Cs",)
+        blacklist_characters="} \t\n\r\x0b\x0c\ufeff\ufffd", blacklist_categories=("Cs",)
     ),
     min_size=1,
     max_size=8,
@@ -124,7 +126,7 @@ def test_reading_with_either_path_gives_the_same_records_and_problems(text):
 # -- round trip ------------------------------------------------------------------------------------------
 LEADING = ["Game", "Event", "Site", "Date", "Round", "Player1", "Player2", "Player3", "Result"]
 tag_values = st.text(
-    alphabet=st.characters(blacklist_characters="\n\r\ufeff", blacklist_categories=("Cs",)),
+    alphabet=st.characters(blacklist_characters="\n\r\ufeff\ufffd", blacklist_categories=("Cs",)),
     max_size=12,
 )
 extra_tag_names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True).filter(
