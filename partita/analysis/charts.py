@@ -104,6 +104,25 @@ def _style(axes) -> None:
     axes.tick_params(labelsize=9)
 
 
+def _label_bars(axes, bars, annotations: Sequence[str], *, lying: bool) -> None:
+    """A small text at the end of each bar: above it, or right of it for ``lying``
+    (horizontal) bars."""
+    for bar, text in zip(bars, annotations, strict=True):
+        if lying:
+            end, align = (bar.get_width(), bar.get_y() + bar.get_height() / 2), ("left", "center")
+        else:
+            end, align = (bar.get_x() + bar.get_width() / 2, bar.get_height()), ("center", "bottom")
+        axes.annotate(
+            text,
+            end,
+            ha=align[0],
+            va=align[1],
+            fontsize=7,
+            xytext=(2, 0) if lying else (0, 2),
+            textcoords="offset points",
+        )
+
+
 def bar_chart(
     labels: Sequence[str],
     values: Sequence[float],
@@ -145,16 +164,7 @@ def bar_chart(
         if counts:
             _integer_axis(axes.yaxis)
         if annotations:
-            for bar, text in zip(bars, annotations, strict=True):
-                axes.annotate(
-                    text,
-                    (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    ha="center",
-                    va="bottom",
-                    fontsize=7,
-                    xytext=(0, 2),
-                    textcoords="offset points",
-                )
+            _label_bars(axes, bars, annotations, lying=False)
         axes.margins(y=0.15)
         _style(axes)
         return _svg(figure, salt)
@@ -187,16 +197,7 @@ def ranked_bar_chart(
         axes.set_title(title, fontsize=11)
         axes.set_xlabel(xlabel, fontsize=9)
         if annotations:
-            for bar, text in zip(bars, annotations, strict=True):
-                axes.annotate(
-                    text,
-                    (bar.get_width(), bar.get_y() + bar.get_height() / 2),
-                    ha="left",
-                    va="center",
-                    fontsize=7,
-                    xytext=(2, 0),
-                    textcoords="offset points",
-                )
+            _label_bars(axes, bars, annotations, lying=True)
         axes.margins(x=0.15)
         _style(axes)
         return _svg(figure, salt)

@@ -130,9 +130,7 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_stdout()  # the reader stopped (`partita query | head`): nothing to say
         raise SystemExit(EXIT_DOMAIN) from None
     except PartitaError as error:
-        if _interrupted_in_sql():  # an archive error made of a Ctrl-C (see below)
-            _stderr_line("interrupted")
-            raise SystemExit(EXIT_INTERRUPTED) from None
+        _exit_if_interrupted_in_sql()  # an archive error made of a Ctrl-C
         _fail(str(error), EXIT_DOMAIN, error, debug)
     except MemoryError as error:
         command = f"partita {args[0]}" if args else "partita"
@@ -151,9 +149,7 @@ def main(argv: list[str] | None = None) -> None:
         # archive, so start-up does not pay for it (and it is there if one was raised).
         sqlite = sys.modules.get("sqlite3")
         if sqlite is not None and isinstance(error, sqlite.Error):
-            if _interrupted_in_sql():  # Ctrl-C inside a function SQLite was calling
-                _stderr_line("interrupted")
-                raise SystemExit(EXIT_INTERRUPTED) from None
+            _exit_if_interrupted_in_sql()
             from partita.cli.options import chosen_archive
             from partita.database.connection import archive_error
 
@@ -171,11 +167,13 @@ def main(argv: list[str] | None = None) -> None:
     raise SystemExit(code or 0)
 
 
-def _interrupted_in_sql() -> bool:
-    """Whether a Ctrl-C stopped a Python function SQLite was calling: SQLite then
-    raises its own error instead (:mod:`partita.database.sqlfunctions`)."""
+def _exit_if_interrupted_in_sql() -> None:
+    """Exit as Ctrl-C does if a Ctrl-C stopped a Python function SQLite was calling:
+    SQLite then raises its own error instead (:mod:`partita.database.sqlfunctions`)."""
     functions = sys.modules.get("partita.database.sqlfunctions")
-    return functions is not None and functions.was_interrupted()
+    if functions is not None and functions.was_interrupted():
+        _stderr_line("interrupted")
+        raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 def _fail(message: str, code: int, error: BaseException, debug: bool) -> NoReturn:
