@@ -94,7 +94,7 @@ def test_the_report_section_and_the_page(simulated, tmp_path):
         section = balance_section(archive, get_game("connect4"), ids)
     assert section is not None and "Connect Four" in section.title
     assert [table.headers[0] for table in section.tables] == ["seat", "plies", "rule event"]
-    assert len(section.charts) == 3 and all("<svg" in chart for chart in section.charts)
+    assert len(section.charts) == 3 and all("<svg" in str(chart) for chart in section.charts)
     page = render_balance(balance(db), title="<b>club</b>")
     assert page.count("<svg") >= 4 and "&lt;b&gt;club&lt;/b&gt;" in page
     markdown = render_balance(balance(db), markdown=True)

@@ -431,3 +431,59 @@ def test_diagrams_scale_to_readable_text(doubled):
             fonts = [float(size) for size in re.findall(r'font-size="([\d.]+)"', svg)]
             assert float(width.group(1)) == row["width"]
             assert min(fonts) * scale >= READABLE_TEXT - 0.05, (part["title"], scale)
+
+
+# -- charts: drawn when shown; a Markdown file's charts are files beside it ---------------------
+
+
+def test_charts_are_drawn_only_when_shown(archive, monkeypatch):
+    from partita.analysis import charts
+
+    drawn = []
+    real = charts._svg
+    monkeypatch.setattr(
+        charts, "_svg", lambda figure, salt: drawn.append(salt) or real(figure, salt)
+    )
+    data = build_report(archive, game="connect4")
+    text = render_markdown(data)
+    assert drawn == [] and "![" not in text
+    chart = data["games"][0]["lengths"]["chart"]
+    assert str(chart) == str(chart) and str(chart).startswith("<svg") and len(drawn) == 1
+
+
+def test_a_markdown_file_links_its_charts_and_a_rerun_replaces_them(archive, tmp_path):
+    target = tmp_path / "club.md"
+    outcome = run_cli(["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"])
+    assert outcome.code == 0, outcome.stderr
+    text = target.read_text(encoding="utf-8")
+    links = re.findall(r"^!\[([^\]]*)\]\(club-charts/(chart-\d+\.svg)\)$", text, re.M)
+    folder = tmp_path / "club-charts"
+    assert [name for _, name in links] == [f"chart-{n}.svg" for n in range(1, len(links) + 1)]
+    assert sorted(path.name for path in folder.iterdir()) == sorted(name for _, name in links)
+    # years, the part's lengths and first moves, its balance section's charts
+    assert len(links) >= 4 and ("Games per year", "chart-1.svg") in links
+    for _, name in links:
+        root = ElementTree.parse(folder / name).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    html = render_html(build_report(archive, game="forza4x4"))
+    assert len(links) == len(re.findall(r'<div class="chart"><svg', html))
+    (folder / "chart-99.svg").write_text("stale", encoding="utf-8")
+    outcome = run_cli(["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"])
+    assert outcome.code == 0, outcome.stderr
+    assert not (folder / "chart-99.svg").exists() and len(list(folder.iterdir())) == len(links)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("club-charts.")] == []
+
+
+def test_no_charts_leaves_them_out_of_both_formats(archive, tmp_path):
+    page, notes = tmp_path / "plain.html", tmp_path / "plain.md"
+    for target in (page, notes):
+        outcome = run_cli(
+            ["report", "--db", str(archive), "-o", str(target), "--no-charts", "--game", "connect4"]
+        )
+        assert outcome.code == 0, outcome.stderr
+    assert "<svg" in page.read_text(encoding="utf-8")  # the board diagrams stay
+    assert '<div class="chart">' not in page.read_text(encoding="utf-8")
+    assert "![" not in notes.read_text(encoding="utf-8")
+    assert not (tmp_path / "plain-charts").exists()
+    outcome = run_cli(["report", "--db", str(archive), "-o", "-", "--format", "md"])
+    assert outcome.code == 0 and "![" not in outcome.stdout and "## Forza 4x4" in outcome.stdout

@@ -10,18 +10,32 @@ page never share an element id: every id of a chart (matplotlib names its groups
 ``figure_1``, ``ytick_1``... in every figure) gets the chart's own prefix, and so
 do the references to it. The XML prologue is dropped so the ``<svg>`` element can
 be inlined in HTML.
+
+Every chart function returns a :class:`Chart` that is drawn when it is first shown
+(``str()``, or Jinja's ``__html__``): a Markdown report, which shows no SVG, and any
+caller that only reads a report's figures never pay for matplotlib's drawing, which
+is most of a report's time.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec
 
 from markupsafe import Markup
 
-__all__ = ["LABEL_LIMIT", "bar_chart", "line_chart", "stacked_histogram"]
+__all__ = [
+    "LABEL_LIMIT",
+    "Chart",
+    "bar_chart",
+    "line_chart",
+    "ranked_bar_chart",
+    "stacked_histogram",
+]
 
 WIN_COLOUR = "#2e7d32"
 DRAW_COLOUR = "#9e9e9e"
@@ -38,6 +52,54 @@ _CHAR_INCHES = 0.075
 
 _counter = 0
 _ID = re.compile(r'\bid="([^"]+)"')
+
+
+class Chart:
+    """A chart drawn on first use: ``str(chart)`` (or Jinja's ``__html__``) is its
+    ``<svg>`` element, drawn once and kept. The data it is drawn from are the
+    arguments given to the chart function, read when it is drawn."""
+
+    __slots__ = ("_draw", "_svg", "title")
+
+    def __init__(self, draw: Callable[[], Markup], title: str = "chart") -> None:
+        self._draw: Callable[[], Markup] | None = draw
+        self._svg: Markup | None = None
+        #: The chart's title (an image's alternative text in Markdown).
+        self.title = title
+
+    @property
+    def svg(self) -> Markup:
+        """The chart's ``<svg>`` element (trusted markup)."""
+        if self._svg is None:
+            assert self._draw is not None
+            self._svg, self._draw = self._draw(), None
+        return self._svg
+
+    def __html__(self) -> str:
+        return str(self.svg)
+
+    def __str__(self) -> str:
+        return str(self.svg)
+
+    def standalone(self) -> str:
+        """The chart as an SVG file's text (with its XML prologue)."""
+        return '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n' + str(self.svg) + "\n"
+
+    def __repr__(self) -> str:
+        return f"<Chart {'drawn' if self._svg is not None else 'not drawn yet'}>"
+
+
+_Arguments = ParamSpec("_Arguments")
+
+
+def _drawn_when_shown(draw: Callable[_Arguments, Markup]) -> Callable[_Arguments, Chart]:
+    """``draw`` made to return a :class:`Chart` that calls it on first use."""
+
+    @functools.wraps(draw)
+    def chart(*args: Any, **kwargs: Any) -> Chart:
+        return Chart(functools.partial(draw, *args, **kwargs), str(kwargs.get("title", "chart")))
+
+    return chart
 
 
 def _figure(width: float, height: float):
@@ -123,6 +185,7 @@ def _label_bars(axes, bars, annotations: Sequence[str], *, lying: bool) -> None:
         )
 
 
+@_drawn_when_shown
 def bar_chart(
     labels: Sequence[str],
     values: Sequence[float],
@@ -170,6 +233,7 @@ def bar_chart(
         return _svg(figure, salt)
 
 
+@_drawn_when_shown
 def ranked_bar_chart(
     labels: Sequence[str],
     values: Sequence[float],
@@ -203,6 +267,7 @@ def ranked_bar_chart(
         return _svg(figure, salt)
 
 
+@_drawn_when_shown
 def stacked_histogram(
     bins: Sequence[int],
     series: Sequence[tuple[str, Sequence[int], str]],
@@ -241,6 +306,7 @@ def stacked_histogram(
         return _svg(figure, salt)
 
 
+@_drawn_when_shown
 def line_chart(
     xs: Sequence[int],
     series: Sequence[tuple[str, Sequence[float], str]],

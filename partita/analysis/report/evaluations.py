@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from markupsafe import Markup
+
 from partita.analysis import charts
 from partita.analysis.annotate import parse_eval_comment
 from partita.analysis.report.options import Section, Table
@@ -160,7 +162,7 @@ def evaluation_section(db: Any, notation: GameNotation, ids: list[int]) -> Secti
                 ]
             )
     drawn = games[:CURVES]
-    curves = [
+    curves: list[charts.Chart | Markup] = [
         charts.line_chart(
             evaluated.plies,
             [

@@ -10,6 +10,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from partita.analysis.charts import Chart
 from partita.games.registry import get_spec
 from partita.notation.base import GameNotation
 
@@ -43,6 +44,9 @@ class ReportOptions:
     #: How many players the results table lists.
     players: int = 100
     title: str | None = None
+    #: Draw the charts (off: an HTML page without them, a Markdown report without
+    #: its chart files; both are made much faster).
+    charts: bool = True
 
 
 @dataclass(slots=True)
@@ -61,7 +65,7 @@ class Section:
     title: str
     paragraphs: list[str] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
-    charts: list[Markup] = field(default_factory=list)
+    charts: list[Chart | Markup] = field(default_factory=list)
 
 
 #: An extra section of a game's part: ``builder(db, game, game_ids) -> Section | None``,

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import shutil
+import tempfile
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -18,7 +21,13 @@ from partita.analysis.report.build import build_report
 from partita.analysis.report.options import ReportOptions
 from partita.errors import PartitaError
 
-__all__ = ["markdown_escape", "render_html", "render_markdown", "write_report"]
+__all__ = [
+    "markdown_charts_folder",
+    "markdown_escape",
+    "render_html",
+    "render_markdown",
+    "write_report",
+]
 
 
 @cache
@@ -102,6 +111,38 @@ def _asset(name: str) -> str:
     return resources.files("partita.analysis").joinpath("templates", name).read_text("utf-8")
 
 
+def _html_chart(shown: bool) -> Callable[[Any], Markup]:
+    """The templates' ``chart(c)``: the chart inlined in its ``<div>``, or nothing
+    when the charts are off (or there is none)."""
+
+    def chart(drawn: Any) -> Markup:
+        if not shown or not drawn:
+            return Markup("")
+        return Markup('<div class="chart">') + Markup(str(drawn)) + Markup("</div>")
+
+    return chart
+
+
+def _markdown_charts(folder: Path | None, link: str) -> Callable[[Any], Markup]:
+    """The Markdown template's ``chart(c)``: the chart written to ``folder`` as
+    ``chart-N.svg`` (numbered as shown) and an image linking to it as
+    ``link/chart-N.svg``; nothing without a folder."""
+    shown = 0
+
+    def chart(drawn: Any) -> Markup:
+        nonlocal shown
+        if folder is None or not drawn:
+            return Markup("")
+        shown += 1
+        name = f"chart-{shown}.svg"
+        text = drawn.standalone() if hasattr(drawn, "standalone") else str(drawn)
+        (folder / name).write_text(text, encoding="utf-8", newline="\n")
+        title = markdown_escape(getattr(drawn, "title", "chart"))
+        return Markup(f"\n![{title}]({quote(link)}/{name})\n")
+
+    return chart
+
+
 def render_html(data: dict) -> str:
     """The report as one self-contained HTML page."""
     script = _asset("viewer.js")
@@ -118,13 +159,36 @@ def render_html(data: dict) -> str:
             css=Markup(_asset("report.css")),
             script=Markup(script),
             script_hash=f"sha256-{digest}",
+            chart=_html_chart(_charts_shown(data)),
         )
     )
 
 
-def render_markdown(data: dict) -> str:
-    """The report as Markdown (diagrams as text, charts as tables)."""
-    return _markdown_environment().get_template("report.md.j2").render(report=data)
+def _charts_shown(data: dict) -> bool:
+    options = data.get("options")
+    return options is None or getattr(options, "charts", True)
+
+
+def render_markdown(
+    data: dict, charts_folder: Path | None = None, charts_link: str | None = None
+) -> str:
+    """The report as Markdown (diagrams as text, figures as tables). With
+    ``charts_folder`` (an existing folder) the charts are written there as SVG
+    files and shown as images linked as ``charts_link/chart-N.svg`` (by default
+    the folder's name: the folder sits beside the Markdown file)."""
+    folder = charts_folder if _charts_shown(data) else None
+    link = charts_link or (folder.name if folder is not None else "")
+    return (
+        _markdown_environment()
+        .get_template("report.md.j2")
+        .render(report=data, chart=_markdown_charts(folder, link))
+    )
+
+
+def markdown_charts_folder(path: Path) -> Path:
+    """Where a Markdown report at ``path`` keeps its chart files: beside it, named
+    after it (``report.md``: ``report-charts/``)."""
+    return path.with_name(path.stem + "-charts")
 
 
 def write_report(
@@ -144,6 +208,27 @@ def write_report(
     if fmt not in ("html", "md"):
         raise PartitaError(f"report format '{fmt}': choose html or md")
     data = build_report(target, options=options, progress=progress, **filters)
-    text = render_markdown(data) if fmt == "md" else render_html(data)
+    text = _markdown_with_charts(data, path) if fmt == "md" else render_html(data)
     path.write_text(text, encoding="utf-8", newline="\n")
     return path
+
+
+def _markdown_with_charts(data: dict, path: Path) -> str:
+    """The Markdown text, its charts written into a fresh folder that then replaces
+    the one beside ``path`` (a rerun leaves no chart of an earlier report)."""
+    if not _charts_shown(data):
+        return render_markdown(data)
+    folder = markdown_charts_folder(path)
+    fresh = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+    try:
+        text = render_markdown(data, fresh, folder.name)
+        if not any(fresh.iterdir()):
+            fresh.rmdir()
+            return text
+        if folder.is_dir():
+            shutil.rmtree(folder)
+        fresh.rename(folder)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    return text

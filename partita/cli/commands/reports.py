@@ -301,10 +301,18 @@ def report(
         typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0, max=LARGEST),
     ] = 200,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
+    charts: Annotated[
+        bool,
+        typer.Option(
+            "--charts/--no-charts",
+            help="Draw the charts (a Markdown file gets them as SVG files in a folder "
+            "beside it, FILE-charts/; --no-charts is much faster).",
+        ),
+    ] = True,
     selection: "GameFilter | None" = None,
 ) -> None:
     """A report on the archive: one self-contained HTML page (charts, board diagrams,
-    opening tree, a replay viewer) or Markdown."""
+    opening tree, a replay viewer) or Markdown (its charts as SVG files beside it)."""
     from partita.analysis.report import ReportOptions, write_report
     from partita.notation.inputs import is_stdin
 
@@ -316,6 +324,7 @@ def report(
         symmetry=symmetry,
         viewer_games=viewer_games,
         title=title,
+        charts=charts,
     )
     if is_stdin(output):
         from partita.analysis.report import build_report, render_html, render_markdown
