@@ -35,7 +35,7 @@ import sqlite3
 
 from sqlite_utils import Database
 
-from partita.database.sqlfunctions import register
+from partita.database.sqlfunctions import register_indexing_functions
 
 __all__ = [
     "create_v4_tables",
@@ -85,13 +85,6 @@ def create_v4_tables(conn: sqlite3.Connection) -> None:
     )
 
 
-def _register(conn: sqlite3.Connection) -> None:
-    from partita.database.filters import fold, number
-
-    register(conn, "partita_fold", 1, fold)
-    register(conn, "partita_number", 1, number)
-
-
 _TAGS_FROM_GAMES = (
     "INSERT INTO game_tags (game_id, name, value, number) "
     "SELECT g.id, j.key, j.value, partita_number(j.value) "
@@ -111,7 +104,7 @@ def index_games(conn: sqlite3.Connection, first: int, last: int) -> None:
     """Fill ``game_players`` and ``game_tags`` for the games ``first`` to ``last``
     (ids, inclusive), from their rows, inside the caller's transaction. The games
     must have no rows there yet."""
-    _register(conn)
+    register_indexing_functions(conn)
     conn.execute(_TAGS_FROM_GAMES, (first, last))
     conn.execute(_PLAYERS_FROM_GAMES, (first, last) * _SEATS)
 

@@ -47,7 +47,7 @@ from partita.database.connection import (
     in_wal_mode_at_rest,
     retry_while_busy,
 )
-from partita.database.sqlfunctions import register
+from partita.database.sqlfunctions import register, register_indexing_functions
 from partita.errors import ArchiveError
 
 __all__ = [
@@ -483,11 +483,10 @@ def register_filter_functions(conn: sqlite3.Connection) -> None:
     ``partita_fold`` (accent- and case-insensitive names), ``partita_number`` (a tag
     value as a number), ``regexp`` (SQLite's ``REGEXP`` operator) and
     ``partita_pattern`` (a game's first ply matching a position pattern)."""
-    from partita.database.filters import fold, number, regexp
+    from partita.database.filters import regexp
     from partita.database.patterns import first_matching_ply
 
-    register(conn, "partita_fold", 1, fold)
-    register(conn, "partita_number", 1, number)
+    register_indexing_functions(conn)
     register(conn, "regexp", 2, regexp)
     register(conn, "partita_pattern", 6, first_matching_ply)
 

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["register", "was_interrupted"]
+__all__ = ["register", "register_indexing_functions", "was_interrupted"]
 
 _interrupted = False
 
@@ -35,3 +35,13 @@ def register(conn: sqlite3.Connection, name: str, arity: int, function: Callable
 def was_interrupted() -> bool:
     """Whether a Ctrl-C has stopped one of these functions in this process."""
     return _interrupted
+
+
+def register_indexing_functions(conn: sqlite3.Connection) -> None:
+    """``partita_fold`` (a name folded for accent- and case-insensitive matching)
+    and ``partita_number`` (a tag value as a number): what filling the indexed
+    players and tags needs, and what their filters compare with."""
+    from partita.database.filters import fold, number
+
+    register(conn, "partita_fold", 1, fold)
+    register(conn, "partita_number", 1, number)
