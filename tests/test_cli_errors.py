@@ -261,7 +261,9 @@ def group_running(group: int) -> bool:
 @pytest.mark.parametrize("workers", [pytest.param("1", marks=pytest.mark.slow), "2"])
 def test_ctrl_c_during_an_import_is_one_line_and_a_rerun_completes_it(tmp_path, workers):
     source = tmp_path / "many.pgr"
-    total = many_games(source, 2500)  # batches of 1000: one to wait for, one stopped
+    # Batches of 1000: one to wait for and three more, so that a loaded machine's slow
+    # polling still finds the import running.
+    total = many_games(source, 4000)
     db = tmp_path / "many.db"
     environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
     child = subprocess.Popen(
@@ -273,8 +275,15 @@ def test_ctrl_c_during_an_import_is_one_line_and_a_rerun_completes_it(tmp_path, 
     deadline = time.monotonic() + 120
     while games_in(db) < 1000 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert child.poll() is None, "the import ended before it could be interrupted"
-    os.killpg(child.pid, signal.SIGINT)  # Ctrl-C: the whole group, workers included
+    # Frozen (SIGSTOP) while it is checked still to be at work, then Ctrl-C: the
+    # interrupt cannot land after the last batch, whatever the machine's load.
+    os.killpg(child.pid, signal.SIGSTOP)
+    try:
+        assert child.poll() is None, "the import ended before it could be interrupted"
+        assert games_in(db) < total, "the import stored everything before it could be interrupted"
+        os.killpg(child.pid, signal.SIGINT)  # Ctrl-C: the whole group, workers included
+    finally:
+        os.killpg(child.pid, signal.SIGCONT)
     out, err = child.communicate(timeout=120)
     assert child.returncode == 130, err
     assert "Traceback" not in err and err.splitlines() == ["partita: interrupted"]
