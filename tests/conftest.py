@@ -8,11 +8,17 @@ to stay within a few minutes on two cores); ``thorough``
 `--cpu-durations=N` lists the N tests that used the most CPU time (this process plus
 the subprocesses it waited for), setup and teardown included: on a machine shared
 with other work, wall-clock durations say more about the neighbours than the tests.
+
+A run started in the background of a non-interactive shell (``pytest &``) inherits
+Ctrl-C ignored, and so would every command the tests start, which then never see
+the interrupts the Ctrl-C tests send them: this process takes Python's own handler
+back, and its children get the default one.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections import defaultdict
 from collections.abc import Generator
@@ -26,6 +32,9 @@ from hypothesis import settings
 settings.register_profile(FAST, max_examples=25, deadline=None)
 settings.register_profile(THOROUGH, max_examples=300, deadline=None)
 settings.load_profile(FAST)  # --hypothesis-profile, read after this, replaces it
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _cpu_seconds: defaultdict[str, float] = defaultdict(float)
 
