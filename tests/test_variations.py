@@ -429,6 +429,14 @@ def test_a_bulk_import_stores_the_rows_a_batched_one_does(examples_archive, tmp_
     assert len(variation_dump(bulk)) > 100
 
 
+def test_a_parallel_import_stores_the_rows_a_serial_one_does(examples_archive, tmp_path):
+    parallel = tmp_path / "parallel.db"
+    import_paths(parallel, [EXAMPLES], workers=2)
+    assert rows(parallel, "SELECT * FROM variation_positions ORDER BY game_id, line, ply") == rows(
+        examples_archive, "SELECT * FROM variation_positions ORDER BY game_id, line, ply"
+    )
+
+
 def test_deleting_games_deletes_their_rows_only(examples_archive, tmp_path):
     path = tmp_path / "a.db"
     shutil.copy(examples_archive, path)
