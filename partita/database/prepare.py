@@ -40,6 +40,7 @@ __all__ = [
     "prepare_record",
     "start_worker",
     "stored_text",
+    "stored_variations",
     "variation_rows",
 ]
 
@@ -219,17 +220,9 @@ def prepare_record(replayed: ReplayedRecord, strict: bool) -> StoredRecord | Ref
         else None,
     )
     keys: list[int] = []
-    variations: list[tuple[int, int, list[int], list[str]]] = []
-    if game is not None and (replayed.keys or replayed.variations):
-        fold = _FOLDERS.get(game.name)
-        if fold is None:
-            fold = _FOLDERS[game.name] = key_folder(game.name)
+    if game is not None and replayed.keys:
+        fold = _folder(game.name)
         keys = [fold(key) for key in replayed.keys]
-        variations = [
-            (line, variation.plies_before, [fold(key) for key in variation.keys], variation.moves)
-            for line, variation in enumerate(replayed.variations, start=1)
-            if variation.moves
-        ]
     return StoredRecord(
         digest,
         row,
@@ -237,8 +230,28 @@ def prepare_record(replayed: ReplayedRecord, strict: bool) -> StoredRecord | Ref
         replayed.moves,
         [_problem_row(problem) for problem in replayed.problems],
         valid,
-        variations,
+        stored_variations(replayed),
     )
+
+
+def _folder(game: str) -> Callable[[Hashable], int]:
+    fold = _FOLDERS.get(game)
+    if fold is None:
+        fold = _FOLDERS[game] = key_folder(game)
+    return fold
+
+
+def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int], list[str]]]:
+    """The variations of a replayed record as the archive stores them
+    (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
+    if replayed.game is None or not replayed.variations:
+        return []
+    fold = _folder(replayed.game.name)
+    return [
+        (line, variation.plies_before, [fold(key) for key in variation.keys], variation.moves)
+        for line, variation in enumerate(replayed.variations, start=1)
+        if variation.moves
+    ]
 
 
 #: A chunk as sent to a worker: the file name, strictness, and for each record its

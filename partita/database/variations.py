@@ -81,9 +81,10 @@ def fill_variations(
     transaction; the rows written. The games must have no rows yet.
 
     Only a text holding ``(`` can hold a variation (SQLite checks that, in C); those
-    are read and replayed as an import does. ``progress(done, total)`` counts the
+    are read and replayed as an import does (the rest of what an import computes, the
+    stored text and its hash, is not needed). ``progress(done, total)`` counts the
     games looked at."""
-    from partita.database.prepare import StoredRecord, prepare_record, variation_rows
+    from partita.database.prepare import stored_variations, variation_rows
     from partita.notation.model import SourceRef
     from partita.notation.reader import parse_record
     from partita.notation.replay import replay
@@ -112,9 +113,8 @@ def fill_variations(
             (ids[0], ids[-1]),
         ):
             source = SourceRef(file or f"archive:{game_id}", index or 0, line or 1, offset or 0)
-            stored = prepare_record(replay(parse_record(text, source=source)), strict=False)
-            assert isinstance(stored, StoredRecord), "a lenient preparation refuses nothing"
-            rows.extend(variation_rows(game_id, stored.variations))
+            replayed = replay(parse_record(text, source=source))
+            rows.extend(variation_rows(game_id, stored_variations(replayed)))
         rows.sort()
         conn.executemany(VARIATIONS_INSERT, rows)
         written += len(rows)
