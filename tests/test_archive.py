@@ -42,7 +42,7 @@ def test_a_new_archive_has_the_tables_keys_and_indexes(tmp_path):
     db = open_archive(tmp_path / "a.db")
     assert set(db.table_names()) == {
         "games", "positions", "problems", "book", "schema_version",
-        "game_players", "game_tags", "positions_load",
+        "game_players", "game_tags", "positions_load", "variation_positions",
     }  # fmt: skip
     assert db["game_players"].pks == ["game_id", "seat"]
     assert db["game_tags"].pks == ["game_id", "name"]

@@ -145,7 +145,12 @@ def test_delete_asks_first_and_no_keeps_everything(db, runner):
 def test_filters_matching_nothing_delete_nothing(db, runner):
     outcome = runner.invoke(app, ["delete", "--db", str(db), "--event", "no such event", "--json"])
     assert outcome.exit_code == 0
-    assert json.loads(outcome.stdout) == {"games": [], "positions": 0, "problems": 0}
+    assert json.loads(outcome.stdout) == {
+        "games": [],
+        "positions": 0,
+        "problems": 0,
+        "variation_positions": 0,
+    }
 
 
 def test_a_deletion_that_fails_half_way_leaves_every_row(db):

@@ -242,8 +242,9 @@ def test_import_stores_the_five_games(plugin):
 
 def test_query_finds_the_position_reached_by_two_move_orders(plugin):
     out = _run(plugin, "query").stdout
-    # Piped, query prints a plain table: id first, the ply of the position last.
-    ids = re.findall(r"^(\d+)\s+tictactoe\b.*?(\d+)\s*$", out, re.M)
+    # Piped, query prints a plain table: id first, then the ply of the position and
+    # where it was found (the mainline: these records have no variation) last.
+    ids = re.findall(r"^(\d+)\s+tictactoe\b.*?(\d+)\s+mainline\s*$", out, re.M)
     assert ids == [("1", "4"), ("4", "4")]  # games 1 and 4, at ply 4
 
 

@@ -78,11 +78,12 @@ def test_tsv_escapes_tabs_so_each_game_is_one_line(small_archive):
     assert "Spring\\tOpen" in lines[1]
 
 
-def test_position_adds_the_ply_column(small_archive):
+def test_position_adds_the_ply_found_and_variation_columns(small_archive):
     code, out, _ = query(small_archive, "--csv", "--position", "8/8/8/8/8/8/8/3x4 o")
     assert code == 0
     table = list(csv.reader(io.StringIO(out)))
-    assert table[0][-1] == "ply" and {row[-1] for row in table[1:]} == {"1"}
+    assert table[0][-3:] == ["ply", "found", "variation"]
+    assert {tuple(row[-3:]) for row in table[1:]} == {("1", "mainline", "")}
 
 
 def test_piped_the_table_is_plain_and_unwrapped(small_archive):

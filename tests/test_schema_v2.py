@@ -71,7 +71,8 @@ def test_migrating_a_version_1_archive_fills_the_keys_the_importer_gives(
     db.execute("DROP INDEX games_twin")
     db.execute("DROP INDEX positions_game")
     db.execute("ALTER TABLE games DROP COLUMN twin_key")
-    for table in ("game_players", "game_tags", "positions_load"):  # migration 4's
+    # migration 4's and 5's
+    for table in ("game_players", "game_tags", "positions_load", "variation_positions"):
         db.execute(f"DROP TABLE {table}")
     db.execute("DELETE FROM schema_version WHERE version >= 2")
     db.conn.commit()

@@ -90,7 +90,7 @@ def test_migrating_a_version_3_archive_fills_them(examples_archive, tmp_path):
     older = tmp_path / "v3.db"
     shutil.copy(examples_archive, older)
     connection = sqlite3.connect(older)
-    for table in ("game_players", "game_tags", "positions_load"):
+    for table in ("game_players", "game_tags", "positions_load", "variation_positions"):
         connection.execute(f"DROP TABLE {table}")
     connection.execute("DELETE FROM schema_version WHERE version >= 4")
     connection.commit()

@@ -146,3 +146,45 @@ def test_the_table_shows_avelo_and_the_opening_where_known(tmp_path):
     assert "1812" in row and "Triangle entry (O3)" in row
     found = edges(db, "--game", "circular-reasoning")
     assert found["@T>O3"]["performance"] is None  # undecided: no performance
+
+
+def test_no_ratings_leaves_the_columns_out_and_the_counts_as_they_are(tmp_path):
+    db = make_archive(
+        tmp_path,
+        [
+            record("connect4", "t4 t4 t1", "1-0", {"Player1Elo": "2000", "Player2Elo": "1800"}),
+            record("connect4", "t4 t3 t2", "0-1", {"Player1Elo": "2200", "Player2Elo": "1600"}),
+            record("connect4", "t3 t4", "1/2-1/2", {"Player1Elo": "1900", "Player2Elo": "2100"}),
+        ],
+    )
+    table = ["tree", "--db", db, "--game", "connect4"]
+    code, rated, err = run_cli(table, env={"COLUMNS": "200"})
+    assert code == 0, err
+    assert "AvElo" in rated and "Perf" in rated
+    code, plain, err = run_cli([*table, "--no-ratings"], env={"COLUMNS": "200"})
+    assert code == 0, err
+    assert "AvElo" not in plain and "Perf" not in plain
+    # The same moves with the same games, share, results, score and transpositions.
+    assert counts_by_move(plain) == counts_by_move(rated)
+    assert counts_by_move(plain) == {
+        "t4": ["2", "67%", "1/0/1", "50%", "0"],
+        "t3": ["1", "33%", "0/1/0", "50%", "0"],
+    }
+    with_ratings = edges(db, "--game", "connect4", "--depth", "2")
+    without = edges(db, "--game", "connect4", "--depth", "2", "--no-ratings")
+    assert with_ratings["t4"]["rating"] == 2100 and without["t4"]["rating"] is None
+    assert all(edge["rating"] is None and edge["performance"] is None for edge in without.values())
+    counted = ("games", "share", "won", "drawn", "lost", "score", "transpositions", "examples")
+    for line, edge in with_ratings.items():
+        kept = {name: value for name, value in edge.items() if name in counted}
+        assert kept == {name: value for name, value in without[line].items() if name in counted}
+
+
+def counts_by_move(table: str) -> dict[str, list[str]]:
+    """The tree table's games, share, W/D/L, score and transpositions by move."""
+    cells = [
+        [cell.strip() for cell in line.split("\u2502")[1:-1]]
+        for line in table.splitlines()
+        if line.startswith("\u2502")
+    ]
+    return {row[0]: row[1:6] for row in cells}

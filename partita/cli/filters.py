@@ -84,6 +84,17 @@ FILTER_OPTIONS: dict[str, tuple[Any, str]] = {
         ],
         "position",
     ),
+    "mainline_only": (
+        Annotated[
+            bool,
+            typer.Option(
+                "--mainline-only",
+                help="With --position: the games whose mainline reaches it (by default a "
+                "variation reaching it counts too, flagged in the found column).",
+            ),
+        ],
+        "mainline_only",
+    ),
     "opening_name": (
         Annotated[
             _Texts,

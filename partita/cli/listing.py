@@ -16,6 +16,7 @@ from typing import TextIO
 from partita.cli.display import printable
 
 __all__ = [
+    "POSITION_COLUMNS",
     "TABLE_COLUMNS",
     "cell",
     "columns",
@@ -38,14 +39,19 @@ TABLE_COLUMNS = (
 )
 
 
+#: The columns a position filter adds: where the game reached the position.
+POSITION_COLUMNS = ("ply", "found", "variation")
+
+
 def columns(*, with_ply: bool, with_pattern: bool = False) -> list[str]:
-    """Every column of a game row, ``players`` as ``player1`` to ``player4``; ``ply``
-    with a position filter, ``pattern_ply`` with a pattern."""
+    """Every column of a game row, ``players`` as ``player1`` to ``player4``; ``ply``,
+    ``found`` (mainline or variation) and ``variation`` (its number) with a position
+    filter, ``pattern_ply`` with a pattern."""
     names = ["id", "game", "event", "site", "date", "round", "player1", "player2"]
     names += ["player3", "player4", "result", "termination", "sides", "plies", "status"]
     names += ["final_position", "opening"]
     if with_ply:
-        names.append("ply")
+        names.extend(POSITION_COLUMNS)
     if with_pattern:
         names.append("pattern_ply")
     return names
@@ -89,7 +95,7 @@ def write_plain_table(
     """The table's columns aligned with spaces, one line per game, never wrapped."""
     names = [
         *TABLE_COLUMNS,
-        *(["ply"] if with_ply else []),
+        *(POSITION_COLUMNS if with_ply else ()),
         *(["pattern_ply"] if with_pattern else []),
     ]
     cells = [[printable(cell(row, name)) for name in names] for row in rows]

@@ -18,8 +18,13 @@ written once. Matching rules (also in ``docs/archive.md``):
   made canonical through the game's notation when one game is chosen), one range
   of the ``games_moves`` index each.
 * ``position``: the game reached this position after some ply of its legal
-  mainline (every game whose notation reads it when no one game is chosen); the
-  rows carry ``ply``, the first such ply.
+  mainline, or of one of its variations (every game whose notation reads it when
+  no one game is chosen); ``mainline_only`` leaves the variations out. The rows
+  carry ``ply``, ``line`` and ``found``: where the position was found, the
+  mainline first (``found`` ``"mainline"``, ``line`` 0, ``ply`` its first ply
+  there), else a variation (``"variation"``, ``line`` the variation's number in
+  the record's reading order, ``ply`` the first ply, counted from the start of
+  the game, at which one stood on it; the lowest line at that ply).
 * ``tags``: ``NAME=VALUE`` exact (a tag left out counts as its game's default;
   ``NAME=`` matches records without it), ``NAME~REGEX`` a Python regular
   expression searched in the value (SQLite ``REGEXP``, a function partita
@@ -204,6 +209,7 @@ class GameFilter:
     opening_names: tuple[str, ...] = ()
     opening_files: tuple[str, ...] = ()
     pattern: str | None = None
+    mainline_only: bool = False
     within: tuple[GameFilter, ...] = ()
 
     def __post_init__(self) -> None:
@@ -254,17 +260,26 @@ class GameFilter:
         # caller makes the selection's openings canonical); the rest narrows it.
         position = fields.pop("position", selection.position)
         pattern = fields.pop("pattern", selection.pattern)
+        mainline_only = bool(fields.pop("mainline_only", False)) or selection.mainline_only
         free = {name: value for name, value in fields.items() if not getattr(selection, name)}
         narrowing = cls(**{name: value for name, value in fields.items() if name not in free})
         within = selection.within + ((narrowing,) if narrowing else ())
         return dataclasses.replace(
-            selection, **free, position=position, pattern=pattern, within=within
+            selection,
+            **free,
+            position=position,
+            pattern=pattern,
+            mainline_only=mainline_only,
+            within=within,
         )
 
     def __bool__(self) -> bool:
-        """Whether the filter leaves any game out (names files alone select all)."""
+        """Whether the filter leaves any game out (names files alone select all, and
+        ``mainline_only`` only narrows a position)."""
         return any(
-            getattr(self, name) for name in self.__dataclass_fields__ if name != "opening_files"
+            getattr(self, name)
+            for name in self.__dataclass_fields__
+            if name not in ("opening_files", "mainline_only")
         )
 
     def described(self) -> list[tuple[str, str]]:
@@ -276,6 +291,8 @@ class GameFilter:
         for name in ("date_from", "date_to", "position", "pattern"):
             if getattr(self, name) is not None:
                 found.append((name, getattr(self, name)))
+        if self.position is not None and self.mainline_only:
+            found.append(("mainline_only", "yes"))
         for inner in self.within:
             found.extend(inner.described())
         return found
@@ -285,18 +302,26 @@ class GameFilter:
         return self.games[0] if len(self.games) == 1 else None
 
     def sql(self) -> tuple[str, str, list]:
-        """The FROM part (with the position join, ``hit.ply``), the WHERE part and its
-        parameters, over ``games g``."""
+        """The FROM part (with the position join: ``hit.ply``, ``hit.line``), the
+        WHERE part and its parameters, over ``games g``."""
         joins = "games g"
         params: list = []
         if self.position is not None:
-            joins, params = _position_join(self.position, self.only_game())
+            joins, params = _position_join(self.position, self.only_game(), self.mainline_only)
         clauses, where_params = self._clauses(self.opening_files)
         if self.pattern is not None:
             # Last, so that SQLite replays only the games every other filter kept.
             clauses.append(f"{PATTERN_SQL} IS NOT NULL")
             where_params.append(self.pattern)
         return joins, " AND ".join(clauses) if clauses else "1", params + where_params
+
+    def position_columns(self) -> str:
+        """The SQL columns of a position filter's rows: ``ply``, ``found``
+        (``mainline`` or ``variation``) and ``variation`` (its number, else NULL)."""
+        return (
+            "hit.ply, CASE WHEN hit.line = 0 THEN 'mainline' ELSE 'variation' END AS found, "
+            "nullif(hit.line, 0) AS variation"
+        )
 
     def pattern_column(self) -> tuple[str, list]:
         """The SQL column ``pattern_ply`` and its parameters (the pattern's first
@@ -515,25 +540,27 @@ def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool
     return found
 
 
-def _position_join(position: str, game: str | None) -> tuple[str, list]:
-    """The games joined to ``hit`` (game_id, first ply at ``position``)."""
+def _position_join(position: str, game: str | None, mainline_only: bool) -> tuple[str, list]:
+    """The games joined to ``hit`` (game_id, ply, line: where the game stood on
+    ``position`` first, the mainline before the variations, see the module
+    docstring)."""
     pairs = _position_keys(position, game)
-    # The first ply after which the position stood, per game: one range of the
-    # positions primary key per (game, key) pair. The positions table has no row for
-    # ply 0, so a game's initial position matches every game of it that did not
-    # start from a setup and has as many sides, at ply 0.
-    alternatives = " OR ".join("(p.key = ? AND g.game = ?)" for _ in pairs)
+    # One range of the positions primary key per (game, key) pair, and as many of
+    # the variation_positions one. The positions table has no row for ply 0, so a
+    # game's initial position matches every game of it that did not start from a
+    # setup and has as many sides, at ply 0.
+    mainline = " OR ".join("(p.key = ? AND g.game = ?)" for _ in pairs)
     starts = "".join(
-        " UNION ALL SELECT s.id, 0 FROM games s WHERE s.game = ? AND s.sides = ? "
+        " UNION ALL SELECT s.id, 0, 0 FROM games s WHERE s.game = ? AND s.sides = ? "
         "AND coalesce(json_extract(s.tags, '$.SetUp'), '0') != '1'"
         for _name, _key, initial, _sides in pairs
         if initial
     )
-    joins = (
-        "games g JOIN (SELECT game_id, min(ply) AS ply FROM ("
-        "SELECT p.game_id, p.ply FROM positions p "
-        f"JOIN games g ON g.id = p.game_id WHERE {alternatives}{starts}) "
-        "GROUP BY game_id) hit ON hit.game_id = g.id"
+    # CROSS JOIN: the key's index range drives (SQLite keeps the left table outer),
+    # whatever the planner would guess for a game with many games.
+    hits = (
+        "SELECT p.game_id, p.ply, 0 AS line FROM positions p "
+        f"CROSS JOIN games g ON g.id = p.game_id WHERE {mainline}{starts}"
     )
     params: list = []
     for name, key, _initial, _sides in pairs:
@@ -541,4 +568,21 @@ def _position_join(position: str, game: str | None) -> tuple[str, list]:
     for name, _key, initial, sides in pairs:
         if initial:
             params.extend((name, sides))
-    return joins, params
+    if mainline_only:
+        chosen = f"SELECT game_id, min(ply) AS ply, 0 AS line FROM ({hits}) GROUP BY game_id"
+    else:
+        variation = " OR ".join("(v.key = ? AND g.game = ?)" for _ in pairs)
+        hits += (
+            " UNION ALL SELECT v.game_id, v.ply, v.line FROM variation_positions v "
+            f"CROSS JOIN games g ON g.id = v.game_id WHERE {variation}"
+        )
+        for name, key, _initial, _sides in pairs:
+            params.extend((key, name))
+        # Per game the first hit: the mainline's first, else the earliest ply of a
+        # variation (the lowest line at that ply).
+        chosen = (
+            "SELECT game_id, ply, line FROM (SELECT game_id, ply, line, row_number() OVER "
+            "(PARTITION BY game_id ORDER BY line > 0, ply, line) AS rank "
+            f"FROM ({hits})) WHERE rank = 1"
+        )
+    return f"games g JOIN ({chosen}) hit ON hit.game_id = g.id", params

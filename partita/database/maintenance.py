@@ -1,14 +1,15 @@
 """Changing what the archive holds: deleting games, setting and removing tags.
 
 Each change is one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): a game goes
-with its positions and problems, or nothing changes. A game's rows are found
-through ``positions_game`` and ``problems_game``, never by reading a whole table.
+with its positions, variation positions and problems, or nothing changes. A game's
+rows are found through ``positions_game``, ``variation_positions_game`` and
+``problems_game``, never by reading a whole table.
 
 A tag change edits the record's stored text (the tag pair in place, a new one after
 the last tag, the result token with ``Result``), then stores the record again
 exactly as an import would (:func:`partita.database.prepare.prepare_record`): the
-canonical text, its content hash, the ``games`` columns, positions and problems
-all stay true. A valid game that the change would make invalid is refused, and so
+canonical text, its content hash, the ``games`` columns, positions, variation
+positions and problems all stay true. A valid game that the change would make invalid is refused, and so
 is a change that would make the game a duplicate of another.
 """
 
@@ -27,9 +28,10 @@ from sqlite_utils import Database
 
 from partita.database.filters import GameFilter
 from partita.database.indexed import index_games, unindex_games
-from partita.database.prepare import StoredRecord, prepare_record
+from partita.database.prepare import StoredRecord, prepare_record, variation_rows
 from partita.database.query import select_games
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
+from partita.database.variations import VARIATIONS_INSERT, delete_variations
 from partita.errors import ArchiveError
 from partita.notation.model import SourceRef
 from partita.notation.problems import ERROR
@@ -120,12 +122,13 @@ def matching_games(
 
 @dataclass(frozen=True, slots=True)
 class Deletion:
-    """What a deletion removed: the games' ids, and how many positions and
-    problems rows went with them."""
+    """What a deletion removed: the games' ids, and how many positions,
+    problems and variation positions rows went with them."""
 
     games: list[int]
     positions: int
     problems: int
+    variation_positions: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -136,10 +139,11 @@ def delete_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> Deletion:
     transaction (each by an index on ``game_id``)."""
     keyed = [(game_id,) for game_id in ids]
     unindex_games(conn, list(ids))
+    variations = delete_variations(conn, list(ids))
     positions = conn.executemany("DELETE FROM positions WHERE game_id = ?", keyed).rowcount
     problems = conn.executemany("DELETE FROM problems WHERE game_id = ?", keyed).rowcount
     conn.executemany("DELETE FROM games WHERE id = ?", keyed)
-    return Deletion(list(ids), positions, problems)
+    return Deletion(list(ids), positions, problems, variations)
 
 
 def delete_games(target: str | Path | Database, ids: Sequence[int]) -> Deletion:
@@ -273,6 +277,8 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     index_games(conn, game_id, game_id)
     conn.execute("DELETE FROM positions WHERE game_id = ?", (game_id,))
     conn.execute("DELETE FROM problems WHERE game_id = ?", (game_id,))
+    delete_variations(conn, [game_id])
+    conn.executemany(VARIATIONS_INSERT, sorted(variation_rows(game_id, stored.variations)))
     moves = stored.moves
     if stored.keys:
         conn.executemany(

@@ -1,11 +1,12 @@
-"""Merging another partita archive into this one: its games with their positions and
-problems, duplicates (the same content hash) skipped, in one transaction.
+"""Merging another partita archive into this one: its games with their positions,
+variation positions and problems, duplicates (the same content hash) skipped, in
+one transaction.
 
 The other archive is attached to this archive's connection (read-only where this
 SQLite reads URI file names, which it says in its compile options) and never
 migrated or written: an archive of an older schema is read as it is, and the
-columns it lacks (``twin_key`` before version 2) are computed as the migration
-would. Rows are copied by ``INSERT ... SELECT`` through a temporary table that maps
+columns it lacks (``twin_key`` before version 2) and the variation positions it
+lacks (before version 5) are computed as the migrations would. Rows are copied by ``INSERT ... SELECT`` through a temporary table that maps
 the other archive's ids to new ones, so no game passes through Python but its id
 and hash.
 """
@@ -28,6 +29,7 @@ from partita.database.schema import archive as open_target
 from partita.database.sqlfunctions import register
 from partita.database.twinkey import row_twin_key
 from partita.database.twins import new_twins
+from partita.database.variations import VARIATION_COLUMNS, fill_variations
 from partita.errors import ArchiveError
 
 __all__ = ["Merge", "merge_archive"]
@@ -47,6 +49,7 @@ class Merge:
     duplicates: int = 0
     positions: int = 0
     problems: int = 0
+    variation_positions: int = 0
     mapping: list[dict[str, int]] = field(default_factory=list)
     twins: list[dict[str, int]] = field(default_factory=list)
 
@@ -57,6 +60,7 @@ class Merge:
             "duplicates": self.duplicates,
             "positions": self.positions,
             "problems": self.problems,
+            "variation_positions": self.variation_positions,
             "mapping": self.mapping,
             "twins": self.twins,
         }
@@ -149,6 +153,13 @@ def _merge(db: Database, other: str) -> Merge:
         try:
             conn.executemany("INSERT INTO temp.partita_merge_ids VALUES (?, ?)", copies)
             _copy_rows(conn, columns, len(copies))
+            if _has_variation_table(conn):
+                _copy_variations(conn)
+            else:  # an archive before version 5
+                fill_variations(conn, first_id, next_id - 1)
+            merge.variation_positions = conn.execute(
+                "SELECT count(*) FROM main.variation_positions WHERE game_id >= ?", (first_id,)
+            ).fetchone()[0]
             index_games(conn, first_id, next_id - 1)
             merge.positions = conn.execute(
                 "SELECT count(*) FROM main.positions WHERE game_id >= ?", (first_id,)
@@ -191,6 +202,28 @@ def _copy_positions(conn: sqlite3.Connection, copied: int) -> None:
     )
     if rebuild:
         conn.execute("CREATE INDEX main.positions_game ON positions(game_id)")
+
+
+def _has_variation_table(conn: sqlite3.Connection) -> bool:
+    return (
+        conn.execute(
+            f"SELECT 1 FROM {_ALIAS}.sqlite_master "
+            "WHERE type = 'table' AND name = 'variation_positions'"
+        ).fetchone()
+        is not None
+    )
+
+
+def _copy_variations(conn: sqlite3.Connection) -> None:
+    """The variation positions of the mapped games, with their new ids, in key order."""
+    values = ", ".join(
+        "m.new" if column == "game_id" else f"v.{column}" for column in VARIATION_COLUMNS
+    )
+    conn.execute(
+        f"INSERT INTO main.variation_positions ({', '.join(VARIATION_COLUMNS)}) "
+        f"SELECT {values} FROM {_ALIAS}.variation_positions v "
+        "JOIN temp.partita_merge_ids m ON m.old = v.game_id ORDER BY v.key"
+    )
 
 
 def _copy_rows(conn: sqlite3.Connection, columns: set[str], copied: int) -> None:

@@ -40,6 +40,8 @@ __all__ = [
     "prepare_record",
     "start_worker",
     "stored_text",
+    "stored_variations",
+    "variation_rows",
 ]
 
 
@@ -126,6 +128,31 @@ class StoredRecord(NamedTuple):
     moves: list[str]
     problems: list[tuple]
     valid: bool
+    #: The variations that have a legal ply, each ``(line, plies before it, folded
+    #: keys, moves)``, ``line`` its number in the record's reading order (from 1).
+    variations: list[tuple[int, int, list[int], list[str]]]
+
+
+def variation_rows(
+    game_id: int, variations: list[tuple[int, int, list[int], list[str]]]
+) -> list[tuple]:
+    """The ``variation_positions`` rows of a game's variations (those of
+    :attr:`StoredRecord.variations`): ``(key, game_id, ply, line, move, next_move)``
+    per ply, ``next_move`` the variation's next move (``None`` at its end)."""
+    rows: list[tuple] = []
+    for line, before, keys, moves in variations:
+        rows.extend(
+            zip(
+                keys,
+                [game_id] * len(moves),
+                range(before + 1, before + len(moves) + 1),
+                [line] * len(moves),
+                moves,
+                [*moves[1:], None],
+                strict=True,
+            )
+        )
+    return rows
 
 
 def _problem_row(problem: Problem) -> tuple:
@@ -192,13 +219,10 @@ def prepare_record(replayed: ReplayedRecord, strict: bool) -> StoredRecord | Ref
         if valid and game is not None and replayed.initial_state is not None
         else None,
     )
+    keys: list[int] = []
     if game is not None and replayed.keys:
-        fold = _FOLDERS.get(game.name)
-        if fold is None:
-            fold = _FOLDERS[game.name] = key_folder(game.name)
+        fold = _folder(game.name)
         keys = [fold(key) for key in replayed.keys]
-    else:
-        keys = []
     return StoredRecord(
         digest,
         row,
@@ -206,7 +230,28 @@ def prepare_record(replayed: ReplayedRecord, strict: bool) -> StoredRecord | Ref
         replayed.moves,
         [_problem_row(problem) for problem in replayed.problems],
         valid,
+        stored_variations(replayed),
     )
+
+
+def _folder(game: str) -> Callable[[Hashable], int]:
+    fold = _FOLDERS.get(game)
+    if fold is None:
+        fold = _FOLDERS[game] = key_folder(game)
+    return fold
+
+
+def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int], list[str]]]:
+    """The variations of a replayed record as the archive stores them
+    (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
+    if replayed.game is None or not replayed.variations:
+        return []
+    fold = _folder(replayed.game.name)
+    return [
+        (line, variation.plies_before, [fold(key) for key in variation.keys], variation.moves)
+        for line, variation in enumerate(replayed.variations, start=1)
+        if variation.moves
+    ]
 
 
 #: A chunk as sent to a worker: the file name, strictness, and for each record its

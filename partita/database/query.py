@@ -40,8 +40,8 @@ def select_games(
     """Rows of ``games`` (as ``g``) matching ``selection`` narrowed by the keyword
     filters (:meth:`GameFilter.of`), by id; streamed.
 
-    ``columns`` is an SQL column list over ``g`` (and ``hit.ply`` for a position
-    filter), with ``column_params`` for its parameters.
+    ``columns`` is an SQL column list over ``g`` (and ``hit.ply``, ``hit.line``
+    for a position filter), with ``column_params`` for its parameters.
     """
     joins, where, params = GameFilter.of(selection, **filters).sql()
     params = [*column_params, *params]
@@ -64,14 +64,18 @@ def query_games(
     ``date``, ``round``, ``players`` (Player1 onwards), ``result``,
     ``termination``, ``sides``, ``plies``, ``status``, ``final_position``,
     ``opening`` (its opening name, see :mod:`partita.database.openings`, or
-    ``None``), ``ply`` for a position query and ``pattern_ply`` (the first
-    matching ply) for a pattern query."""
+    ``None``); for a position query ``ply``, ``found`` (``"mainline"`` or
+    ``"variation"``: where the game reached the position) and ``variation`` (the
+    variation's number in the record's reading order, ``None`` in the mainline);
+    ``pattern_ply`` (the first matching ply) for a pattern query."""
     from partita.database.openings import openings_of_games
 
     if limit is not None and limit < 0:
         raise ArchiveError(f"limit must be 0 or more, not {limit}")
     chosen = GameFilter.of(selection, **filters)
-    columns = _SUMMARY_COLUMNS + (", hit.ply" if chosen.position is not None else "")
+    columns = _SUMMARY_COLUMNS
+    if chosen.position is not None:
+        columns += ", " + chosen.position_columns()
     column_params: list = []
     if chosen.pattern is not None:
         column, column_params = chosen.pattern_column()

@@ -1,6 +1,6 @@
 """The archive's schema, its migrations, and opening an archive.
 
-An archive is one SQLite file with four tables (``docs/archive.md`` has the full
+An archive is one SQLite file; its main tables (``docs/archive.md`` has the full
 description and the measurements behind the layout):
 
 * ``games``: one row per stored record (tags, result, status, the stored record
@@ -12,6 +12,8 @@ description and the measurements behind the layout):
   with the key, so a position lookup (and "what was played here") is one index
   range and an import writes one B-tree per ply;
 * ``problems``: every problem of every stored record;
+* ``variation_positions`` (version 5): the same for every legal ply of every
+  variation, with the variation's number (:mod:`partita.database.variations`);
 * ``schema_version``: the migrations applied, so later games can extend the schema.
 
 Tables and indexes are made with sqlite-utils; ``positions`` is plain SQL because
@@ -179,13 +181,20 @@ def _create_v1(db: Database) -> None:
     db.table("problems").create_index(["kind"], index_name="problems_kind")
 
 
+#: A long migration's progress: ``progress(done, total)``.
+MigrationProgress = Callable[[int, int], object]
+
+
 @dataclass(frozen=True, slots=True)
 class Migration:
-    """One step of the schema: its version number, what it does, the change."""
+    """One step of the schema: its version number, what it does, the change.
+    ``reports_progress``: ``apply`` also takes the progress callback (a step that
+    replays stored games, long on a large archive)."""
 
     version: int
     description: str
-    apply: Callable[[Database], None]
+    apply: Callable[..., None]
+    reports_progress: bool = False
 
 
 #: Every migration, in order. A later game that needs a column or a table adds one
@@ -202,6 +211,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         4,
         "players and tags indexed (game_players, game_tags); positions_load for bulk imports",
         lambda db: import_module("partita.database.indexed").upgrade_to_v4(db),
+    ),
+    Migration(
+        5,
+        "variations indexed for position search (variation_positions)",
+        lambda db, progress: import_module("partita.database.variations").upgrade_to_v5(
+            db, progress
+        ),
+        reports_progress=True,
     ),
 )
 
@@ -290,7 +307,7 @@ def _refuse_unusable(state: ArchiveState, name: str, *, reading: bool) -> None:
         )
 
 
-def _migrate(db: Database, name: str) -> None:
+def _migrate(db: Database, name: str, progress: MigrationProgress | None = None) -> None:
     """Apply the missing migrations in one transaction that holds the write lock
     from the start, so that processes creating one archive at once do it once
     (the schema is looked at again under the lock: another may have been first)."""
@@ -309,7 +326,10 @@ def _migrate(db: Database, name: str) -> None:
             if migration.version <= state.version:
                 continue
             with db.atomic():
-                migration.apply(db)
+                if migration.reports_progress:
+                    migration.apply(db, progress)
+                else:
+                    migration.apply(db)
                 db.table("schema_version").insert(
                     {
                         "version": migration.version,
@@ -326,13 +346,15 @@ def _migrate(db: Database, name: str) -> None:
         raise
 
 
-def _prepare_for_writing(db: Database, name: str) -> None:
+def _prepare_for_writing(
+    db: Database, name: str, progress: MigrationProgress | None = None
+) -> None:
     """Check the file before anything is written to it, migrate it (making an
     empty one an archive), and turn on WAL."""
     state = inspect_archive(db.conn)
     _refuse_unusable(state, name, reading=False)
     if state.version < SCHEMA_VERSION or state.application_id != APPLICATION_ID:
-        _migrate(db, name)
+        _migrate(db, name, progress)
     _set_pragmas(db)
     from partita.database.indexed import finish_loading, loading_pending
 
@@ -365,7 +387,11 @@ def _leave_wal(db: Database) -> None:
 
 
 def open_archive(
-    target: str | Path | Database, *, readonly: bool = False, create: bool = True
+    target: str | Path | Database,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    migration_progress: MigrationProgress | None = None,
 ) -> Database:
     """The archive at ``target`` (a path, ``":memory:"`` or an open sqlite-utils
     ``Database``), ready to use.
@@ -378,7 +404,8 @@ def open_archive(
     Otherwise (writing): the file is made if missing (``create=False`` refuses a
     missing one), checked before anything is written to it, migrated to the
     current schema, and switched to WAL; processes opening one new archive at once
-    wait for each other instead of failing.
+    wait for each other instead of failing. ``migration_progress(done, total)`` is
+    called by a long migration step (the games it has looked at).
 
     ``ArchiveError`` when the file is no SQLite database, another program's
     database (left unchanged), an archive of a newer partita, or when SQLite
@@ -408,7 +435,7 @@ def open_archive(
             _refuse_unusable(inspect_archive(db.conn), name, reading=True)
             _refuse_while_loading(db, name)
         else:
-            _prepare_for_writing(db, name)
+            _prepare_for_writing(db, name, migration_progress)
     except (ArchiveError, sqlite3.Error) as error:
         if owned:
             db.close()
@@ -458,9 +485,12 @@ def _check_path(path: Path, name: str, *, must_exist: bool) -> None:
         )
 
 
-def migrate_archive(target: str | Path) -> tuple[int, int]:
+def migrate_archive(
+    target: str | Path, progress: MigrationProgress | None = None
+) -> tuple[int, int]:
     """Bring the existing archive at ``target`` up to the current schema (the one
-    thing reading commands refuse to do); the schema versions before and after."""
+    thing reading commands refuse to do), in one transaction; the schema versions
+    before and after. ``progress(done, total)``: the games a long step has looked at."""
     name = str(target)
     path = Path(name)
     _check_path(path, name, must_exist=True)
@@ -473,7 +503,7 @@ def migrate_archive(target: str | Path) -> tuple[int, int]:
     except sqlite3.Error as error:
         raise archive_error(error, name) from None
     _refuse_unusable(before, name, reading=False)
-    with archive(path, create=False):
+    with archive(path, create=False, migration_progress=progress):
         pass
     return before.version, SCHEMA_VERSION
 
@@ -497,12 +527,18 @@ def _casefold(text: str | None) -> str | None:
 
 @contextmanager
 def archive(
-    target: str | Path | Database, *, readonly: bool = False, create: bool = True
+    target: str | Path | Database,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    migration_progress: MigrationProgress | None = None,
 ) -> Iterator[Database]:
     """``open_archive`` as a context manager that closes what it opened (an open
     ``Database`` given as ``target`` is left open). A ``sqlite3.Error`` inside
     becomes an ``ArchiveError`` naming the archive."""
-    db = open_archive(target, readonly=readonly, create=create)
+    db = open_archive(
+        target, readonly=readonly, create=create, migration_progress=migration_progress
+    )
     try:
         yield db
     except sqlite3.Error as error:

@@ -84,8 +84,9 @@ def first_plies_at(
     db: Database, position: str, game: str, **filters: Any
 ) -> Iterator[tuple[int, int]]:
     """``(game id, ply)`` of each selected game of ``game`` that reached
-    ``position`` (position notation), at the first ply after which it stood there."""
-    wanted = dict(filters, position=position, game=game)
+    ``position`` (position notation) in its mainline, at the first ply after which
+    it stood there."""
+    wanted = dict(filters, position=position, game=game, mainline_only=True)
     for row in select_games(db, "g.id, hit.ply", **wanted):
         yield row["id"], row["ply"]
 

@@ -65,6 +65,9 @@ class ReplayedRecord:
     states: list[Any] = field(default_factory=list)
     #: True when the record has variations (the writer's fast path needs none).
     has_variations: bool = False
+    #: The variations in the record's reading order (the order their ``(`` stand
+    #: in its text), each as far as it is legal; filled when replay computes keys.
+    variations: list[VariationLine] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -93,6 +96,19 @@ class ReplayedRecord:
             "final_position": self.final_position,
             "problems": [problem.as_dict() for problem in self.problems],
         }
+
+
+@dataclass(slots=True, eq=False)
+class VariationLine:
+    """One variation of a record after replay: the plies of the line before its
+    first move (``plies_before``), then the canonical token of each legal ply of
+    the variation (omitted forced passes inserted) and the position key after it.
+    An illegal move ends the line (replay reports it); a variation whose first
+    move cannot be played has no plies. Nested variations are lines of their own."""
+
+    plies_before: int
+    moves: list[str] = field(default_factory=list)
+    keys: list[Hashable] = field(default_factory=list)
 
 
 # -- record-level tags the format itself knows ---------------------------------------
@@ -195,7 +211,9 @@ def replay(record: Record, strict: bool = False, *, keys: bool = True) -> Replay
         if start is not None:
             replayed.initial_state = start
             branches = _replay_mainline(record, game, start, collect, replayed, keys)
-            _replay_variations(game, branches, collect)
+            lines = _replay_variations(game, branches, collect, keys)
+            if keys:
+                replayed.variations = lines
             if replayed.final_state is not None:
                 _check_result(record, game, replayed, collect)
     problems = sorted(collect.problems, key=lambda problem: (problem.line, problem.column))
@@ -545,26 +563,48 @@ def _replay_mainline(
 
 
 def _replay_variations(
-    game: GameNotation[Any, Any], branches: list[tuple[Node, Any, int]], collect: _Collector
-) -> None:
-    """Check every variation from the position before the move it replaces.
+    game: GameNotation[Any, Any],
+    branches: list[tuple[Node, Any, int]],
+    collect: _Collector,
+    with_keys: bool,
+) -> list[VariationLine]:
+    """Check every variation from the position before the move it replaces; the
+    variations in reading order, with their plies when ``with_keys``.
 
-    An explicit stack of (node, state after it, plies) walks each variation's
-    subtree, so nesting depth costs no recursion.
+    An explicit stack walks the tree in the order the record's text writes it (a
+    move, then the variations that replace it, then the line goes on), so nesting
+    depth costs no recursion and the lines come out numbered as a reader counts
+    them. A frame is (parent, index of the child to play, state before it, plies
+    before it, the line it continues or ``None`` to open one).
     """
     line = _LineReplayer(game, collect)
-    stack: list[tuple[Node, Any, int]] = []
-    for parent, state, plies in branches:
-        for variation in parent.children[1:]:
-            played = line.step(state, variation, plies)
-            if played is not None:
-                stack.append((variation, played.state, plies + len(played.plies)))
+    key = game.rules.key
+    lines: list[VariationLine] = []
+    stack: list[tuple[Node, int, Any, int, VariationLine | None]] = []
+    for parent, state, plies in reversed(branches):
+        stack.extend((parent, index, state, plies, None) for index in _alternatives(parent))
     while stack:
-        node, state, plies = stack.pop()
-        for child in node.children:
-            played = line.step(state, child, plies)
-            if played is not None:
-                stack.append((child, played.state, plies + len(played.plies)))
+        parent, index, state, plies, current = stack.pop()
+        if current is None:
+            current = VariationLine(plies)
+            lines.append(current)
+        node = parent.children[index]
+        played = line.step(state, node, plies)
+        if played is not None:
+            if with_keys:
+                for before, move, after in played.plies:
+                    current.moves.append(game.format_move(before, move))
+                    current.keys.append(key(after))
+            if node.children:
+                stack.append((node, 0, played.state, plies + len(played.plies), current))
+        if index == 0:  # the variations replacing this move are nested in the line
+            stack.extend((parent, other, state, plies, None) for other in _alternatives(parent))
+    return lines
+
+
+def _alternatives(parent: Node) -> range:
+    """The indexes of ``parent``'s variations, last first (a stack pops them in order)."""
+    return range(len(parent.children) - 1, 0, -1)
 
 
 def _check_result(

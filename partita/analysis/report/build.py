@@ -39,7 +39,9 @@ def build_report(
     from partita.database.selection import selected_games
 
     options = options or ReportOptions()
-    selection = GameFilter.of(**filters)
+    # A report reads mainlines: a position filter finds the games whose mainline
+    # reaches it (the tree inside agrees).
+    selection = GameFilter.of(**{**filters, "mainline_only": True})
     db = open_archive(target, readonly=True)
     try:
         rows = selected_games(db, selection=selection)

@@ -90,7 +90,8 @@ def tree_from_archive(
     **filters: Any,
 ) -> OpeningTree:
     """The opening tree of the archive's games of ``game`` matching the filters
-    (those of :func:`partita.database.query_games`, without ``game``), all of one
+    (those of :func:`partita.database.query_games`, without ``game``; a position
+    filter finds the games whose mainline reaches it), all of one
     ``configuration`` (by default the selection's only one; see
     :func:`choose_configuration`). ``progress(done, total)`` is called as the
     games are read (``total`` counts the invalid ones the tree leaves out too).
@@ -104,7 +105,10 @@ def tree_from_archive(
     from partita.database.schema import archive
     from partita.database.selection import first_plies_at
 
-    selection = GameFilter.of(**filters)
+    # The tree is built from mainlines: a position filter finds the games whose
+    # mainline reaches it (a position seen only in a variation would add a game
+    # whose moves never pass through it).
+    selection = GameFilter.of(**{**filters, "mainline_only": True})
     if configuration is None:
         configuration = choose_configuration(
             target, game, include_invalid=include_invalid, selection=selection

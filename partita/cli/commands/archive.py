@@ -145,10 +145,12 @@ def migrate(db: ArchiveOption = None) -> None:
     """Bring an archive written by an older partita up to the current schema.
 
     Reading commands never change an archive: they ask for this instead. An
-    import migrates its archive too.
+    import migrates its archive too. All steps go in one transaction: stopped, the
+    archive is as it was.
     """
     target = archive_path(db)
-    before, after = database.migrate_archive(target)
+    with progress_bar("migrating", unit="games") as update:
+        before, after = database.migrate_archive(target, progress=update)
     if before == after:
         stdout_console().print(f"{target}: already at schema version {after}", markup=False)
     else:
@@ -236,12 +238,16 @@ def query(
     table = Table(*names)
     if with_ply:
         table.add_column("at ply")
+        # Whole on a narrow terminal: "mainline", "var. 12" (variation 12).
+        table.add_column("found", no_wrap=True, min_width=len("mainline"))
     if with_pattern:
         table.add_column("pattern at ply")
     for row in rows:
         cells = [listing.cell(row, name) for name in names]
         if with_ply:
             cells.append(listing.cell(row, "ply"))
+            variation = row.get("variation")
+            cells.append("mainline" if variation is None else f"var. {variation}")
         if with_pattern:
             cells.append(listing.cell(row, "pattern_ply"))
         table.add_row(*(plain(cell) for cell in cells))

@@ -91,7 +91,11 @@ def delete(
         raise
     if not doomed:
         if as_json:
-            typer.echo(json.dumps({"games": [], "positions": 0, "problems": 0}, indent=2))
+            typer.echo(
+                json.dumps(
+                    {"games": [], "positions": 0, "problems": 0, "variation_positions": 0}, indent=2
+                )
+            )
         else:
             typer.echo("no game matches: nothing deleted")
         return
@@ -225,7 +229,9 @@ def twins(
         data: dict[str, Any] = {"groups": [group.as_dict() for group in groups]}
         if delete_them:
             data["deleted"] = (
-                deletion.as_dict() if deletion else {"games": [], "positions": 0, "problems": 0}
+                deletion.as_dict()
+                if deletion
+                else {"games": [], "positions": 0, "problems": 0, "variation_positions": 0}
             )
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return

@@ -71,6 +71,15 @@ def tree(
     depth: DepthOption = 8,
     min_games: MinGamesOption = None,
     symmetry: SymmetryOption = False,
+    ratings: Annotated[
+        bool,
+        typer.Option(
+            "--ratings/--no-ratings",
+            help="Each move's average rating and performance (AvElo, Perf; in --json "
+            "rating and performance); --no-ratings leaves them out and skips computing "
+            "the archive's Elo.",
+        ),
+    ] = True,
     as_json: JsonOption = False,
     dot: Annotated[
         Path | None,
@@ -102,6 +111,7 @@ def tree(
             min_games=min_games,
             symmetry=symmetry,
             progress=update,
+            rated=ratings,
             selection=selection,
         )
     if dot is not None:
