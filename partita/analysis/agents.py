@@ -13,8 +13,9 @@ CLI's ``--agent``, the benchmark, a script):
   position, the determinized states of a hidden-information game, the weight of
   the heuristic's head start; see :mod:`partita.analysis.mcts`). The playout
   length defaults to the game's own (its spec's ``rollout_plies``): 10 plies in
-  Universal Forces, Circular Reasoning and Forceball, whose playouts are dear and
-  whose heuristics score the rest; 60 (to the end) in Connect Four and Forza 4x4.
+  Circular Reasoning and Forceball and 0 in Universal Forces (the heuristic scores
+  each new position at once), whose playouts are dear; 60 (to the end) in Connect
+  Four and Forza 4x4.
 
 An agent's ``choose(state, rng)`` returns a move for the side to move;
 ``evaluate(state, rng, viewer=...)`` returns a :class:`~partita.analysis.mcts.SearchResult`:
@@ -260,15 +261,16 @@ class MctsAgent(Agent):
 def playable_choice(
     agent: Agent, state: Any, rng: Any = None, history: History = ()
 ) -> tuple[Any, bool]:
-    """The agent's move in the real ``state``, and whether it differs from the best
+    """The agent's move in the real ``state``, and whether it replaces the best
     move of its search.
 
     In a hidden-information game a move may hold what the agent could not see (the
     cards a reward draws, the one a referee check reveals, drawn from its guess of
     the table); :meth:`Agent.choose` then plays it with the real cards
-    (:meth:`Rules.realize`), or the agent's best move that the real table allows, or
-    a random one. The flag says that happened (`partita play` warns, `bench_agents`
-    counts it)."""
+    (:meth:`Rules.realize`: the same move, not a replaced one), or, where the real
+    table refuses it all the same, the agent's best move that the real table
+    allows, or a random one. The flag says the latter happened (`partita play`
+    warns, `bench_agents` counts it)."""
     move = agent.choose(state, rng, history)
     if not agent.rules.hidden_information or agent.last is None or agent.last.best is None:
         return move, False
