@@ -6,14 +6,15 @@ Run from the repository root (the documented full run uses ``--games 200``)::
         [--only connect4,forza4x4,...] [--sides 2,3,4] [--max-plies 3000]
         [--round-limit 40] [--pons end-easy,middle-easy,begin-easy] [--pons-limit 50]
         [--speed-playouts 500] [--no-openspiel] [--seed 0] [--skip matches,speed,pons]
-        [--workers 2]
+        [--workers 2] [--opponents random,greedy]
 
 What it prints (Markdown tables):
 
 * **Playouts per second** of ``--agent``'s search for every game and side count:
   ``--speed-playouts`` playouts from each of five positions reached by random play.
 * **Matches**: for every game and side count, ``--agent`` in one seat against
-  ``random`` and against ``greedy`` in all the others, over ``--games`` games, the
+  ``random`` and against ``greedy`` in all the others (``--opponents``: either one,
+  say to run the two rows in two processes), over ``--games`` games, the
   search's seat rotating game by game. Its mean score (1 a win, 0 a loss, a shared
   draw 1/2 or a share of a tie as the rules give it) with a 95 % interval (Wilson's
   score interval), next to the even share 1/n; games still going after
@@ -356,11 +357,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", default="", help="parts to skip: matches,speed,pons,openspiel")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes for the matches")
+    parser.add_argument(
+        "--opponents", default="random,greedy", help="comma-separated: random, greedy"
+    )
     args = parser.parse_args(argv)
     spec = args.agent
     kind, _ = parse_agent_spec(spec)
     if kind != "mcts":
         parser.error("--agent must be mcts:N (it plays against random and greedy)")
+    opponents = [name for name in args.opponents.split(",") if name]
+    if not opponents or set(opponents) - {"random", "greedy"}:
+        parser.error("--opponents are random and/or greedy")
     skip = set(filter(None, args.skip.split(",")))
     only = set(args.only.split(",")) if args.only else None
     sides_wanted = {int(n) for n in args.sides.split(",")} if args.sides else None
@@ -387,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for name, sides in seatings:
-            for opponent in ("random", "greedy"):
+            for opponent in opponents:
                 row = match(name, sides, spec, opponent, args.games, args)
                 print(
                     f"| {name} | {sides} | {opponent} | {row['score']:.3f} | "
