@@ -12,10 +12,9 @@ CLI's ``--agent``, the benchmark, a script):
   (the exploration constant, the playout length before the heuristic scores a
   position, the determinized states of a hidden-information game, the weight of
   the heuristic's head start; see :mod:`partita.analysis.mcts`). The playout
-  length defaults to the game's own (its spec's ``rollout_plies``): 10 plies in
-  Circular Reasoning and Forceball and 0 in Universal Forces (the heuristic scores
-  each new position at once), whose playouts are dear; 60 (to the end) in Connect
-  Four and Forza 4x4.
+  length defaults to the game's own (its spec's ``rollout_plies``; 0: the
+  heuristic scores each new position at once), else 60; docs/analysis.md lists
+  the shipped games' and why.
 
 An agent's ``choose(state, rng)`` returns a move for the side to move;
 ``evaluate(state, rng, viewer=...)`` returns a :class:`~partita.analysis.mcts.SearchResult`:

@@ -10,9 +10,8 @@ reveal: ``Rules.side_to_move(state) == CHANCE``) it samples a move with
 ``chance_samples`` sampled outcomes and revisits them uniformly afterwards, so the
 tree stays finite). At the first new node it plays on with the game's playout
 policy (its ``rollout``, else ``Rules.sample_move``) for at most ``rollout_plies``
-plies (the game's ``rollout_plies``, else 60: to the end in the gravity games; 10
-in Circular Reasoning and Forceball and 0 in Universal Forces, whose playouts are
-dear and whose heuristics carry the rest), then
+plies (the game's ``rollout_plies``, else 60; a game whose playouts are dear and
+whose heuristic carries the rest sets 10, or 0), then
 scores the end with the outcome or, if the game goes on, with the game's heuristic
 (its ``evaluation``, else 1/n each); every node on the way adds that value.
 
@@ -82,8 +81,8 @@ DEFAULT_EXPLORATION = 1.0
 #: bias: ``bias * h / (n + 1)``, fading as playouts come in); 0 turns it off.
 DEFAULT_BIAS = 1.0
 #: Plies a playout runs before the heuristic scores the position, for a game whose
-#: spec does not set its own ``rollout_plies`` (the shipped games with dear
-#: playouts set less: Circular Reasoning and Forceball 10, Universal Forces 0).
+#: spec does not set its own ``rollout_plies`` (a game whose playouts are dear
+#: sets less; 0: the heuristic scores each new position at once).
 DEFAULT_ROLLOUT_PLIES = 60
 #: Determinized states searched for a side of a hidden-information game.
 DEFAULT_DETERMINIZATIONS = 8
