@@ -6,14 +6,15 @@ Run from the repository root (the documented full run uses ``--games 200``)::
         [--only connect4,forza4x4,...] [--sides 2,3,4] [--max-plies 3000]
         [--round-limit 40] [--pons end-easy,middle-easy,begin-easy] [--pons-limit 50]
         [--speed-playouts 500] [--no-openspiel] [--seed 0] [--skip matches,speed,pons]
-        [--workers 2]
+        [--workers 2] [--opponents random,greedy]
 
 What it prints (Markdown tables):
 
 * **Playouts per second** of ``--agent``'s search for every game and side count:
   ``--speed-playouts`` playouts from each of five positions reached by random play.
 * **Matches**: for every game and side count, ``--agent`` in one seat against
-  ``random`` and against ``greedy`` in all the others, over ``--games`` games, the
+  ``random`` and against ``greedy`` in all the others (``--opponents``: either one,
+  say to run the two rows in two processes), over ``--games`` games, the
   search's seat rotating game by game. Its mean score (1 a win, 0 a loss, a shared
   draw 1/2 or a share of a tie as the rules give it) with a 95 % interval (Wilson's
   score interval), next to the even share 1/n; games still going after
@@ -23,7 +24,10 @@ What it prints (Markdown tables):
   hidden-information game (Forceball) an agent's move may hold cards drawn from its
   guess of the table (a reward's draw, a referee check's card); where the real table
   does not allow it, its best playable move is played instead, as in ``partita
-  play`` (``playable_choice``), and counted under *replaced moves*.
+  play`` (``playable_choice``), and counted under *replaced moves* (a reward
+  taking the real cards instead of the guessed ones is the same move: not
+  counted). *seconds* is the match's wall time, *CPU s/game* the processor time
+  of one game (both seats' searches), which the machine's load changes less.
 * **Connect Four test positions**: on positions of Pascal Pons' test sets
   (``../shared/data/connect4-pons``, the first ``--pons-limit`` of each set in
   ``--pons``), how often the agent's move is one of the solver's best moves (every
@@ -109,9 +113,10 @@ def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
     return (None if outcome is None else [float(s) for s in outcome.scores]), plies, replaced
 
 
-def _match_game(job: tuple) -> tuple[float | None, int, int]:
-    """One game of a match: the search's score (``None`` unfinished), its plies and
-    the moves replaced (see :func:`play_game`)."""
+def _match_game(job: tuple) -> tuple[float | None, int, int, float]:
+    """One game of a match: the search's score (``None`` unfinished), its plies, the
+    moves replaced (see :func:`play_game`) and the processor seconds it took."""
+    began = time.process_time()
     name, sides, spec, opponent, number, args = job
     game = configured(name, args.round_limit)
     seat = number % sides
@@ -119,7 +124,8 @@ def _match_game(job: tuple) -> tuple[float | None, int, int]:
     agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
     agents[seat] = agent_from_spec(spec, game, seed=seed)
     scores, length, replaced = play_game(game.rules, agents, random.Random(seed), args.max_plies)
-    return (None if scores is None else scores[seat]), length, replaced
+    seconds = time.process_time() - began
+    return (None if scores is None else scores[seat]), length, replaced, seconds
 
 
 def in_parallel(function, jobs: list, workers: int) -> list:
@@ -136,11 +142,13 @@ def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> 
     total = 0.0
     unfinished = 0
     plies = replaced = 0
+    processor = 0.0
     started = time.perf_counter()
     jobs = [(name, sides, spec, opponent, number, args) for number in range(games)]
-    for score, length, swapped in in_parallel(_match_game, jobs, args.workers):
+    for score, length, swapped, seconds in in_parallel(_match_game, jobs, args.workers):
         plies += length
         replaced += swapped
+        processor += seconds
         if score is None:
             unfinished += 1
             total += 1.0 / sides
@@ -161,6 +169,7 @@ def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> 
         "plies": plies / games if games else 0.0,
         "replaced": replaced,
         "seconds": time.perf_counter() - started,
+        "cpu": processor / games if games else 0.0,
     }
 
 
@@ -348,11 +357,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", default="", help="parts to skip: matches,speed,pons,openspiel")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes for the matches")
+    parser.add_argument(
+        "--opponents", default="random,greedy", help="comma-separated: random, greedy"
+    )
     args = parser.parse_args(argv)
     spec = args.agent
     kind, _ = parse_agent_spec(spec)
     if kind != "mcts":
         parser.error("--agent must be mcts:N (it plays against random and greedy)")
+    opponents = [name for name in args.opponents.split(",") if name]
+    if not opponents or set(opponents) - {"random", "greedy"}:
+        parser.error("--opponents are random and/or greedy")
     skip = set(filter(None, args.skip.split(",")))
     only = set(args.only.split(",")) if args.only else None
     sides_wanted = {int(n) for n in args.sides.split(",")} if args.sides else None
@@ -375,17 +390,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## {spec} against random and greedy ({args.games} games each)\n")
         print(
             "| game | sides | opponent | score | 95 % interval | even share | unfinished "
-            "| plies/game | replaced moves | seconds |"
+            "| plies/game | replaced moves | seconds | CPU s/game |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for name, sides in seatings:
-            for opponent in ("random", "greedy"):
+            for opponent in opponents:
                 row = match(name, sides, spec, opponent, args.games, args)
                 print(
                     f"| {name} | {sides} | {opponent} | {row['score']:.3f} | "
                     f"{row['low']:.3f}-{row['high']:.3f} | {row['even']:.3f} | "
                     f"{row['unfinished']} | {row['plies']:.0f} | {row['replaced']} | "
-                    f"{row['seconds']:.0f} |",
+                    f"{row['seconds']:.0f} | {row['cpu']:.2f} |",
                     flush=True,
                 )
     spiel = None if args.no_openspiel or "openspiel" in skip else openspiel()

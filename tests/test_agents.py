@@ -85,6 +85,31 @@ def test_mcts_options_reach_the_search():
     assert (agent.search.determinizations, agent.search.bias) == (3, 0.0)
 
 
+@pytest.mark.parametrize(
+    ("name", "plies"),
+    [
+        ("connect4", 60),
+        ("forza4x4", 60),
+        ("universal-forces", 0),
+        ("circular-reasoning", 10),
+        ("forceball", 10),
+    ],
+)
+def test_the_playout_length_is_the_games_own_unless_the_spec_says(name, plies):
+    # Each game's spec sets how long its playouts run before the heuristic takes
+    # over (docs/analysis.md gives the measurements); plies=N overrides it.
+    assert agent_from_spec("mcts:50", get_game(name)).search.rollout_plies == plies
+    assert agent_from_spec("mcts:50,plies=7", get_game(name)).search.rollout_plies == 7
+    assert Mcts(get_game(name), rollout_plies=3).rollout_plies == 3
+
+
+def test_a_playout_of_no_plies_scores_the_new_position_with_the_heuristic():
+    game = get_game("universal-forces")
+    state = random_position("universal-forces", 2, seed=3, plies=20)
+    search = Mcts(game, rollout_plies=0)
+    assert search._rollout(state, random.Random(0)) == search.evaluation(state)
+
+
 def test_the_heuristic_orders_the_first_visits():
     # Universal Forces: with a budget of one playout a child, the first playouts
     # follow the heuristic; without the bias they follow a random order.

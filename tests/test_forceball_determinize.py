@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.analysis.agents import agent_from_spec
+from partita.analysis.mcts import Mcts
 from partita.games.forceball.determinize import (
     DISCARD,
     HAND,
@@ -232,3 +233,39 @@ def test_agents_play_only_moves_the_real_table_allows(league, seed):
             assert rules.illegal_reason(state, move) is None
         history.append((state, move))
         state = rules.apply(state, move)
+
+
+@settings(max_examples=examples(20, fast=6), deadline=None)
+@given(league=st.sampled_from(("senior", "pro")), seed=st.integers(0, 10_000))
+def test_the_root_moves_searched_are_those_every_table_plays(league, seed):
+    """The mover's candidate moves come from one determinized table; the search
+    keeps each that every table plays (with that table's reward cards), and only
+    those: a move holding a guessed card (a referee's card, a card drawn below the
+    top) is left out unless every table has it where the move needs it."""
+    rules = rules_of(league)
+    rng = random.Random(seed)
+    _, state = random_history(rules, seed, 40 + seed % 60)
+    while rules.side_to_move(state) < 0 and rules.outcome(state) is None:
+        state = rules.apply(state, rules.sample_move(state, rng))
+    if rules.outcome(state) is not None:
+        return
+    side = rules.side_to_move(state)
+    search = Mcts(rules)
+    tables = [rules.determinize(state, side, rng) for _ in range(6)]
+    moves = search.candidates(tables[0], rng)
+    kept = search.playable_moves(moves, tables)
+    assert kept, "the mover always has a move every table allows (not drawing, ending)"
+    for move, realized in kept:
+        assert move in moves and len(realized) == len(tables)
+        assert all(
+            rules.illegal_reason(table, played) is None
+            for table, played in zip(tables, realized, strict=True)
+        )
+    kept_realized = {realized for _, realized in kept}
+    for move in moves:
+        realized = tuple(rules.realize(table, move) for table in tables)
+        if realized not in kept_realized:  # left out: some table refuses it
+            assert any(
+                rules.illegal_reason(table, played) is not None
+                for table, played in zip(tables, realized, strict=True)
+            )

@@ -142,12 +142,13 @@ def test_seats_and_agents_are_checked():
 
 
 def test_agents_of_a_hidden_information_game_play_only_moves_the_real_table_allows():
-    # Each agent chooses from its own guess of the table; a move whose hidden part
-    # (a reward's cards, a referee's card) the real table has otherwise is replaced
-    # by the agent's best playable move. Every ply is checked by the rules.
+    # Each agent chooses from its own guess of the table (a reward takes the real
+    # cards; a move the real table refuses is replaced by the agent's best playable
+    # one and counted). Every ply is checked by the rules.
     game = get_game("forceball").configure({"League": "senior"})
     sheet = Scoresheet(game, ["A", "B"], tags={"League": "senior"}, date="2026.05.04")
     agents = PlaySession(sheet, {0: "greedy", 1: "greedy"}, seed=0)
     play_out(agents)
-    assert sheet.outcome is not None and agents.replaced > 0
+    assert sheet.outcome is not None
+    assert agents.replaced <= len(sheet.history()) // 50  # seldom (9 in 144 plies before)
     assert replay(parse_record(sheet.text()), strict=True).valid

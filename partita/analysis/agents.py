@@ -11,7 +11,10 @@ CLI's ``--agent``, the benchmark, a script):
   (``mcts:0.5s``); options follow after commas: ``mcts:2000,c=0.7,plies=40,samples=8,bias=1``
   (the exploration constant, the playout length before the heuristic scores a
   position, the determinized states of a hidden-information game, the weight of
-  the heuristic's head start; see :mod:`partita.analysis.mcts`).
+  the heuristic's head start; see :mod:`partita.analysis.mcts`). The playout
+  length defaults to the game's own (its spec's ``rollout_plies``; 0: the
+  heuristic scores each new position at once), else 60; docs/analysis.md lists
+  the shipped games' and why.
 
 An agent's ``choose(state, rng)`` returns a move for the side to move;
 ``evaluate(state, rng, viewer=...)`` returns a :class:`~partita.analysis.mcts.SearchResult`:
@@ -35,7 +38,6 @@ from partita.analysis.mcts import (
     DEFAULT_BIAS,
     DEFAULT_DETERMINIZATIONS,
     DEFAULT_EXPLORATION,
-    DEFAULT_ROLLOUT_PLIES,
     Mcts,
     MoveStatistics,
     SearchResult,
@@ -57,7 +59,7 @@ __all__ = [
 #: How an agent is named, for error messages and help texts.
 AGENT_SPELLING = (
     "random, greedy, or mcts:N (N playouts a move; mcts:2s for 2 seconds; "
-    "options after commas: mcts:2000,c=1.0,plies=60,samples=8,bias=1.0)"
+    "options after commas: mcts:2000,c=1.0,plies=10,samples=8,bias=1.0)"
 )
 
 _MCTS = re.compile(r"mcts:(?:(?P<playouts>[1-9][0-9_]*)|(?P<seconds>[0-9]*\.?[0-9]+)s)")
@@ -167,10 +169,14 @@ class GreedyAgent(Agent):
             value, _ = self._score(worlds, None)
             return SearchResult(side, value, (), 1, 0.0, False)
         moves = self._search.candidates(worlds[0], rng)  # the same candidates as MCTS
-        rng.shuffle(moves)
+        if len(worlds) > 1:  # what the mover can play on what it knows (as MCTS does)
+            playable = self._search.playable_moves(moves, worlds)
+        else:
+            playable = [(move, (move,)) for move in moves]
+        rng.shuffle(playable)
         scored = []
-        for move in moves:
-            value, exact = self._score(worlds, move)
+        for move, realized in playable:
+            value, exact = self._score(worlds, realized)
             scored.append(MoveStatistics(move, 1, value, exact))
         scored.sort(key=lambda item: item.value[side], reverse=True)
         value = scored[0].value if scored else self.evaluation(state)
@@ -180,16 +186,19 @@ class GreedyAgent(Agent):
         )
         return self.last
 
-    def _score(self, worlds: list[Any], move: Any) -> tuple[tuple[float, ...], bool]:
-        """The heuristic's mean value after ``move`` (``None``: of the worlds
-        themselves) over the worlds where it is legal, and whether it is exact (the
-        game ended in every one)."""
+    def _score(
+        self, worlds: list[Any], moves: Sequence[Any] | None
+    ) -> tuple[tuple[float, ...], bool]:
+        """The heuristic's mean value after the move (``moves``: as each world plays
+        it; ``None``: of the worlds themselves) over the worlds where it is legal,
+        and whether it is exact (the game ended in every one)."""
         rules = self.rules
         totals = [0.0] * rules.sides(worlds[0])
         exact = len(worlds) == 1
         counted = 0
-        for world in worlds:
-            if move is not None:
+        for index, world in enumerate(worlds):
+            if moves is not None:
+                move = moves[index]
                 if len(worlds) > 1 and rules.illegal_reason(world, move) is not None:
                     continue
                 world = rules.apply(world, move)
@@ -251,19 +260,20 @@ class MctsAgent(Agent):
 def playable_choice(
     agent: Agent, state: Any, rng: Any = None, history: History = ()
 ) -> tuple[Any, bool]:
-    """The agent's move in the real ``state``, and whether it differs from the best
+    """The agent's move in the real ``state``, and whether it replaces the best
     move of its search.
 
     In a hidden-information game a move may hold what the agent could not see (the
     cards a reward draws, the one a referee check reveals, drawn from its guess of
     the table); :meth:`Agent.choose` then plays it with the real cards
-    (:meth:`Rules.realize`), or the agent's best move that the real table allows, or
-    a random one. The flag says that happened (`partita play` warns, `bench_agents`
-    counts it)."""
+    (:meth:`Rules.realize`: the same move, not a replaced one), or, where the real
+    table refuses it all the same, the agent's best move that the real table
+    allows, or a random one. The flag says the latter happened (`partita play`
+    warns, `bench_agents` counts it)."""
     move = agent.choose(state, rng, history)
-    if not agent.rules.hidden_information or agent.last is None:
+    if not agent.rules.hidden_information or agent.last is None or agent.last.best is None:
         return move, False
-    return move, move != agent.last.best
+    return move, move != agent.rules.realize(state, agent.last.best)
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -291,11 +301,11 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise PartitaError(f"agent '{spec}': {key}={value!r} is not a number") from None
     settings: dict[str, Any] = {
         "exploration": given.get("c", DEFAULT_EXPLORATION),
-        "rollout_plies": given.get("plies", DEFAULT_ROLLOUT_PLIES),
+        "rollout_plies": given.get("plies"),  # None: the game's own (its spec)
         "determinizations": given.get("samples", DEFAULT_DETERMINIZATIONS),
         "bias": given.get("bias", DEFAULT_BIAS),
     }
-    if settings["rollout_plies"] < 0 or settings["determinizations"] < 1:
+    if (settings["rollout_plies"] or 0) < 0 or settings["determinizations"] < 1:
         raise PartitaError(f"agent '{spec}': plies must be 0 or more and samples 1 or more")
     if settings["exploration"] < 0 or settings["bias"] < 0:
         raise PartitaError(f"agent '{spec}': c and bias cannot be negative")

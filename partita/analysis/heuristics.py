@@ -4,8 +4,10 @@ A game package may declare, in its :class:`~partita.games.spec.GameSpec`, an
 ``evaluation`` (a factory ``evaluation(rules) -> evaluate``, ``evaluate(state)``
 giving the expected score of every side in a position that is not over) and a
 ``rollout`` (a factory ``rollout(rules) -> policy``, ``policy(state, rng)`` giving a
-move for the side to move). A game without them gets the defaults here: every side
-equally likely to win, and uniformly random moves (``Rules.sample_move``).
+move for the side to move), and ``rollout_plies``, the playout length before the
+evaluation takes over. A game without them gets the defaults: every side equally
+likely to win, uniformly random moves (``Rules.sample_move``), and the search's
+own playout length.
 
 Expected scores are floats in seat order, each from 0 (lost) to 1 (won), a shared
 draw 1/2 each: the scale of :class:`~partita.games.base.Outcome`.
@@ -27,6 +29,7 @@ __all__ = [
     "evaluation_for",
     "expected_scores",
     "rollout_for",
+    "rollout_plies_for",
     "rules_of",
     "uniform_evaluation",
 ]
@@ -73,6 +76,14 @@ def evaluation_for(game: Any) -> Evaluation:
     spec = _spec(rules)
     factory = spec.evaluation_factory() if spec is not None else None
     return factory(rules) if factory is not None else uniform_evaluation(rules)
+
+
+def rollout_plies_for(game: Any, default: int) -> int:
+    """How many plies the playouts of ``game`` run before its heuristic scores the
+    position: the spec's ``rollout_plies``, else ``default``."""
+    spec = _spec(rules_of(game))
+    plies = spec.rollout_plies if spec is not None else None
+    return default if plies is None else plies
 
 
 def rollout_for(game: Any) -> Policy:

@@ -10,9 +10,10 @@ reveal: ``Rules.side_to_move(state) == CHANCE``) it samples a move with
 ``chance_samples`` sampled outcomes and revisits them uniformly afterwards, so the
 tree stays finite). At the first new node it plays on with the game's playout
 policy (its ``rollout``, else ``Rules.sample_move``) for at most ``rollout_plies``
-plies, then scores the end with the outcome or, if the game goes on, with the
-game's heuristic (its ``evaluation``, else 1/n each); every node on the way adds
-that value.
+plies (the game's ``rollout_plies``, else 60; a game whose playouts are dear and
+whose heuristic carries the rest sets 10, or 0), then
+scores the end with the outcome or, if the game goes on, with the game's heuristic
+(its ``evaluation``, else 1/n each); every node on the way adds that value.
 
 The game's heuristic also guides the descent (progressive bias): when a node is
 expanded each child gets the heuristic's value of its position, the children are
@@ -58,6 +59,7 @@ from partita.analysis.heuristics import (
     evaluation_for,
     expected_scores,
     rollout_for,
+    rollout_plies_for,
     rules_of,
 )
 from partita.errors import PartitaError
@@ -78,7 +80,9 @@ DEFAULT_EXPLORATION = 1.0
 #: Weight of the heuristic's value of a child in its selection score (progressive
 #: bias: ``bias * h / (n + 1)``, fading as playouts come in); 0 turns it off.
 DEFAULT_BIAS = 1.0
-#: Plies a playout runs before the heuristic scores the position.
+#: Plies a playout runs before the heuristic scores the position, for a game whose
+#: spec does not set its own ``rollout_plies`` (a game whose playouts are dear
+#: sets less; 0: the heuristic scores each new position at once).
 DEFAULT_ROLLOUT_PLIES = 60
 #: Determinized states searched for a side of a hidden-information game.
 DEFAULT_DETERMINIZATIONS = 8
@@ -194,8 +198,8 @@ class _Node:
 class Mcts:
     """UCT search over one configured rules engine (see the module docstring).
 
-    ``evaluation`` and ``rollout`` default to the game's own (its spec), else to 1/n
-    each and uniformly random moves.
+    ``evaluation``, ``rollout`` and ``rollout_plies`` default to the game's own (its
+    spec), else to 1/n each, uniformly random moves and :data:`DEFAULT_ROLLOUT_PLIES`.
     """
 
     def __init__(
@@ -205,17 +209,19 @@ class Mcts:
         evaluation: Evaluation | None = None,
         rollout: Policy | None = None,
         exploration: float = DEFAULT_EXPLORATION,
-        rollout_plies: int = DEFAULT_ROLLOUT_PLIES,
+        rollout_plies: int | None = None,
         determinizations: int = DEFAULT_DETERMINIZATIONS,
         chance_samples: int = DEFAULT_CHANCE_SAMPLES,
         extra_candidates: int = DEFAULT_EXTRA_CANDIDATES,
         bias: float = DEFAULT_BIAS,
     ) -> None:
+        self.rules: Rules = rules_of(game)
+        if rollout_plies is None:
+            rollout_plies = rollout_plies_for(self.rules, DEFAULT_ROLLOUT_PLIES)
         if rollout_plies < 0 or determinizations < 1 or chance_samples < 1:
             raise PartitaError(
                 "a search needs rollout_plies >= 0, determinizations >= 1, chance_samples >= 1"
             )
-        self.rules: Rules = rules_of(game)
         self.evaluation = evaluation if evaluation is not None else evaluation_for(self.rules)
         self.policy = rollout if rollout is not None else rollout_for(self.rules)
         self.exploration = exploration
@@ -275,8 +281,14 @@ class Mcts:
         started = time.perf_counter()
         samples_drawn = [rules.determinize(state, viewer, rng, history) for _ in range(samples)]
         # The viewer's own moves, drawn from a table it cannot tell from the real one
-        # (a playout policy may look at the whole table).
-        root_moves = self.candidates(samples_drawn[0], rng) if side == viewer else None
+        # (a playout policy may look at the whole table), kept where every table
+        # plays them (each with its own cards where it names hidden ones): the
+        # statistics then add up over moves the viewer can make on what it knows.
+        playable = (
+            self.playable_moves(self.candidates(samples_drawn[0], rng), samples_drawn)
+            if side == viewer
+            else None
+        )
         totals: dict[Any, list] = {}
         order: list[Any] = []
         value = [0.0] * rules.sides(state)
@@ -288,15 +300,21 @@ class Mcts:
             limit = None
             if seconds is not None:
                 limit = max(seconds - (time.perf_counter() - started), 0.0) / (samples - index)
+            root_moves = None
+            key: dict[Any, Any] = {}
+            if playable is not None:
+                key = {realized[index]: move for move, realized in playable}
+                root_moves = list(key)
             result = self._search(samples_drawn[index], rng, share, limit, root_moves)
             done += result.playouts
             for seat, part in enumerate(result.value):
                 value[seat] += part * result.playouts
             for item in result.moves:
-                entry = totals.get(item.move)
+                move = key.get(item.move, item.move)
+                entry = totals.get(move)
                 if entry is None:
-                    entry = totals[item.move] = [0, [0.0] * len(value), True]
-                    order.append(item.move)
+                    entry = totals[move] = [0, [0.0] * len(value), True]
+                    order.append(move)
                 entry[0] += item.visits
                 for seat, part in enumerate(item.value):
                     entry[1][seat] += part * item.visits
@@ -370,6 +388,34 @@ class Mcts:
                         seen.add(move)
                         moves.append(move)
         return moves
+
+    def playable_moves(
+        self, moves: Sequence[Any], tables: Sequence[Any]
+    ) -> list[tuple[Any, tuple[Any, ...]]]:
+        """Each of ``moves`` (found on ``tables[0]``) that every one of ``tables``
+        (states its mover cannot tell apart) plays, with the move as each table
+        plays it (:meth:`Rules.realize`: a reward's cards are that table's).
+
+        A move that holds a guessed card (one the mover cannot see, played or
+        revealed) is left out unless every table has that card where the move
+        needs it: what the mover can play on what it knows. If no move is left,
+        those that the most tables play."""
+        rules = self.rules
+        counted: list[tuple[int, Any, tuple[Any, ...]]] = []
+        seen: set[tuple[Any, ...]] = set()
+        for move in moves:
+            realized = tuple(rules.realize(table, move) for table in tables)
+            if realized in seen:
+                continue
+            seen.add(realized)
+            fits = sum(
+                rules.illegal_reason(table, played) is None
+                for table, played in zip(tables, realized, strict=True)
+            )
+            counted.append((fits, move, realized))
+        most = max((fits for fits, _, _ in counted), default=0)
+        wanted = len(tables) if most == len(tables) else most
+        return [(move, realized) for fits, move, realized in counted if fits == wanted and fits]
 
     def _expand(self, node: _Node, rng: Any, moves: Sequence[Any] | None = None) -> None:
         if node.side == CHANCE:

@@ -70,6 +70,10 @@ class GameSpec:
     * ``rollout``: a factory ``rollout(rules) -> policy`` of the game's playout
       policy: ``policy(state, rng)`` is a move for the side to move (never the chance
       side); ``None``: ``Rules.sample_move``, a uniformly random move.
+    * ``rollout_plies``: how many plies a search's playout runs by default before
+      the ``evaluation`` scores the position (a game whose playouts are dear, or
+      whose heuristic is good, cuts them short); ``None``: the framework's default
+      (:data:`partita.analysis.mcts.DEFAULT_ROLLOUT_PLIES`).
     * ``commands``: typer commands (functions) or typer apps added to the
       ``partita`` command line (a game's own tools, such as a deck listing).
     * ``docs``: the game's documentation page (a path or an address).
@@ -91,6 +95,7 @@ class GameSpec:
     solver: Reference = None
     evaluation: Reference = None
     rollout: Reference = None
+    rollout_plies: int | None = None
     commands: Sequence[Reference] = ()
     docs: str | None = None
     examples: str | None = None

@@ -13,6 +13,7 @@ CIRCULAR_REASONING = GameSpec(
     board="partita.games.circular_reasoning.board:CircularReasoningBoard",
     evaluation="partita.games.circular_reasoning.heuristics:evaluation",
     rollout="partita.games.circular_reasoning.heuristics:rollout",
+    rollout_plies=10,
     docs="docs/circular-reasoning.md",
     examples="partita.games.circular_reasoning.examples",
     rule_counters="partita.games.circular_reasoning.balance:rule_counters",

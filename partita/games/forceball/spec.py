@@ -15,6 +15,7 @@ FORCEBALL = GameSpec(
     commands=("partita.games.forceball.cli:decks",),
     evaluation="partita.games.forceball.heuristics:evaluation",
     rollout="partita.games.forceball.heuristics:rollout",
+    rollout_plies=10,
     docs="docs/forceball.md",
     examples="partita.games.forceball.examples",
     rule_counters="partita.games.forceball.balance:rule_counters",

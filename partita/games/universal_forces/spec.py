@@ -13,6 +13,7 @@ UNIVERSAL_FORCES = GameSpec(
     board="partita.games.universal_forces.board:UniversalForcesBoard",
     evaluation="partita.games.universal_forces.heuristics:evaluation",
     rollout="partita.games.universal_forces.heuristics:rollout",
+    rollout_plies=0,
     docs="docs/universal-forces.md",
     examples="partita.games.universal_forces.examples",
     rule_counters="partita.games.universal_forces.balance:rule_counters",
