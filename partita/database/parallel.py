@@ -20,7 +20,6 @@ from contextlib import ExitStack
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
-from partita.database.chunks import Chunk
 from partita.database.prepare import (
     Refusal,
     StoredRecord,
@@ -28,6 +27,7 @@ from partita.database.prepare import (
     prepare_chunk,
     start_worker,
 )
+from partita.notation.chunks import Chunk
 
 __all__ = ["MAX_AUTO_WORKERS", "PARALLEL_MIN_BYTES", "Preparer", "auto_workers"]
 
