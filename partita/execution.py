@@ -2,7 +2,8 @@
 
 Self-play, opening books and balance counts spread their work over processes or
 machines through :func:`open_executor`, which gives a
-:class:`concurrent.futures.Executor`; an import's preparation goes through it on a
+:class:`concurrent.futures.Executor`; so does a validation with several workers
+(:mod:`partita.notation.validation`). An import's preparation goes through it on a
 cluster (``import --scheduler``), and locally keeps its own tuned process pool
 (:mod:`partita.database.parallel`, where this process also prepares while it waits):
 
