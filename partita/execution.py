@@ -24,8 +24,8 @@ finished rows come back. Results stream back with :meth:`Execution.map_ordered`,
 in input order, a bounded number in flight, so the one process that writes
 SQLite consumes them as they come and memory stays flat.
 
-Ctrl-C: local worker processes ignore SIGINT (the terminal sends it to the whole
-process group); this process gets ``KeyboardInterrupt``, cancels what has not
+Ctrl-C: local worker processes start with SIGINT blocked and then ignore it (the
+terminal sends it to the whole process group, even while they start); this process gets ``KeyboardInterrupt``, cancels what has not
 started, stops the workers and leaves without their tracebacks. A worker process
 whose parent dies exits too, instead of waiting for work forever.
 """
@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
+from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
 from partita.errors import PartitaError
@@ -53,6 +54,7 @@ __all__ = [
     "ClusterUnavailable",
     "Execution",
     "InlineExecutor",
+    "QuietSpawnContext",
     "check_scheduler",
     "default_workers",
     "open_executor",
@@ -231,7 +233,7 @@ def open_executor(
         return
     pool = ProcessPoolExecutor(
         workers,
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=QuietSpawnContext(),
         initializer=_start_worker,
         initargs=(initializer, initargs),
     )
@@ -243,6 +245,32 @@ def open_executor(
         raise
     else:
         pool.shutdown(wait=True)
+
+
+class _QuietSpawnProcess(SpawnProcess):
+    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
+    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
+    starts up (before its initializer ignores SIGINT) prints no traceback; the
+    process that started it stops the run and the workers."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+            return SpawnProcess._Popen(process_obj)
+        # Blocked in this thread only while it starts the process: a Ctrl-C
+        # meanwhile waits, or goes to another thread, and is not lost.
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return SpawnProcess._Popen(process_obj)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+class QuietSpawnContext(SpawnContext):
+    """The ``spawn`` start method, with workers that start deaf to Ctrl-C: the
+    context of every local worker pool (here and an import's)."""
+
+    Process = _QuietSpawnProcess
 
 
 def _start_worker(initializer: Callable[..., object] | None, initargs: tuple) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
+from partita.execution import open_executor
 from partita.notation import validation
 from partita.notation.chunks import chunks
 from partita.notation.files import expand_paths, validate_paths
@@ -213,6 +214,17 @@ def test_validate_on_a_cluster_without_dask_says_what_to_install(monkeypatch):
         code, out, err = validated([str(INVALID / "illegal-move.pgr"), *args], env=env)
         assert code == 2 and "pip install 'partita[cluster]'" in err
         assert out == ""  # refused before any work
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_local_workers_start_deaf_to_ctrl_c():
+    """A Ctrl-C while a worker starts (before it ignores SIGINT) would print its
+    traceback: workers start with SIGINT blocked, and ignore it once running."""
+    with open_executor(2) as execution:
+        blocked = execution.submit(signal.pthread_sigmask, signal.SIG_BLOCK, []).result()
+        handler = execution.submit(signal.getsignal, signal.SIGINT).result()
+    assert signal.SIGINT in blocked and handler == signal.SIG_IGN
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # not here
 
 
 def group_running(group: int) -> bool:
