@@ -129,6 +129,35 @@ def test_a_dask_cluster_gives_the_serial_output(tmp_path, monkeypatch):
     assert on_dask == serial_json and serial_json[0] == serial_text[0] == 1
 
 
+def test_the_progress_advances_by_bytes_done_whatever_runs_it(tmp_path, monkeypatch):
+    """The bar's updates: each record's byte offset in the input, then each file's
+    end, rising to the input's size; the same with workers."""
+    from contextlib import contextmanager
+
+    from partita.cli.commands import records
+
+    monkeypatch.setattr(validation, "CHUNK_BYTES", 2000)
+    paths = spread_corpus(tmp_path / "in")[:2]  # the plain files: sizes are their bytes
+    updates: dict[str, list[int]] = {}
+
+    for workers in ("1", "2"):
+        seen: list[int] = []
+
+        @contextmanager
+        def bar(label, *, total, seen=seen, **options):
+            seen.append(total)
+            yield lambda done: seen.append(done)
+
+        monkeypatch.setattr(records, "progress_bar", bar)
+        validated([*map(str, paths), "--json", "--workers", workers])
+        updates[workers] = seen
+    assert updates["1"] == updates["2"]
+    total, *done = updates["1"]
+    sizes = [path.stat().st_size for path in paths]
+    assert total == sum(sizes) and done == sorted(done) and done[-1] == total
+    assert sizes[0] in done and len(done) > 2 * 100
+
+
 def test_standard_input_is_read_once_here_and_validated_by_workers(monkeypatch):
     monkeypatch.setattr(validation, "CHUNK_BYTES", 2000)
     text = "\n".join(path.read_text("utf-8") for path in sorted(INVALID.glob("*.pgr"))[:12])
