@@ -152,11 +152,20 @@ class Execution(Executor):
         return future
 
     def map_ordered(
-        self, fn: Callable[[Any], Any], items: Iterable[Any], *, window: int | None = None
+        self,
+        fn: Callable[[Any], Any],
+        items: Iterable[Any],
+        *,
+        window: int | None = None,
+        here: int = 0,
     ) -> Iterator[Any]:
         """``fn(item)`` for each item, in input order, at most ``window`` tasks in
         flight (default: a few per worker). A task's exception is raised here, in
-        its turn; leaving the loop early (or Ctrl-C) cancels the tasks not started."""
+        its turn; leaving the loop early (or Ctrl-C) cancels the tasks not started.
+
+        ``here``: while the oldest task is still running in a worker, this process
+        runs the next items itself, up to ``here`` of them held at once (so it
+        works while the workers start, and whenever it would otherwise wait)."""
         if window is None:
             window = max(1, IN_FLIGHT_PER_WORKER * self.workers)
         if self.inline:
@@ -164,20 +173,37 @@ class Execution(Executor):
                 yield fn(item)
             return
         iterator = iter(items)
-        in_flight: deque[Future] = deque()
+        # In input order: a Future (in a worker) or a _Here (run in this process).
+        in_flight: deque[Future | _Here] = deque()
+        in_workers = held = 0
         try:
             while True:
-                while len(in_flight) < window:
+                while in_workers < window:
                     item = next(iterator, _END)
                     if item is _END:
                         break
                     in_flight.append(self.submit(fn, item))
+                    in_workers += 1
                 if not in_flight:
                     return
-                yield _result(in_flight.popleft())
+                head = in_flight[0]
+                if isinstance(head, Future) and not head.done() and held < here:
+                    item = next(iterator, _END)
+                    if item is not _END:
+                        in_flight.append(_Here.run(fn, item))
+                        held += 1
+                        continue
+                in_flight.popleft()
+                if isinstance(head, _Here):
+                    held -= 1
+                    yield head.value()
+                else:
+                    in_workers -= 1
+                    yield _result(head)
         finally:
-            for future in in_flight:
-                future.cancel()
+            for entry in in_flight:
+                if isinstance(entry, Future):
+                    entry.cancel()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if cancel_futures:
@@ -190,6 +216,29 @@ class Execution(Executor):
 
 
 _END = object()
+
+
+class _Here:
+    """The outcome of a task run in this process by :meth:`Execution.map_ordered`:
+    its result, or its exception, raised in its turn as a worker's would be."""
+
+    __slots__ = ("result", "error")
+
+    def __init__(self, result: Any, error: Exception | None) -> None:
+        self.result = result
+        self.error = error
+
+    @classmethod
+    def run(cls, fn: Callable[[Any], Any], item: Any) -> _Here:
+        try:
+            return cls(fn(item), None)
+        except Exception as error:
+            return cls(None, error)
+
+    def value(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.result
 
 
 def _result(future: Future) -> Any:
@@ -212,10 +261,14 @@ def open_executor(
     scheduler: str | None = None,
     initializer: Callable[..., object] | None = None,
     initargs: tuple = (),
+    inline: bool = True,
 ) -> Iterator[Execution]:
     """An :class:`Execution` for the block (see the module docstring), shut down
     at its end; on an exception (Ctrl-C too) the tasks not started are dropped and
     the local workers stopped at once.
+
+    ``inline=False``: ``workers=1`` is one worker process, not this process (for a
+    caller that also works here, :meth:`Execution.map_ordered`'s ``here``).
 
     ``initializer(*initargs)`` runs once in every worker process (local or on the
     cluster), never in this process: inline work runs where everything is set up.
@@ -227,9 +280,9 @@ def open_executor(
         return
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
-    if workers == 1:
-        inline = InlineExecutor()
-        yield Execution(inline, "inline", 1, inline.shutdown)
+    if workers == 1 and inline:
+        executor = InlineExecutor()
+        yield Execution(executor, "inline", 1, executor.shutdown)
         return
     pool = ProcessPoolExecutor(
         workers,

@@ -245,6 +245,32 @@ def test_validate_on_a_cluster_without_dask_says_what_to_install(monkeypatch):
         assert out == ""  # refused before any work
 
 
+def square_where(item: int) -> tuple[int, int]:
+    """A task: the square of ``item`` and the process that computed it (the first
+    item is slow, so that the process that waits for it works meanwhile)."""
+    if item == 0:
+        time.sleep(1.0)
+    if item == 13:
+        raise ValueError("thirteen")
+    return item * item, os.getpid()
+
+
+def test_this_process_works_while_it_waits_for_a_worker_in_input_order():
+    """map_ordered(here=N): while the oldest task runs in a worker, this process runs
+    the next items; results and exceptions still come in input order."""
+    with open_executor(1, inline=False) as execution:
+        assert execution.kind == "processes"
+        results = list(execution.map_ordered(square_where, range(13), window=2, here=4))
+        assert [square for square, _ in results] == [item * item for item in range(13)]
+        places = {pid for _, pid in results}
+        assert os.getpid() in places and len(places) == 2  # here and in the worker
+        seen = []
+        with pytest.raises(ValueError, match="thirteen"):
+            for square, _ in execution.map_ordered(square_where, range(20), window=2, here=4):
+                seen.append(square)
+        assert seen == [item * item for item in range(13)]  # all before it, none after
+
+
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
 def test_local_workers_start_deaf_to_ctrl_c():
     """A Ctrl-C while a worker starts (before it ignores SIGINT) would print its

@@ -7,8 +7,8 @@ one at a time, as :func:`~partita.notation.files.validate_paths` does. With more
 (local worker processes, or a Dask cluster, :func:`partita.execution.open_executor`)
 this process cuts the files into chunks of raw records (the import's chunker,
 :mod:`~partita.notation.chunks`; standard input and compressed files are read here,
-once) and the workers read and replay them (:func:`check_chunk`). Only the chunks'
-text and places travel to a worker, and only each record's verdict comes back:
+once) and the workers read and replay them (:func:`check_chunk`), this process too
+while it would otherwise wait for a worker. Only the chunks' text and places travel to a worker, and only each record's verdict comes back:
 plain values, never a replayed record, so a result is a few hundred bytes.
 """
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from partita.notation.replay import ReplayedRecord
 
 __all__ = [
+    "HELD_HERE",
     "MAX_AUTO_WORKERS",
     "PARALLEL_MIN_BYTES",
     "RecordCheck",
@@ -41,8 +42,12 @@ __all__ = [
 #: (benchmarks/bench_validate.py measures the crossover; docs/selfplay.md).
 PARALLEL_MIN_BYTES = 1_000_000
 
-#: The most local worker processes ``workers=None`` starts.
+#: The most processes ``workers=None`` uses (this one included).
 MAX_AUTO_WORKERS = 4
+
+#: Chunks this process may hold that it read and replayed itself while the oldest
+#: chunk was still in a worker (their checks wait for their turn).
+HELD_HERE = 8
 
 #: The fields of a :class:`~partita.notation.problems.Problem`, in order: a problem
 #: travels as the tuple of their values.
@@ -116,9 +121,9 @@ def check_chunk(data: ChunkData) -> list[RecordCheck]:
 
 
 def auto_workers(total_bytes: int) -> int:
-    """The worker processes a validation of ``total_bytes`` uses when the caller
-    does not say: 1 (this process) under :data:`PARALLEL_MIN_BYTES`, else one per
-    CPU, at most :data:`MAX_AUTO_WORKERS`."""
+    """The processes a validation of ``total_bytes`` uses when the caller does not
+    say (this one included): 1 under :data:`PARALLEL_MIN_BYTES`, else one per CPU,
+    at most :data:`MAX_AUTO_WORKERS`."""
     if total_bytes < PARALLEL_MIN_BYTES:
         return 1
     return default_workers(MAX_AUTO_WORKERS)
@@ -136,12 +141,16 @@ def validate_files(
     :func:`~partita.notation.files.expand_paths`); yield ``(file number, check)``
     per record, in input order, the same whatever runs the work.
 
-    ``workers``: ``1`` (the default) reads and replays here, streaming; ``N``
-    starts ``N`` local worker processes (``spawn``: a script must call this under
-    ``if __name__ == "__main__":``); ``None`` chooses by the input's size
+    ``workers``: processes that read and replay, this one included. ``1`` (the
+    default) reads and replays here, streaming; ``N`` starts ``N - 1`` local worker
+    processes (``spawn``: a script must call this under ``if __name__ ==
+    "__main__":``), and this process, which cuts the chunks and receives the
+    checks, reads and replays chunks too while the oldest one is still in a worker
+    (while the workers start, above all); ``None`` chooses by the input's size
     (:func:`auto_workers`). ``scheduler`` (an address, or ``local:N``; needs
-    ``partita[cluster]``) runs the work on a Dask cluster instead. Leaving the loop
-    early, or Ctrl-C, cancels the work not started and stops the workers.
+    ``partita[cluster]``) runs the work on a Dask cluster's workers instead, this
+    process helping as with local ones. Leaving the loop early, or Ctrl-C, cancels
+    the work not started and stops the workers.
     ``chunk_bytes``: record text per task (default :data:`~partita.notation.chunks.CHUNK_BYTES`).
 
     An error reading a file (damaged compressed data) is raised in its turn: after
@@ -153,7 +162,7 @@ def validate_files(
         workers = auto_workers(sum(input_size(file) for file in files))
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
-    if scheduler is None and workers == 1:
+    if scheduler is None and workers == 1:  # today's path, record by record
         from partita.notation.files import validate_paths
 
         for number, file in enumerate(files):
@@ -171,8 +180,8 @@ def validate_files(
         except Exception as error:  # raised once the chunks before it are done
             failure.append(error)
 
-    with open_executor(workers, scheduler=scheduler) as execution:
-        for checks in execution.map_ordered(check_chunk, cut()):
+    with open_executor(workers - 1, scheduler=scheduler, inline=False) as execution:
+        for checks in execution.map_ordered(check_chunk, cut(), here=HELD_HERE):
             number = sent.popleft().file_number
             for check in checks:
                 yield number, check

@@ -48,9 +48,9 @@ def validate(
             "--workers",
             min=1,
             max=MAX_WORKERS,
-            help="Worker processes that read and replay the records (1: all in this "
-            "process). Default: one per CPU, at most 4, for inputs of 1 MB or more; 1 "
-            "for smaller ones.",
+            help="Processes that read and replay the records, this one included (1: "
+            "everything in one process). Default: one per CPU, at most 4, for inputs of "
+            "1 MB or more; 1 for smaller ones.",
         ),
     ] = None,
     scheduler: Annotated[
