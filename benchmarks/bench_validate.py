@@ -11,7 +11,9 @@ For each corpus (seeded Forza 4x4 records, ``benchmarks/corpus.py``, in 4 files)
 ``workers=1``, ``workers=2`` and ``scheduler="local:2"``; the time includes starting
 the workers (or the cluster): what a user waits for. Printing is left out (the
 command adds the same to every way). The checks are compared: every run must give
-the same, in the same order. Then the size of what travels: a chunk's data (to a
+the same, in the same order. ``workers=2`` is one worker process and this one
+(which reads and replays while it waits); ``local:2`` a LocalCluster of 2 worker
+processes (and this one). Then the size of what travels: a chunk's data (to a
 worker) and its checks (back), pickled, per record.
 """
 
@@ -55,9 +57,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per timing (best kept)")
     parser.add_argument("--seed", type=int, default=2024)
     options = parser.parse_args()
-    runs: list[tuple[str, dict]] = [("1 process", {"workers": 1}), ("2 workers", {"workers": 2})]
+    runs: list[tuple[str, dict]] = [("workers=1", {"workers": 1}), ("workers=2", {"workers": 2})]
     if importlib.util.find_spec("distributed") is not None:
-        runs.append(("LocalCluster:2", {"scheduler": "local:2"}))
+        runs.append(("local:2", {"scheduler": "local:2"}))
     else:
         print("(Dask's distributed is not installed: the cluster run is left out)")
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
