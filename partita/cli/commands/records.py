@@ -8,6 +8,7 @@ import json
 import sys
 from contextlib import closing
 from enum import StrEnum
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -81,7 +82,7 @@ def validate(
     total = invalid = 0
     counts = dict.fromkeys(inputs.files, 0)
     sizes = [input_size(file) for file in inputs.files]
-    starts = [sum(sizes[:number]) for number in range(len(sizes))]
+    starts = [0, *accumulate(sizes)]  # where each file begins in the input
     with (
         # Closed on the way out, Ctrl-C included: the workers stop at once.
         closing(
