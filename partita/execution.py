@@ -40,7 +40,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from multiprocessing.context import SpawnContext, SpawnProcess
@@ -371,20 +371,23 @@ def _dask(
     try:
         if local is not None:
             count = int(local.group(1) or 2)
-            cluster = distributed.LocalCluster(
-                n_workers=count,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            client = distributed.Client(cluster)
+            with _ctrl_c_blocked():  # inherited by its thread, and so by its processes
+                cluster = distributed.LocalCluster(
+                    n_workers=count,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",  # any free port: 8787 may be taken
+                    silence_logs=logging.ERROR,
+                )
+                client = distributed.Client(cluster)
         else:
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as error:
         if cluster is not None:
             cluster.close()
         raise ClusterUnavailable(f"cannot reach the Dask scheduler at {address}: {error}") from None
+    race = _CancelledRace()
+    logging.getLogger("tornado.application").addFilter(race)
     try:
         if initializer is not None:
             client.register_plugin(_setup_plugin(initializer, initargs), name="partita-setup")
@@ -393,6 +396,7 @@ def _dask(
         try:
             yield execution
         except BaseException:
+            race.stopping = True
             execution.shutdown(cancel_futures=True)
             raise
     finally:
@@ -401,6 +405,49 @@ def _dask(
         if cluster is not None:
             with suppress(Exception):
                 cluster.close()
+        logging.getLogger("tornado.application").removeFilter(race)
+
+
+class _CancelledRace(logging.Filter):
+    """Drops the errors Dask's client logs (through tornado) when a run is cut
+    short (leaving a loop early, Ctrl-C): a task's result arriving just as its
+    future is cancelled (it sets the result of the cancelled future), and, once
+    ``stopping``, results still being fetched as the cluster closes. Races of the
+    stopping, not failures of the work; the run's own exception says what happened."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stopping = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (self.stopping or isinstance(error, InvalidStateError))
+
+
+@contextmanager
+def _ctrl_c_blocked() -> Iterator[None]:
+    """Ctrl-C held back for the block, and kept from the processes started in it
+    (a local cluster's nannies and workers, started from its event loop's thread):
+    SIGINT is blocked in this thread (a thread started here inherits that) and
+    ignored (a process started meanwhile inherits that, and its Python then leaves
+    SIGINT ignored), so a Ctrl-C, which the terminal sends to the whole process
+    group, reaches this process alone and prints no worker's traceback. A Ctrl-C
+    while the cluster starts (a few seconds) is lost, as a thread of the cluster
+    takes it while it is ignored: the next one stops the run."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+        yield
+        return
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.getsignal(signal.SIGINT) if main else None
+    if handler is not None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _setup_plugin(initializer: Callable[..., object], initargs: tuple) -> Any:

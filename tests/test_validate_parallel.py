@@ -290,13 +290,22 @@ def group_running(group: int) -> bool:
     return True
 
 
-def test_ctrl_c_during_a_parallel_validation_is_one_line_and_exit_130(tmp_path):
+@pytest.mark.parametrize(
+    "where",
+    [
+        ["--workers", "2"],
+        pytest.param(["--scheduler", "local:2"], marks=[needs_dask, pytest.mark.slow]),
+    ],
+)
+def test_ctrl_c_during_a_parallel_validation_is_one_line_and_exit_130(tmp_path, where):
+    """Ctrl-C goes to the whole process group: local workers and a local cluster's
+    worker processes ignore it, and this process stops them (no traceback of theirs)."""
     source = tmp_path / "many.pgr"
     one = b"\n".join(path.read_bytes() for path in expand_paths([EXAMPLES / "forza4x4"]))
     source.write_bytes(b"\n".join([one] * 400))  # a minute of work, stopped in seconds
     environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
     child = subprocess.Popen(
-        [sys.executable, "-m", "partita", "validate", str(source), "--json", "--workers", "2"],
+        [sys.executable, "-m", "partita", "validate", str(source), "--json", *where],
         cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own process group, as a terminal's job
     )  # fmt: skip
