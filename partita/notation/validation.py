@@ -162,7 +162,7 @@ def validate_files(
         workers = auto_workers(sum(input_size(file) for file in files))
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
-    if scheduler is None and workers == 1:  # today's path, record by record
+    if scheduler is None and workers == 1:  # one process, record by record
         from partita.notation.files import validate_paths
 
         for number, file in enumerate(files):
