@@ -11,7 +11,9 @@ For each corpus (seeded Forza 4x4 records, ``benchmarks/corpus.py``, in 4 files)
 ``workers=1``, ``workers=2`` and ``scheduler="local:2"``; the time includes starting
 the workers (or the cluster): what a user waits for. Printing is left out (the
 command adds the same to every way). The checks are compared: every run must give
-the same, in the same order. ``workers=2`` is one worker process and this one
+the same, in the same order; under each run, its CPU time in this process and in
+its worker processes (what the work cost, whatever the load lets the wall clock
+show). ``workers=2`` is one worker process and this one
 (which reads and replays while it waits); ``local:2`` a LocalCluster of 2 worker
 processes (and this one). Then the size of what travels: a chunk's data (to a
 worker) and its checks (back), pickled, per record.
@@ -23,6 +25,7 @@ import argparse
 import importlib.util
 import os
 import pickle
+import resource
 import sys
 import tempfile
 import time
@@ -38,15 +41,29 @@ from partita.notation.files import expand_paths  # noqa: E402
 from partita.notation.validation import check_chunk, validate_files  # noqa: E402
 
 
-def timed(files: list[Path], repeat: int, **where: object) -> tuple[float, list]:
-    """The best wall time of ``repeat`` runs, and the checks of the last one."""
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_text(here: float, children: float) -> str:
+    return f"cpu {here:.1f}+{children:.1f} s"
+
+
+def timed(files: list[Path], repeat: int, **where: object) -> tuple[float, float, float, list]:
+    """The best wall time of ``repeat`` runs, the CPU time of the last one in this
+    process and in its (ended) child processes, and its checks."""
     best = float("inf")
     checks: list = []
+    here = children = 0.0
     for _ in range(repeat):
+        here, children = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         checks = list(validate_files(files, **where))  # type: ignore[arg-type]
         best = min(best, time.perf_counter() - started)
-    return best, checks
+        here = cpu_seconds(resource.RUSAGE_SELF) - here
+        children = cpu_seconds(resource.RUSAGE_CHILDREN) - children
+    return best, here, children, checks
 
 
 def main() -> None:
@@ -75,14 +92,24 @@ def main() -> None:
             size = sum(file.stat().st_size for file in files)
             seconds: dict[str, float] = {}
             results: dict[str, list] = {}
+            cpu: dict[str, tuple[float, float]] = {}
             for label, where in runs:
-                seconds[label], results[label] = timed(files, options.repeat, **where)
+                seconds[label], here, children, results[label] = timed(
+                    files, options.repeat, **where
+                )
+                cpu[label] = (here, children)
             serial = seconds[runs[0][0]]
             same = all(result == results[runs[0][0]] for result in results.values())
             line = f"{games:>8} {size:>10}"
             line += "".join(f"{games / seconds[label]:>22.0f}" for label, _ in runs)
             line += "".join(f"{serial / seconds[label]:>18.2f}" for label, _ in runs[1:])
             print(f"{line}  {'yes' if same else 'NO'}", flush=True)
+            print(
+                " " * 19
+                + "".join(f"{cpu_text(*cpu[label]):>22}" for label, _ in runs)
+                + "  (CPU here + in workers)",
+                flush=True,
+            )
             for label, _ in runs[1:]:
                 if seconds[label] < serial and crossover[label] is None:
                     crossover[label] = games

@@ -46,8 +46,9 @@ PARALLEL_MIN_BYTES = 1_000_000
 MAX_AUTO_WORKERS = 4
 
 #: Chunks this process may hold that it read and replayed itself while the oldest
-#: chunk was still in a worker (their checks wait for their turn).
-HELD_HERE = 8
+#: chunk was still in a worker (their checks, some 20 KB a chunk, wait for their
+#: turn): enough that it seldom waits for a worker with nothing to do.
+HELD_HERE = 32
 
 #: The fields of a :class:`~partita.notation.problems.Problem`, in order: a problem
 #: travels as the tuple of their values.
