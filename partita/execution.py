@@ -25,9 +25,11 @@ in input order, a bounded number in flight, so the one process that writes
 SQLite consumes them as they come and memory stays flat.
 
 Ctrl-C: local worker processes start with SIGINT blocked and then ignore it (the
-terminal sends it to the whole process group, even while they start); this process gets ``KeyboardInterrupt``, cancels what has not
-started, stops the workers and leaves without their tracebacks. A worker process
-whose parent dies exits too, instead of waiting for work forever.
+terminal sends it to the whole process group, even while they start), and a local
+cluster's processes start with it ignored; this process gets ``KeyboardInterrupt``,
+cancels what has not started, stops the workers and leaves without their
+tracebacks. A worker process whose parent dies exits too, instead of waiting for
+work forever.
 """
 
 from __future__ import annotations
@@ -371,7 +373,7 @@ def _dask(
     try:
         if local is not None:
             count = int(local.group(1) or 2)
-            with _ctrl_c_blocked():  # inherited by its thread, and so by its processes
+            with _ctrl_c_blocked():  # its processes start deaf to Ctrl-C
                 cluster = distributed.LocalCluster(
                     n_workers=count,
                     threads_per_worker=1,
