@@ -2,7 +2,8 @@
 
 Self-play, opening books and balance counts spread their work over processes or
 machines through :func:`open_executor`, which gives a
-:class:`concurrent.futures.Executor`; an import's preparation goes through it on a
+:class:`concurrent.futures.Executor`; so does a validation with several workers
+(:mod:`partita.notation.validation`). An import's preparation goes through it on a
 cluster (``import --scheduler``), and locally keeps its own tuned process pool
 (:mod:`partita.database.parallel`, where this process also prepares while it waits):
 
@@ -23,10 +24,12 @@ finished rows come back. Results stream back with :meth:`Execution.map_ordered`,
 in input order, a bounded number in flight, so the one process that writes
 SQLite consumes them as they come and memory stays flat.
 
-Ctrl-C: local worker processes ignore SIGINT (the terminal sends it to the whole
-process group); this process gets ``KeyboardInterrupt``, cancels what has not
-started, stops the workers and leaves without their tracebacks. A worker process
-whose parent dies exits too, instead of waiting for work forever.
+Ctrl-C: local worker processes start with SIGINT blocked and then ignore it (the
+terminal sends it to the whole process group, even while they start), and a local
+cluster's processes start with it ignored; this process gets ``KeyboardInterrupt``,
+cancels what has not started, stops the workers and leaves without their
+tracebacks. A worker process whose parent dies exits too, instead of waiting for
+work forever.
 """
 
 from __future__ import annotations
@@ -39,9 +42,10 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
+from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
 from partita.errors import PartitaError
@@ -52,6 +56,7 @@ __all__ = [
     "ClusterUnavailable",
     "Execution",
     "InlineExecutor",
+    "QuietSpawnContext",
     "check_scheduler",
     "default_workers",
     "open_executor",
@@ -149,11 +154,20 @@ class Execution(Executor):
         return future
 
     def map_ordered(
-        self, fn: Callable[[Any], Any], items: Iterable[Any], *, window: int | None = None
+        self,
+        fn: Callable[[Any], Any],
+        items: Iterable[Any],
+        *,
+        window: int | None = None,
+        here: int = 0,
     ) -> Iterator[Any]:
         """``fn(item)`` for each item, in input order, at most ``window`` tasks in
         flight (default: a few per worker). A task's exception is raised here, in
-        its turn; leaving the loop early (or Ctrl-C) cancels the tasks not started."""
+        its turn; leaving the loop early (or Ctrl-C) cancels the tasks not started.
+
+        ``here``: while the oldest task is still running in a worker, this process
+        runs the next items itself, up to ``here`` of them held at once (so it
+        works while the workers start, and whenever it would otherwise wait)."""
         if window is None:
             window = max(1, IN_FLIGHT_PER_WORKER * self.workers)
         if self.inline:
@@ -161,20 +175,37 @@ class Execution(Executor):
                 yield fn(item)
             return
         iterator = iter(items)
-        in_flight: deque[Future] = deque()
+        # In input order: a Future (in a worker) or a _Here (run in this process).
+        in_flight: deque[Future | _Here] = deque()
+        in_workers = held = 0
         try:
             while True:
-                while len(in_flight) < window:
+                while in_workers < window:
                     item = next(iterator, _END)
                     if item is _END:
                         break
                     in_flight.append(self.submit(fn, item))
+                    in_workers += 1
                 if not in_flight:
                     return
-                yield _result(in_flight.popleft())
+                head = in_flight[0]
+                if isinstance(head, Future) and not head.done() and held < here:
+                    item = next(iterator, _END)
+                    if item is not _END:
+                        in_flight.append(_Here.run(fn, item))
+                        held += 1
+                        continue
+                in_flight.popleft()
+                if isinstance(head, _Here):
+                    held -= 1
+                    yield head.value()
+                else:
+                    in_workers -= 1
+                    yield _result(head)
         finally:
-            for future in in_flight:
-                future.cancel()
+            for entry in in_flight:
+                if isinstance(entry, Future):
+                    entry.cancel()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if cancel_futures:
@@ -187,6 +218,29 @@ class Execution(Executor):
 
 
 _END = object()
+
+
+class _Here:
+    """The outcome of a task run in this process by :meth:`Execution.map_ordered`:
+    its result, or its exception, raised in its turn as a worker's would be."""
+
+    __slots__ = ("result", "error")
+
+    def __init__(self, result: Any, error: Exception | None) -> None:
+        self.result = result
+        self.error = error
+
+    @classmethod
+    def run(cls, fn: Callable[[Any], Any], item: Any) -> _Here:
+        try:
+            return cls(fn(item), None)
+        except Exception as error:
+            return cls(None, error)
+
+    def value(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.result
 
 
 def _result(future: Future) -> Any:
@@ -209,10 +263,14 @@ def open_executor(
     scheduler: str | None = None,
     initializer: Callable[..., object] | None = None,
     initargs: tuple = (),
+    inline: bool = True,
 ) -> Iterator[Execution]:
     """An :class:`Execution` for the block (see the module docstring), shut down
     at its end; on an exception (Ctrl-C too) the tasks not started are dropped and
     the local workers stopped at once.
+
+    ``inline=False``: ``workers=1`` is one worker process, not this process (for a
+    caller that also works here, :meth:`Execution.map_ordered`'s ``here``).
 
     ``initializer(*initargs)`` runs once in every worker process (local or on the
     cluster), never in this process: inline work runs where everything is set up.
@@ -224,13 +282,13 @@ def open_executor(
         return
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
-    if workers == 1:
-        inline = InlineExecutor()
-        yield Execution(inline, "inline", 1, inline.shutdown)
+    if workers == 1 and inline:
+        executor = InlineExecutor()
+        yield Execution(executor, "inline", 1, executor.shutdown)
         return
     pool = ProcessPoolExecutor(
         workers,
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=QuietSpawnContext(),
         initializer=_start_worker,
         initargs=(initializer, initargs),
     )
@@ -242,6 +300,32 @@ def open_executor(
         raise
     else:
         pool.shutdown(wait=True)
+
+
+class _QuietSpawnProcess(SpawnProcess):
+    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
+    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
+    starts up (before its initializer ignores SIGINT) prints no traceback; the
+    process that started it stops the run and the workers."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+            return SpawnProcess._Popen(process_obj)
+        # Blocked in this thread only while it starts the process: a Ctrl-C
+        # meanwhile waits, or goes to another thread, and is not lost.
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return SpawnProcess._Popen(process_obj)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+class QuietSpawnContext(SpawnContext):
+    """The ``spawn`` start method, with workers that start deaf to Ctrl-C: the
+    context of every local worker pool (here and an import's)."""
+
+    Process = _QuietSpawnProcess
 
 
 def _start_worker(initializer: Callable[..., object] | None, initargs: tuple) -> None:
@@ -289,20 +373,23 @@ def _dask(
     try:
         if local is not None:
             count = int(local.group(1) or 2)
-            cluster = distributed.LocalCluster(
-                n_workers=count,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            client = distributed.Client(cluster)
+            with _ctrl_c_blocked():  # its processes start deaf to Ctrl-C
+                cluster = distributed.LocalCluster(
+                    n_workers=count,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",  # any free port: 8787 may be taken
+                    silence_logs=logging.ERROR,
+                )
+                client = distributed.Client(cluster)
         else:
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as error:
         if cluster is not None:
             cluster.close()
         raise ClusterUnavailable(f"cannot reach the Dask scheduler at {address}: {error}") from None
+    race = _CancelledRace()
+    logging.getLogger("tornado.application").addFilter(race)
     try:
         if initializer is not None:
             client.register_plugin(_setup_plugin(initializer, initargs), name="partita-setup")
@@ -311,6 +398,7 @@ def _dask(
         try:
             yield execution
         except BaseException:
+            race.stopping = True
             execution.shutdown(cancel_futures=True)
             raise
     finally:
@@ -319,6 +407,49 @@ def _dask(
         if cluster is not None:
             with suppress(Exception):
                 cluster.close()
+        logging.getLogger("tornado.application").removeFilter(race)
+
+
+class _CancelledRace(logging.Filter):
+    """Drops the errors Dask's client logs (through tornado) when a run is cut
+    short (leaving a loop early, Ctrl-C): a task's result arriving just as its
+    future is cancelled (it sets the result of the cancelled future), and, once
+    ``stopping``, results still being fetched as the cluster closes. Races of the
+    stopping, not failures of the work; the run's own exception says what happened."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stopping = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (self.stopping or isinstance(error, InvalidStateError))
+
+
+@contextmanager
+def _ctrl_c_blocked() -> Iterator[None]:
+    """Ctrl-C held back for the block, and kept from the processes started in it
+    (a local cluster's nannies and workers, started from its event loop's thread):
+    SIGINT is blocked in this thread (a thread started here inherits that) and
+    ignored (a process started meanwhile inherits that, and its Python then leaves
+    SIGINT ignored), so a Ctrl-C, which the terminal sends to the whole process
+    group, reaches this process alone and prints no worker's traceback. A Ctrl-C
+    while the cluster starts (a few seconds) is lost, as a thread of the cluster
+    takes it while it is ignored: the next one stops the run."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+        yield
+        return
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.getsignal(signal.SIGINT) if main else None
+    if handler is not None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _setup_plugin(initializer: Callable[..., object], initargs: tuple) -> Any:

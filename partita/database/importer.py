@@ -13,7 +13,7 @@ its legal mainline prefix; strict mode refuses it (counted and returned in the
 summary, not stored).
 
 A large import runs in parallel: this process cuts the files into chunks of raw
-records (:mod:`~partita.database.chunks`, cheap) and worker processes prepare them
+records (:mod:`~partita.notation.chunks`, cheap) and worker processes prepare them
 (:mod:`~partita.database.parallel`); the archive is the same, ids included,
 whatever the number of workers.
 """
@@ -28,12 +28,12 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
-from partita.database.chunks import chunks
 from partita.database.indexed import finish_loading
 from partita.database.parallel import PARALLEL_MIN_BYTES, Preparer, auto_workers
 from partita.database.prepare import Refusal, date_bounds, stored_text
 from partita.database.schema import archive
 from partita.database.twins import new_twins
+from partita.notation.chunks import CHUNK_BYTES, chunks
 from partita.notation.files import expand_paths
 from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
@@ -77,10 +77,6 @@ MAX_BATCH_SIZE = 10_000
 #: (docs/archive.md has the measurements).
 IMPORT_CACHE_KIB = 65_536
 IMPORT_CHECKPOINT_PAGES = 10_000
-
-#: Record text per chunk sent to a worker: a few hundred records, tens of
-#: milliseconds of work, so the cost of a task (pickling, queues) is lost in it.
-CHUNK_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,16 +11,13 @@ the number of workers.
 from __future__ import annotations
 
 import os
-import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
-from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
-from partita.database.chunks import Chunk
 from partita.database.prepare import (
     Refusal,
     StoredRecord,
@@ -28,6 +25,8 @@ from partita.database.prepare import (
     prepare_chunk,
     start_worker,
 )
+from partita.execution import QuietSpawnContext
+from partita.notation.chunks import Chunk
 
 __all__ = ["MAX_AUTO_WORKERS", "PARALLEL_MIN_BYTES", "Preparer", "auto_workers"]
 
@@ -99,7 +98,7 @@ class Preparer:
         elif self.workers > 1:
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
-                mp_context=_QuietSpawnContext(),
+                mp_context=QuietSpawnContext(),
                 initializer=start_worker,
             )
         return self
@@ -155,29 +154,6 @@ class Preparer:
             in_flight.popleft()
             in_workers -= 1
             yield _result(chunk, head)
-
-
-class _QuietSpawnProcess(SpawnProcess):
-    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
-    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
-    starts up (before :func:`~partita.database.prepare.start_worker` ignores it)
-    prints no traceback; the importing process stops the import and the workers."""
-
-    @staticmethod
-    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
-        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
-            return SpawnProcess._Popen(process_obj)
-        # Blocked in this thread only while it starts the process: a Ctrl-C
-        # meanwhile waits, or goes to another thread, and is not lost.
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            return SpawnProcess._Popen(process_obj)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-class _QuietSpawnContext(SpawnContext):
-    Process = _QuietSpawnProcess
 
 
 _WORKER_STOPPED = (

@@ -25,9 +25,9 @@ from partita.database.keys import key_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
 from partita.games.registry import all_games
-from partita.notation.model import SourceRef
+from partita.notation.chunks import ChunkData, raw_records
 from partita.notation.problems import Problem
-from partita.notation.reader import RawRecord, build_record
+from partita.notation.reader import build_record
 from partita.notation.replay import ReplayedRecord, count_sides, replay
 
 __all__ = [
@@ -254,20 +254,14 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
     ]
 
 
-#: A chunk as sent to a worker: the file name, strictness, and for each record its
-#: text, index, first line, byte offset, movetext start and line problems.
-ChunkData = tuple[str, bool, list[tuple[str, int, int, int, int, list]]]
-
-
 def prepare_chunk(data: ChunkData) -> list[StoredRecord | Refusal]:
     """Read, replay and turn into rows a chunk of raw records: the work of an import
     outside the archive, done by a worker process (or by this one, serially)."""
-    name, strict, records = data
-    prepared = []
-    for text, index, line, offset, movetext_start, problems in records:
-        raw = RawRecord(text, SourceRef(name, index, line, offset), movetext_start, problems)
-        prepared.append(prepare_record(replay(build_record(raw), strict=strict), strict))
-    return prepared
+    strict = data[1]
+    return [
+        prepare_record(replay(build_record(raw), strict=strict), strict)
+        for raw in raw_records(data)
+    ]
 
 
 def known_games() -> list[tuple[str, str]]:

@@ -6,7 +6,9 @@ that start-up stays light (see :mod:`partita.cli.app`).
 
 import json
 import sys
+from contextlib import closing
 from enum import StrEnum
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,6 +19,7 @@ from partita.cli.display import plain, printable
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
     LARGEST,
+    MAX_WORKERS,
     ArchiveOption,
     ExcludeOption,
     JsonOption,
@@ -26,10 +29,12 @@ from partita.cli.options import (
 )
 from partita.cli.output import progress_bar, stderr_console, stdout_console
 from partita.errors import PartitaError
+from partita.execution import SCHEDULER_VARIABLE
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from partita.notation.problems import Problem
     from partita.notation.replay import ReplayedRecord
 
 
@@ -38,39 +43,74 @@ def validate(
     files: RecordPaths,
     exclude: ExcludeOption = None,
     strict: StrictOption = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=MAX_WORKERS,
+            help="Processes that read and replay the records, this one included (1: "
+            "everything in one process). Default: one per CPU, at most 4, for inputs of "
+            "1 MB or more; 1 for smaller ones.",
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            envvar=SCHEDULER_VARIABLE,
+            show_envvar=False,
+            help="Read and replay the records on a Dask cluster (tcp://HOST:8786, or "
+            f"local:N); default ${SCHEDULER_VARIABLE}. Needs partita[cluster].",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Replay every record and report its problems.
 
     Exit 0 when every record is valid, 1 otherwise (and when a path holds no records).
     A path - reads standard input; gzip, bzip2, xz and Zstandard files are read as
-    they are.
+    they are. The output is the same whatever the number of workers.
     """
-    from partita.notation.files import validate_paths
+    from partita.cli.commands.selfplay import checked_scheduler
     from partita.notation.inputs import input_size
+    from partita.notation.validation import validate_files
 
+    scheduler = checked_scheduler(scheduler)
     console = stdout_console()
     inputs = record_inputs(files, exclude)
     total = invalid = 0
-    counts: dict[Path, int] = {}
+    counts = dict.fromkeys(inputs.files, 0)
     sizes = [input_size(file) for file in inputs.files]
-    with progress_bar(
-        "validating", total=sum(sizes) or 1, streams_output=True, unit="bytes"
-    ) as update:
-        done = 0
-        for file, size in zip(inputs.files, sizes, strict=True):
-            counts[file] = 0
-            for replayed in validate_paths([file], strict=strict):
-                counts[file] += 1
-                total += 1
-                invalid += not replayed.valid
-                if as_json:  # JSON lines: one object per record, as it is read
-                    typer.echo(json.dumps(replayed.as_dict(), ensure_ascii=False))
-                else:
-                    _print_problems(replayed, console)
-                update(done + replayed.record.source.byte_offset)
-            done += size
-            update(done)
+    starts = [0, *accumulate(sizes)]  # where each file begins in the input
+    with (
+        # Closed on the way out, Ctrl-C included: the workers stop at once.
+        closing(
+            validate_files(inputs.files, strict=strict, workers=workers, scheduler=scheduler)
+        ) as checks,
+        progress_bar(
+            "validating", total=sum(sizes) or 1, streams_output=True, unit="bytes"
+        ) as update,
+    ):
+        finished = 0  # files whose records are all reported
+
+        def finish_files(until: int) -> None:
+            nonlocal finished
+            while finished < until:
+                update(starts[finished] + sizes[finished])
+                finished += 1
+
+        for number, check in checks:
+            finish_files(number)
+            counts[inputs.files[number]] += 1
+            total += 1
+            invalid += not check.valid
+            if as_json:  # JSON lines: one object per record, as it is read
+                typer.echo(json.dumps(check.as_dict(), ensure_ascii=False))
+            else:
+                _print_problems(check.problem_list(), console)
+            update(starts[number] + check.byte_offset)
+        finish_files(len(inputs.files))
     inputs.check_records(counts)
     if not as_json:
         mode = "strict" if strict else "lenient"
@@ -80,10 +120,10 @@ def validate(
     raise typer.Exit(int(invalid > 0 or bool(inputs.warnings)))
 
 
-def _print_problems(replayed: "ReplayedRecord", console: "Console") -> None:
+def _print_problems(problems: "list[Problem]", console: "Console") -> None:
     """One line per problem, as plain text: the record's own characters are shown
     escaped, and no colour code of ours can be mistaken for one of a record's."""
-    for problem in replayed.problems:
+    for problem in problems:
         place = f"{problem.file}:{problem.line}:{problem.column}"
         where = f" [record {problem.record + 1}"
         if problem.context:
@@ -150,7 +190,7 @@ def show(
     replayed = replay(record)
     game = replayed.game
     if game is None or replayed.initial_state is None:
-        _print_problems(replayed, stdout_console())
+        _print_problems(replayed.problems, stdout_console())
         raise PartitaError(f"{source}: cannot show this record (its game or setup is unusable)")
     plies = replayed.plies if ply is None else ply
     if plies > replayed.plies:
