@@ -285,6 +285,13 @@ class GravityRules(Rules[GravityState, Entry]):
                     for bit in bits:
                         through[bit].append(mask)
         self._windows_through: tuple[tuple[int, ...], ...] = tuple(map(tuple, through))
+        # The cells of the windows through each cell: fewer than ``line_length`` own
+        # pieces there, and no window through it can be full (most moves).
+        reach = [0] * self.cell_count
+        for cell, windows in enumerate(through):
+            for window in windows:
+                reach[cell] |= window
+        self._reach: tuple[int, ...] = tuple(reach)
 
     def _build_symmetries(self) -> None:
         w, h = self.width, self.height
@@ -435,9 +442,11 @@ class GravityRules(Rules[GravityState, Entry]):
             x |= landing
             own = x
         line = 0
-        for window in self._windows_through[landing.bit_length() - 1]:
-            if own & window == window:
-                line |= window
+        cell = landing.bit_length() - 1
+        if (own & self._reach[cell]).bit_count() >= self.line_length:
+            for window in self._windows_through[cell]:
+                if own & window == window:
+                    line |= window
         return _make_state(x, o, ply + 1, line)
 
     def landing(self, state: GravityState, move: Entry) -> tuple[int, int]:
