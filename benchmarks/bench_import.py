@@ -7,7 +7,10 @@ Run from the repository root::
 
 By default (:mod:`import_scaling`): the CLI end to end against python-chess at
 300, 3,000, 30,000 and 100,000 games, and storage per ply (time, bytes written,
-peak memory) at 10,000 and 100,000 archived games (1,000,000 with ``--big``).
+peak memory) at 10,000 and 100,000 archived games (1,000,000 with ``--big``);
+``--no-storage``: the end-to-end comparison alone. :mod:`storage_scaling` measures
+storage per ply at 10,000, 100,000 and 1,000,000 games from rows prepared once
+(no million-game corpus to write and read). docs/archive.md has the figures.
 
 ``--stages``, all seeded and deterministic:
 
@@ -532,7 +535,7 @@ def measure_crossover(work: Path, seed: int, repeat: int) -> list[dict]:
 
     workers = parallel.auto_workers(parallel.PARALLEL_MIN_BYTES)
     results = []
-    for games in (500, 1000, 1500, 2000, 3000, 5000):
+    for games in (500, 1000, 2000, 3000, 5000, 10000):
         corpus = work / f"forza-{games}-{seed}-small"
         if not corpus.exists():
             write_forza_corpus(corpus, games, seed=seed)
@@ -575,6 +578,12 @@ def main(argv: list[str] | None = None) -> int:
         "instead of the default end-to-end and storage scaling run",
     )
     parser.add_argument("--big", action="store_true", help="storage at 1,000,000 games too")
+    parser.add_argument(
+        "--no-storage",
+        action="store_true",
+        help="the end-to-end comparison only (storage_scaling.py measures storage from "
+        "prepared rows)",
+    )
     parser.add_argument("--games", type=int, default=10_000, help="Forza 4x4 records")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best kept)")
@@ -608,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
         import import_scaling
 
         try:
-            figures = import_scaling.main(work, args.seed, args.big)
+            figures = import_scaling.main(work, args.seed, args.big, not args.no_storage)
         finally:
             if temporary is not None:
                 temporary.cleanup()

@@ -30,15 +30,16 @@ from corpus import chess_pgn_games, write_forza_corpus  # noqa: E402
 _RECORD_START = re.compile(r"\n\n(?=\[Game )")
 
 
-def forza_corpus(work: Path, games: int, seed: int) -> Path:
+def forza_corpus(work: Path, games: int, seed: int, base: int = 100_000) -> Path:
     """A folder holding one file of the first ``games`` records of the seeded corpus
-    (the corpus is written once, at the largest size asked for)."""
+    (the corpus is written once, at ``base`` records or more, so that the sizes
+    share their records)."""
     target = work / f"forza-cut-{games}-{seed}"
     if target.exists():
         return target
-    source = work / f"forza-{max(games, 100_000)}-{seed}"
+    source = work / f"forza-{max(games, base)}-{seed}"
     if not source.exists():
-        write_forza_corpus(source, max(games, 100_000), seed=seed)
+        write_forza_corpus(source, max(games, base), seed=seed)
     records: list[str] = []
     for path in sorted(source.rglob("*.pgr")):
         for record in _RECORD_START.split(path.read_text(encoding="utf-8")):
@@ -206,7 +207,7 @@ def measure_storage(work: Path, sizes: list[int], seed: int) -> list[dict]:
     """Storage per ply: N games into a new archive (the default mode: bulk from
     1 MB), and 5,000 more games into that archive (batched: it holds positions);
     and the N games into a new archive batched (``bulk=False``), for comparison."""
-    extra = forza_corpus(work, 5_000, seed + 1)
+    extra = forza_corpus(work, 5_000, seed + 1, base=5_000)  # only these are needed
     results = []
     for games in sizes:
         corpus = forza_corpus(work, games, seed)
@@ -252,15 +253,16 @@ def print_storage(results: list[dict]) -> None:
                   f"{stored:>14}{run['peak_rss'] / 1e6:>8.0f}MB")  # fmt: skip
 
 
-def main(work: Path, seed: int, big: bool) -> dict:
+def main(work: Path, seed: int, big: bool, storage: bool = True) -> dict:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
           f"(1, 5, 15 min), {os.cpu_count()} CPUs")  # fmt: skip
     figures: dict = {}
     figures["end_to_end"] = measure_end_to_end(work, [300, 3_000, 30_000, 100_000], seed)
     print_end_to_end(figures["end_to_end"])
-    sizes = [10_000, 100_000] + ([1_000_000] if big else [])
-    figures["storage"] = measure_storage(work, sizes, seed)
-    print_storage(figures["storage"])
+    if storage:
+        sizes = [10_000, 100_000] + ([1_000_000] if big else [])
+        figures["storage"] = measure_storage(work, sizes, seed)
+        print_storage(figures["storage"])
     print(f"load after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
           f"{os.getloadavg()[2]:.2f}")  # fmt: skip
     return figures

@@ -392,7 +392,7 @@ print("modules:", " ".join(sorted(sys.modules)))
 
 @pytest.mark.parametrize(
     ("args", "allowed"),
-    [(["--help"], set()), (["--version"], set()), (["games"], {"rich", "pyparsing"})],
+    [(["--help"], set()), (["--version"], set()), (["games"], {"rich"})],
 )
 def test_start_up_loads_no_heavy_library(args, allowed):
     """`partita --help` and `partita games` load neither the archive nor the analysis
@@ -412,3 +412,36 @@ def test_start_up_loads_no_heavy_library(args, allowed):
     }
     for module in ("partita.analysis.report", "partita.analysis.tree", "partita.database.schema"):
         assert module not in loaded
+
+
+def test_small_import_loads_no_grammar_and_no_rich(tmp_path):
+    """`partita import --json` of canonical records reads them through the scanner and
+    the games' move dictionaries: pyparsing (the grammars are built on first use) and
+    rich (no progress bar off a terminal) stay unloaded, and the patterns modules of
+    the games (query --pattern) too."""
+    record = (
+        '[Game "forza4x4"]\n[Result "0-1"]\n[Termination "normal"]\n\n'
+        "1. r7 t6 2. r2 l5 3. b2 t8 4. r6 b8 5. t8 b8 0-1\n"
+    )
+    (tmp_path / "one.pgr").write_text(record, encoding="utf-8")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            START_UP_PROBE,
+            "import",
+            str(tmp_path / "one.pgr"),
+            "--db",
+            str(tmp_path / "a.db"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.rsplit("modules: ", 1)[0])["imported"] == 1
+    loaded = set(done.stdout.rsplit("modules: ", 1)[1].split())
+    assert not {name for name in loaded if name.split(".")[0] in {"rich", "pyparsing"}}
+    assert not {name for name in loaded if name.endswith(".patterns") and ".games." in name}

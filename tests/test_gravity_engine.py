@@ -223,6 +223,34 @@ def test_replay_entries_matches_play_and_stops_at_the_first_illegal_move():
     assert states == [] and reason == "there is no column 8 (columns 1-7)"
 
 
+@settings(max_examples=examples(100, fast=30), deadline=None)
+@given(
+    st.integers(3, 7),
+    st.integers(3, 7),
+    st.sets(st.sampled_from("tblr"), min_size=1).map("".join),
+    st.integers(0, 2**32),
+)
+def test_replay_entries_is_play_move_by_move_to_the_end(width, height, sides, seed):
+    """The importers' replay (its own copy of ``apply``'s body) gives the states the
+    checked path gives, wins (the line bits) included, on random games of any board,
+    and refuses a move after the end with the checked path's reason."""
+    rules = GravityRules(width, height, sides, min(3, width, height))
+    rng = random.Random(seed)
+    state = rules.initial()
+    moves, expected = [], []
+    while rules.outcome(state) is None:
+        move = rng.choice(rules.legal_moves(state))
+        state = rules.play(state, move)
+        moves.append(move)
+        expected.append(state)
+    states, reason = rules.replay_entries(rules.initial(), moves)
+    assert states == expected and reason is None
+    extra = rules.entries[0]
+    states, reason = rules.replay_entries(rules.initial(), [*moves, extra])
+    assert states == expected
+    assert reason == rules.illegal_reason(state, extra) and reason is not None
+
+
 # -- outcomes -----------------------------------------------------------------------------
 
 

@@ -6,6 +6,8 @@ import io
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError
 from partita.games.base import Rules
@@ -329,3 +331,36 @@ def test_written_numbers_are_not_part_of_equality():
     numbered = parse_record("7. a 9... b *")
     assert numbered.root == plain.root
     assert isinstance(numbered.root.continuation, Node)
+
+
+@given(
+    units=st.lists(st.text(alphabet="ab{}.1", min_size=1, max_size=30), max_size=40),
+    width=st.integers(min_value=1, max_value=90),
+)
+def test_wrap_fills_lines_greedily_and_keeps_every_unit(units, width):
+    """The movetext lines: the units in order, one space between two; no line longer
+    than ``width`` unless it is one unit; and no unit could have joined the line
+    before it."""
+    from partita.notation.writer import _wrap
+
+    lines = _wrap(units, width)
+    assert [unit for line in lines for unit in line.split(" ")] == units
+    for line in lines:
+        assert len(line) <= width or " " not in line
+    for before, after in zip(lines, lines[1:], strict=False):
+        assert len(before) + 1 + len(after.split(" ")[0]) > width
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("Anna Rossi", '[Event "Anna Rossi"]'),
+        ('say "hi"', '[Event "say \\"hi\\""]'),
+        ("back\\slash", '[Event "back\\\\slash"]'),
+        ("two\r\nlines\nthree\rfour", '[Event "two lines three four"]'),
+        ("\ufeffmarked", '[Event "marked"]'),
+    ],
+)
+def test_tag_values_are_escaped_only_where_needed(value, written):
+    record = Record(tags={"Event": value})
+    assert write_record(record).splitlines()[0] == written

@@ -55,6 +55,10 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+def _no_progress(done: int, new_total: int | None = None) -> None:
+    """The update of a progress bar that is not drawn."""
+
+
 @contextlib.contextmanager
 def replaced_file(path: Path) -> Iterator[TextIO]:
     """A UTF-8 text stream (LF line ends) that becomes ``path`` when the block ends
@@ -118,7 +122,12 @@ def progress_bar(
     when stderr is a pipe or a file, nor, for a command that ``streams_output``
     while it works, when standard output is the terminal too (its lines are the
     progress there, and a bar would break them up). Standard output is never
-    redirected: what the command prints goes where the user sent it."""
+    redirected: what the command prints goes where the user sent it. With no bar
+    to draw, rich is not imported (a small import's start-up)."""
+    shown = enabled and sys.stderr.isatty() and not (streams_output and sys.stdout.isatty())
+    if not shown:
+        yield _no_progress
+        return
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -128,7 +137,6 @@ def progress_bar(
         TimeRemainingColumn,
     )
 
-    shown = enabled and sys.stderr.isatty() and not (streams_output and sys.stdout.isatty())
     columns = [TextColumn(label), BarColumn(), MofNCompleteColumn()]
     if unit:
         columns.append(TextColumn(unit))
@@ -136,7 +144,6 @@ def progress_bar(
     with Progress(
         *columns,
         console=Console(stderr=True),
-        disable=not shown,
         transient=True,
         redirect_stdout=False,
         redirect_stderr=False,

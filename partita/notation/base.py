@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, Protocol, Self, TypeVar
-
-import pyparsing as pp
+from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar
 
 from partita.errors import NotationError, PartitaError
 from partita.games.base import MoveT, Rules, StateT
+
+if TYPE_CHECKING:  # pyparsing is imported when a position is parsed (start-up)
+    import pyparsing as pp
 
 
 def parse_position_text(grammar: pp.ParserElement, text: str) -> pp.ParseResults:
     """``text`` (stripped) parsed whole by a game's position grammar, or
     ``NotationError`` naming the column and what the grammar expected there."""
+    import pyparsing as pp
+
     try:
         return grammar.parse_string(text.strip(), parse_all=True)
     except pp.ParseBaseException as error:

@@ -16,9 +16,14 @@ differential test keeps the two equal.
 
 from __future__ import annotations
 
-import pyparsing as pp
+from functools import cache
+from typing import TYPE_CHECKING
 
 from partita.errors import NotationError, shorten
+from partita.notation.lazy import lazy_grammar
+
+if TYPE_CHECKING:  # imported by the grammar's first use: the scanner needs no pyparsing
+    import pyparsing as pp
 
 __all__ = [
     "BAD_TAG",
@@ -91,8 +96,10 @@ MOVE_PATTERN = rf"(?={_WORD_CHAR})(?P<word>{_WORD_CHAR}*?)(?P<mark>{SUFFIX_PATTE
 STRAY_PATTERN = r"[}\]$]"
 
 
-# -- the token grammar --------------------------------------------------------------------
+# -- the token grammar (built on first use) -------------------------------------------------
 def _atom(pattern: str, name: str, kind: str) -> pp.ParserElement:
+    import pyparsing as pp
+
     element = pp.Regex(pattern).set_name(name)
     element.set_whitespace_chars(WHITESPACE)
     element.add_parse_action(lambda _s, loc, toks: (kind, toks[0], loc))
@@ -107,49 +114,67 @@ def _move_action(_s: str, loc: int, toks: pp.ParseResults) -> list[tuple[str, st
     return tokens
 
 
-tag_token = _atom(TAG_PATTERN, "tag pair", TAG)
-bad_tag_token = _atom(BAD_TAG_PATTERN, "malformed tag pair", BAD_TAG)
-comment_token = _atom(COMMENT_PATTERN, "comment", COMMENT)
-unclosed_comment_token = _atom(UNCLOSED_COMMENT_PATTERN, "unclosed comment", UNCLOSED_COMMENT)
-line_comment_token = _atom(LINE_COMMENT_PATTERN, "';' comment", LINE_COMMENT)
-nag_token = _atom(NAG_PATTERN, "NAG", NAG)
-open_token = _atom(r"\(", "'('", OPEN)
-close_token = _atom(r"\)", "')'", CLOSE)
-number_token = _atom(NUMBER_PATTERN, "move number", NUMBER)
-result_token = _atom(RESULT_PATTERN, "result", RESULT)
-bare_number_token = _atom(BARE_NUMBER_PATTERN, "bare number", BARE_NUMBER)
-move_token = pp.Regex(MOVE_PATTERN).set_name("move token")
-move_token.set_whitespace_chars(WHITESPACE)
-move_token.add_parse_action(_move_action)
-move_token = move_token(MOVE)
-stray_token = _atom(STRAY_PATTERN, "stray character", STRAY)
+@cache
+def _grammar() -> dict[str, pp.ParserElement]:
+    """The token grammar and the tag-pair grammar, built once, when first used
+    (the fast path, :mod:`partita.notation.scanner`, needs neither)."""
+    import pyparsing as pp
+
+    move_token = pp.Regex(MOVE_PATTERN).set_name("move token")
+    move_token.set_whitespace_chars(WHITESPACE)
+    move_token.add_parse_action(_move_action)
+    elements: dict[str, pp.ParserElement] = {
+        "tag_token": _atom(TAG_PATTERN, "tag pair", TAG),
+        "bad_tag_token": _atom(BAD_TAG_PATTERN, "malformed tag pair", BAD_TAG),
+        "comment_token": _atom(COMMENT_PATTERN, "comment", COMMENT),
+        "unclosed_comment_token": _atom(
+            UNCLOSED_COMMENT_PATTERN, "unclosed comment", UNCLOSED_COMMENT
+        ),
+        "line_comment_token": _atom(LINE_COMMENT_PATTERN, "';' comment", LINE_COMMENT),
+        "nag_token": _atom(NAG_PATTERN, "NAG", NAG),
+        "open_token": _atom(r"\(", "'('", OPEN),
+        "close_token": _atom(r"\)", "')'", CLOSE),
+        "number_token": _atom(NUMBER_PATTERN, "move number", NUMBER),
+        "result_token": _atom(RESULT_PATTERN, "result", RESULT),
+        "bare_number_token": _atom(BARE_NUMBER_PATTERN, "bare number", BARE_NUMBER),
+        "move_token": move_token(MOVE),
+        "stray_token": _atom(STRAY_PATTERN, "stray character", STRAY),
+    }
+    # One token; the order of the alternatives is part of the definition.
+    token = pp.MatchFirst(list(elements.values())).set_name("token")
+    token.set_whitespace_chars(WHITESPACE)
+    end_of_text = pp.StringEnd().set_name("end of text")
+    end_of_text.set_whitespace_chars(WHITESPACE)
+    stream = (pp.ZeroOrMore(token)("tokens") + end_of_text).set_name("token stream")
+    stream.set_whitespace_chars(WHITESPACE)
+    stream.parse_with_tabs()
+    elements["TOKEN"] = token
+    elements["TOKEN_STREAM"] = stream
+
+    # Tag pairs, one by one (for precise messages).
+    left = pp.Suppress("[").set_name("'['")
+    name = pp.Regex(r"[A-Za-z][A-Za-z0-9_]*")("name").set_name(
+        "a tag name (a letter, then letters, digits or _)"
+    )
+    value = pp.Regex(r'"(?:[^"\\\n]|\\["\\])*+"')("value").set_name(
+        'the value in double quotes (inside it only \\" and \\\\ are escapes)'
+    )
+    right = pp.Suppress("]").set_name("']' after the value")
+    for element in (left, name, value, right):
+        element.set_whitespace_chars(" \t")
+    tag_pair = (left - name - value - right).set_name("tag pair")
+    tag_pair.parse_with_tabs()
+    elements["TAG_PAIR"] = tag_pair
+    elements["_TAG_VALUE"] = value
+    return elements
+
 
 #: One token; the order of the alternatives is part of the definition.
-TOKEN = pp.MatchFirst(
-    [
-        tag_token,
-        bad_tag_token,
-        comment_token,
-        unclosed_comment_token,
-        line_comment_token,
-        nag_token,
-        open_token,
-        close_token,
-        number_token,
-        result_token,
-        bare_number_token,
-        move_token,
-        stray_token,
-    ]
-).set_name("token")
-TOKEN.set_whitespace_chars(WHITESPACE)
-
-_END_OF_TEXT = pp.StringEnd().set_name("end of text")
-_END_OF_TEXT.set_whitespace_chars(WHITESPACE)
+TOKEN: pp.ParserElement = lazy_grammar(lambda: _grammar()["TOKEN"])
 #: A record's text (or any part of it that starts and ends between tokens).
-TOKEN_STREAM = (pp.ZeroOrMore(TOKEN)("tokens") + _END_OF_TEXT).set_name("token stream")
-TOKEN_STREAM.set_whitespace_chars(WHITESPACE)
-TOKEN_STREAM.parse_with_tabs()
+TOKEN_STREAM: pp.ParserElement = lazy_grammar(lambda: _grammar()["TOKEN_STREAM"])
+#: One tag pair, committed after ``[`` so that an error points at the real spot.
+TAG_PAIR: pp.ParserElement = lazy_grammar(lambda: _grammar()["TAG_PAIR"])
 
 
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[tuple[str, str, int]]:
@@ -158,9 +183,11 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[tuple[st
     Reference path (pyparsing); :func:`partita.notation.scanner.tokenize` is the fast
     one. Never fails on input: malformed text comes out as error tokens.
     """
+    import pyparsing as pp
+
     part = text[start:end]
     try:
-        parsed = TOKEN_STREAM.parse_string(part, parse_all=True)
+        parsed = _grammar()["TOKEN_STREAM"].parse_string(part, parse_all=True)
     except pp.ParseBaseException as error:  # the grammar covers every string
         raise NotationError(
             f"cannot tokenize the record at line {error.lineno}, column {error.col}: {error.msg}"
@@ -170,31 +197,18 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[tuple[st
     return list(parsed)
 
 
-# -- tag pairs, one by one (for precise messages) ---------------------------------------------
-_LBRACKET = pp.Suppress("[").set_name("'['")
-_TAG_NAME = pp.Regex(r"[A-Za-z][A-Za-z0-9_]*")("name").set_name(
-    "a tag name (a letter, then letters, digits or _)"
-)
-_TAG_VALUE = pp.Regex(r'"(?:[^"\\\n]|\\["\\])*+"')("value").set_name(
-    'the value in double quotes (inside it only \\" and \\\\ are escapes)'
-)
-_RBRACKET = pp.Suppress("]").set_name("']' after the value")
-for _element in (_LBRACKET, _TAG_NAME, _TAG_VALUE, _RBRACKET):
-    _element.set_whitespace_chars(" \t")
-#: One tag pair, committed after ``[`` so that an error points at the real spot.
-TAG_PAIR = (_LBRACKET - _TAG_NAME - _TAG_VALUE - _RBRACKET).set_name("tag pair")
-TAG_PAIR.parse_with_tabs()
-
-
 def check_tag_pair(text: str) -> tuple[int, str] | None:
     """Why ``text`` (from ``[`` to the end of its line) is no tag pair: the offset of
     the first wrong character and the reason; ``None`` if it starts with a good one."""
+    import pyparsing as pp
+
+    grammar = _grammar()
     try:
-        TAG_PAIR.parse_string(text)
+        grammar["TAG_PAIR"].parse_string(text)
     except pp.ParseBaseException as error:
         shown = shorten(text.strip())
         found = text[error.loc : error.loc + 12].split(" ")[0] if error.loc < len(text) else ""
-        if found.startswith('"') and error.msg == f"Expected {_TAG_VALUE.name}":
+        if found.startswith('"') and error.msg == f"Expected {grammar['_TAG_VALUE'].name}":
             reason = 'the value has no closing quote (inside it only \\" and \\\\ are escapes)'
             return error.loc, f"malformed tag pair '{shown}': {reason}"
         where = f"found '{found}'" if found else "found the end of the line"

@@ -39,6 +39,8 @@ _LEADING_TAGS = (*SEVEN_TAG_ORDER, "Player1", "Player2", "Player3", "Player4", "
 _TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _PLAYER_TAG = re.compile(rf"Player{POSITIVE}\Z")
 _SPACES = re.compile(r"[ \t\n\r\f\v]+")
+#: What a tag value is written differently for: an escape, a line end, a BOM.
+_TAG_VALUE_CHANGES = re.compile('[\\\\"\r\n\ufeff]')
 _RESULT = re.compile(pgr.RESULT_PATTERN)
 #: A byte-order mark: never written (see :mod:`partita.notation.sources`).
 BOM = "\ufeff"
@@ -100,6 +102,8 @@ def _tag_line(name: str, value: str) -> str:
         raise NotationError(
             f"tag name '{name}' cannot be written: a letter, then letters, digits or _"
         )
+    if _TAG_VALUE_CHANGES.search(value) is None:  # most values: written as they are
+        return f'[{name} "{value}"]'
     value = value.replace("\\", "\\\\").replace('"', '\\"')
     value = value.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
     return f'[{name} "{_without_bom(value)}"]'
@@ -288,30 +292,34 @@ def _replayed_units(record: Record, replayed: ReplayedRecord) -> list[str] | Non
         return None  # passes were inserted, or a hand-made replay without states
     move_number = game.rules.move_number
     units: list[str] = []
+    append = units.append
     for comment in record.root.comments:
         units.extend(_comment_units(comment))
     need_number = True
-    before = replayed.initial_state
-    for node, spelled, after in zip(nodes, replayed.moves, replayed.states, strict=True):
-        for comment in node.starting_comments:
-            units.extend(_comment_units(comment))
+    befores = [replayed.initial_state, *replayed.states]
+    for node, spelled, before in zip(nodes, replayed.moves, befores, strict=False):
+        # A node's annotation lists are mostly empty: test before looping.
+        if node.starting_comments:
+            for comment in node.starting_comments:
+                units.extend(_comment_units(comment))
             need_number = True
         number, opens = move_number(before)
-        token = spelled + node.suffix
+        token = spelled + node.suffix if node.suffix else spelled
         if opens:
-            units.append(f"{number}. {token}")
+            append(f"{number}. {token}")
         elif need_number:
-            units.append(f"{number}... {token}")
+            append(f"{number}... {token}")
         else:
-            units.append(token)
+            append(token)
         need_number = False
-        for nag in node.nags:
-            units.append(f"${nag}")
-        for comment in node.comments:
-            units.extend(_comment_units(comment))
+        if node.nags:
+            for nag in node.nags:
+                append(f"${nag}")
+        if node.comments:
+            for comment in node.comments:
+                units.extend(_comment_units(comment))
             need_number = True
-        before = after
-    units.append(_result_token(record))
+    append(_result_token(record))
     return units
 
 
@@ -333,16 +341,23 @@ def _numbered(token: str, number: int, place: int, need_number: bool) -> str:
 
 
 def _wrap(units: Iterable[str], width: int = LINE_WIDTH) -> list[str]:
+    """Units in lines of at most ``width`` characters, one space between two (a
+    longer unit stands alone); each line joined once."""
     lines: list[str] = []
-    line = ""
+    line: list[str] = []
+    length = 0  # of the units in ``line`` and the spaces between them
     for unit in units:
+        size = len(unit)
         if not line:
-            line = unit
-        elif len(line) + 1 + len(unit) <= width:
-            line = f"{line} {unit}"
+            line.append(unit)
+            length = size
+        elif length + 1 + size <= width:
+            line.append(unit)
+            length += 1 + size
         else:
-            lines.append(line)
-            line = unit
+            lines.append(" ".join(line))
+            line = [unit]
+            length = size
     if line:
-        lines.append(line)
+        lines.append(" ".join(line))
     return lines

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-
-import pyparsing as pp
+from typing import TYPE_CHECKING
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
-from partita.games.circular_reasoning.patterns import CircularReasoningPattern, parse_pattern
 from partita.games.circular_reasoning.rules import (
     GOAL,
     PASS,
@@ -32,39 +30,58 @@ from partita.games.circular_reasoning.rules import (
     cell_name,
 )
 from partita.notation.base import GameNotation, parse_position_text
+from partita.notation.lazy import lazy_grammar
+
+if TYPE_CHECKING:
+    import pyparsing as pp
+
+    from partita.games.circular_reasoning.patterns import CircularReasoningPattern
 
 __all__ = ["CIRCULAR_REASONING", "MOVE", "POSITION", "CircularReasoningNotation"]
 
-# -- grammars (compiled once; no packrat) -----------------------------------------------
+# -- grammars (built on first use; no packrat) ------------------------------------------
 
 _CELL_PATTERN = rf"[OMIomi]{DIGITS}|[Gg]"
+_PLACE = rf"@|G|[OMI]{DIGITS}"
+
+
+def _move() -> pp.ParserElement:
+    import pyparsing as pp
+
+    return (
+        pp.Regex(
+            rf"(?P<pass>--)|(?P<enter>@?)(?P<shape>[CTScts])(?P<direction>[<>])"
+            rf"(?P<destination>{_CELL_PATTERN})"
+        )
+        .set_name("token move (as in T>M10, @C>O2, S<G or --)")
+        .leave_whitespace()
+    )
+
+
+def _position() -> pp.ParserElement:
+    import pyparsing as pp
+
+    side = pp.Regex(
+        rf"(?P<seat>[1-9]):C(?P<C>{_PLACE}),T(?P<T>{_PLACE}),S(?P<S>{_PLACE})"
+    ).set_name("side (as in 1:C@,TO3,SG)")
+    gate = pp.Regex(rf"[OMI]{DIGITS}").set_name("gateway segment (as in O9)")
+    slash = pp.Suppress("/").set_name("'/'")
+    return (
+        pp.Group(pp.OneOrMore(side))("sides")
+        - slash
+        - pp.Group(gate + gate + gate)("gates")
+        - slash
+        - pp.Regex(POSITIVE)("round").set_name("round number")
+        - pp.Regex(r"P(?P<mover>[1-9])").set_name("side to move (as in P2)")
+    ).set_name("position")
+
+
 #: One move: ``@`` (entering), token, direction, destination; or ``--``. Lower-case
 #: letters and leading zeros are read too (spelling warnings).
-MOVE = (
-    pp.Regex(
-        rf"(?P<pass>--)|(?P<enter>@?)(?P<shape>[CTScts])(?P<direction>[<>])"
-        rf"(?P<destination>{_CELL_PATTERN})"
-    )
-    .set_name("token move (as in T>M10, @C>O2, S<G or --)")
-    .leave_whitespace()
-)
-
-_PLACE = rf"@|G|[OMI]{DIGITS}"
-_SIDE = pp.Regex(rf"(?P<seat>[1-9]):C(?P<C>{_PLACE}),T(?P<T>{_PLACE}),S(?P<S>{_PLACE})").set_name(
-    "side (as in 1:C@,TO3,SG)"
-)
-_GATE = pp.Regex(rf"[OMI]{DIGITS}").set_name("gateway segment (as in O9)")
-_SLASH = pp.Suppress("/").set_name("'/'")
+MOVE = lazy_grammar(_move)
 #: A position: the sides, ``/``, the large, medium and small gateways, ``/``, the
 #: round and the side to move (``P`` and its seat number).
-POSITION = (
-    pp.Group(pp.OneOrMore(_SIDE))("sides")
-    - _SLASH
-    - pp.Group(_GATE + _GATE + _GATE)("gates")
-    - _SLASH
-    - pp.Regex(POSITIVE)("round").set_name("round number")
-    - pp.Regex(r"P(?P<mover>[1-9])").set_name("side to move (as in P2)")
-).set_name("position")
+POSITION = lazy_grammar(_position)
 
 
 def _cell(text: str, context: str) -> int:
@@ -186,6 +203,8 @@ class CircularReasoningNotation(GameNotation[CircularReasoningState, Move | Pass
     def parse_pattern(self, text: str) -> CircularReasoningPattern:
         """A position pattern: sides with ``?`` (anywhere) and ``*`` (on a track)
         for places, segment conditions (``O3=.``, ``O3=2T``), the side to move (``P2``)."""
+        from partita.games.circular_reasoning.patterns import parse_pattern  # query --pattern
+
         return parse_pattern(self.rules, text)
 
     def format_position(self, state: CircularReasoningState) -> str:
@@ -211,6 +230,8 @@ CIRCULAR_REASONING = CircularReasoningNotation(CircularReasoningRules())
 def _read_token(text: str) -> tuple[bool, str, str, int] | None:
     """The grammar's reading of a move token (records repeat a few hundred distinct
     tokens, so the readings are cached; a malformed token raises every time)."""
+    import pyparsing as pp
+
     try:
         if not text or text != text.strip():
             raise pp.ParseException(text, 0, "no white space around a move")

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import pyparsing as pp
+from typing import TYPE_CHECKING, Any
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import CHANCE, DIGITS
@@ -59,10 +57,14 @@ from partita.games.forceball.values import (
     Turn,
 )
 from partita.notation.base import GameNotation, parse_position_text
+from partita.notation.lazy import lazy_grammar
+
+if TYPE_CHECKING:
+    import pyparsing as pp
 
 __all__ = ["FORCEBALL", "MOVE", "POSITION", "ForceballNotation"]
 
-# -- grammars (compiled once; no packrat) -----------------------------------------------
+# -- grammars (built on first use; no packrat)--------------------------------------------
 
 _ID = r"[A-Za-z][A-Za-z0-9_]{0,15}(?:\.[1-9][0-9]{0,2})?"
 _IDS = rf"{_ID}(?:,{_ID})*"
@@ -86,18 +88,32 @@ _ACTION_PATTERNS = [
     (r"/", "end of the attack ('/')"),
     (rf"\|(?P<special>{_ID})", "Lucky shot or Goalie ('|c9')"),
 ]
-_ACTIONS = [
-    pp.Regex(pattern).set_name(name).leave_whitespace() for pattern, name in _ACTION_PATTERNS
-]
-_ACTION = pp.MatchFirst([pp.Group(action) for action in _ACTIONS]).set_name("turn action")
-#: A turn: one or more actions.
-TURN_TOKEN = pp.OneOrMore(_ACTION).leave_whitespace().set_name("turn")
 _SHUFFLE_PATTERN = rf"deck:(?P<order>{_IDS})"
 _FACE_PATTERN = rf"face:(?P<first>{_ID}),(?P<second>{_ID})"
-_SHUFFLE_TOKEN = pp.Regex(_SHUFFLE_PATTERN).set_name("deck order ('deck:c1,c2,...')")
-_FACE_TOKEN = pp.Regex(_FACE_PATTERN).set_name("face-off ('face:c4,c20')")
+
+
+def _turn_token() -> pp.ParserElement:
+    import pyparsing as pp
+
+    actions = [
+        pp.Regex(pattern).set_name(name).leave_whitespace() for pattern, name in _ACTION_PATTERNS
+    ]
+    action = pp.MatchFirst([pp.Group(action) for action in actions]).set_name("turn action")
+    return pp.OneOrMore(action).leave_whitespace().set_name("turn")
+
+
+def _move() -> pp.ParserElement:
+    import pyparsing as pp
+
+    shuffle = pp.Regex(_SHUFFLE_PATTERN).set_name("deck order ('deck:c1,c2,...')")
+    face = pp.Regex(_FACE_PATTERN).set_name("face-off ('face:c4,c20')")
+    return (shuffle | face | _turn_token()).leave_whitespace().set_name("Forceball ply")
+
+
+#: A turn: one or more actions.
+TURN_TOKEN = lazy_grammar(_turn_token)
 #: One ply: a shuffle, a face-off showing or a turn.
-MOVE = (_SHUFFLE_TOKEN | _FACE_TOKEN | TURN_TOKEN).leave_whitespace().set_name("Forceball ply")
+MOVE = lazy_grammar(_move)
 
 # The same patterns compiled with ``re``: the fast path of :meth:`ForceballNotation.move`
 # accepts exactly what the grammar accepts (each action is the first pattern that
@@ -113,33 +129,38 @@ _MANEUVER = rf"{_ID}(?:=[SPDIBT])?(?:\^{_ID})*"
 _PILE = rf"-|{_MANEUVER}(?:,{_MANEUVER})*"
 
 
-def _field(name: str, pattern: str, what: str) -> pp.ParserElement:
-    return pp.Regex(rf"{name}=(?P<{name}>{pattern})").set_name(f"{name}=<{what}>")
+def _position() -> pp.ParserElement:
+    import pyparsing as pp
+
+    def field(name: str, pattern: str, what: str) -> pp.ParserElement:
+        return pp.Regex(rf"{name}=(?P<{name}>{pattern})").set_name(f"{name}=<{what}>")
+
+    gap = pp.Suppress(pp.White(" \t")).set_name("a space")
+    fields = [
+        field("next", r"shuffle|faceoff|over|[12]", "shuffle, faceoff, 1 or 2"),
+        field("period", DIGITS, "number"),
+        field("score", rf"{DIGITS}-{DIGITS}", "points-points"),
+        field("attacker", r"[12]", "1 or 2"),
+        field("goal", DIGITS, "points a goal is worth"),
+        field("doubled", r"-|[12]", "- or the seat that doubled last"),
+        field("dealt", DIGITS, "draw pile size after the deal"),
+        field("draw", _LIST, "cards, top first"),
+        field("discard", _LIST, "cards, bottom first"),
+        field("hand1", _LIST, "cards"),
+        field("hand2", _LIST, "cards"),
+        field("speed1", _LIST, "cards, bottom first"),
+        field("speed2", _LIST, "cards, bottom first"),
+        field("pile1", _PILE, "maneuvers, oldest first"),
+        field("pile2", _PILE, "maneuvers, oldest first"),
+    ]
+    position = fields[0]
+    for element in fields[1:]:
+        position = position + gap - element
+    return position.leave_whitespace().set_name("position")
 
 
-_GAP = pp.Suppress(pp.White(" \t")).set_name("a space")
-_FIELDS: list[pp.ParserElement] = [
-    _field("next", r"shuffle|faceoff|over|[12]", "shuffle, faceoff, 1 or 2"),
-    _field("period", DIGITS, "number"),
-    _field("score", rf"{DIGITS}-{DIGITS}", "points-points"),
-    _field("attacker", r"[12]", "1 or 2"),
-    _field("goal", DIGITS, "points a goal is worth"),
-    _field("doubled", r"-|[12]", "- or the seat that doubled last"),
-    _field("dealt", DIGITS, "draw pile size after the deal"),
-    _field("draw", _LIST, "cards, top first"),
-    _field("discard", _LIST, "cards, bottom first"),
-    _field("hand1", _LIST, "cards"),
-    _field("hand2", _LIST, "cards"),
-    _field("speed1", _LIST, "cards, bottom first"),
-    _field("speed2", _LIST, "cards, bottom first"),
-    _field("pile1", _PILE, "maneuvers, oldest first"),
-    _field("pile2", _PILE, "maneuvers, oldest first"),
-]
 #: A position: the fields in this order, separated by spaces.
-POSITION = _FIELDS[0]
-for _element in _FIELDS[1:]:
-    POSITION = POSITION + _GAP - _element
-POSITION = POSITION.leave_whitespace().set_name("position")
+POSITION = lazy_grammar(_position)
 
 
 def _ids_text(ids: Sequence[str]) -> str:
@@ -335,6 +356,8 @@ def parse_token(text: str) -> Shuffle | FaceOff | Turn:
     ``NotationError`` naming the place if it is malformed."""
     if not text or text != text.strip():
         raise NotationError(f"malformed turn '{text}': no white space inside a turn")
+    import pyparsing as pp
+
     try:
         fields = MOVE.parse_string(text, parse_all=True)
     except pp.ParseBaseException as error:

@@ -10,12 +10,10 @@ leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-
-import pyparsing as pp
+from typing import TYPE_CHECKING
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
-from partita.games.gravity.patterns import GravityPattern, parse_pattern
 from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
@@ -26,6 +24,12 @@ from partita.games.gravity.rules import (
     entries_from_columns,
 )
 from partita.notation.base import GameNotation, parse_position_text
+from partita.notation.lazy import lazy_grammar
+
+if TYPE_CHECKING:
+    import pyparsing as pp
+
+    from partita.games.gravity.patterns import GravityPattern
 
 __all__ = [
     "CONNECT4",
@@ -37,21 +41,35 @@ __all__ = [
     "moves_from_columns",
 ]
 
-# -- grammars (compiled once; no packrat) ---------------------------------------------
+# -- grammars (built on first use; no packrat) --------------------------------------
+
+
+def _entry_code() -> pp.ParserElement:
+    import pyparsing as pp
+
+    return (
+        pp.Regex(rf"(?P<side>[tblrTBLR])(?P<index>{DIGITS})")
+        .set_name("entry code")
+        .leave_whitespace()
+    )
+
+
+def _position() -> pp.ParserElement:
+    import pyparsing as pp
+
+    row = pp.Regex(rf"(?:[xo]|{POSITIVE})+").set_name("row (x, o and counts of empty cells)")
+    board = pp.Group(row + pp.ZeroOrMore(pp.Suppress("/") - row))("rows").set_name(
+        "rows separated by '/'"
+    )
+    gap = pp.Suppress(pp.White(" \t")).set_name("'/' or a space before the side to move")
+    side = pp.Regex(r"[xo]")("side").set_name("side to move (x or o)")
+    return (board + gap - side).leave_whitespace().set_name("position")
+
 
 #: One move: a side letter and a column or row number, any case, leading zeros allowed.
-ENTRY_CODE = (
-    pp.Regex(rf"(?P<side>[tblrTBLR])(?P<index>{DIGITS})").set_name("entry code").leave_whitespace()
-)
-
-_ROW = pp.Regex(rf"(?:[xo]|{POSITIVE})+").set_name("row (x, o and counts of empty cells)")
-_BOARD = pp.Group(_ROW + pp.ZeroOrMore(pp.Suppress("/") - _ROW))("rows").set_name(
-    "rows separated by '/'"
-)
-_GAP = pp.Suppress(pp.White(" \t")).set_name("'/' or a space before the side to move")
-_SIDE = pp.Regex(r"[xo]")("side").set_name("side to move (x or o)")
+ENTRY_CODE = lazy_grammar(_entry_code)
 #: A position: rows from the top separated by ``/``, a space, the side to move.
-POSITION = (_BOARD + _GAP - _SIDE).leave_whitespace().set_name("position")
+POSITION = lazy_grammar(_position)
 
 
 class GravityNotation(GameNotation[GravityState, Entry]):
@@ -78,6 +96,8 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         entry = self._canonical.get(text)
         if entry is not None:
             return entry
+        import pyparsing as pp
+
         rules = self.rules
         try:
             if not text or text != text.strip():
@@ -170,6 +190,8 @@ class GravityNotation(GameNotation[GravityState, Entry]):
     def parse_pattern(self, text: str) -> GravityPattern:
         """A position pattern: the position notation with ``?`` (any cell), ``*``
         (any piece) and ``.`` (an empty cell), the side to move optional."""
+        from partita.games.gravity.patterns import parse_pattern  # query --pattern only
+
         return parse_pattern(self.rules, text)
 
     def format_position(self, state: GravityState) -> str:

@@ -285,6 +285,13 @@ class GravityRules(Rules[GravityState, Entry]):
                     for bit in bits:
                         through[bit].append(mask)
         self._windows_through: tuple[tuple[int, ...], ...] = tuple(map(tuple, through))
+        # The cells of the windows through each cell: fewer than ``line_length`` own
+        # pieces there, and no window through it can be full (most moves).
+        reach = [0] * self.cell_count
+        for cell, windows in enumerate(through):
+            for window in windows:
+                reach[cell] |= window
+        self._reach: tuple[int, ...] = tuple(reach)
 
     def _build_symmetries(self) -> None:
         w, h = self.width, self.height
@@ -435,9 +442,11 @@ class GravityRules(Rules[GravityState, Entry]):
             x |= landing
             own = x
         line = 0
-        for window in self._windows_through[landing.bit_length() - 1]:
-            if own & window == window:
-                line |= window
+        cell = landing.bit_length() - 1
+        if (own & self._reach[cell]).bit_count() >= self.line_length:
+            for window in self._windows_through[cell]:
+                if own & window == window:
+                    line |= window
         return _make_state(x, o, ply + 1, line)
 
     def landing(self, state: GravityState, move: Entry) -> tuple[int, int]:
@@ -453,18 +462,45 @@ class GravityRules(Rules[GravityState, Entry]):
         legal prefix of ``moves``, and the reason the next move was refused (``None``
         if all were legal). The refused move is ``moves[len(states)]``."""
         states: list[GravityState] = []
+        append = states.append
         slides = self._slides
-        apply = self.apply
+        reach = self._reach
+        windows_through = self._windows_through
+        length = self.line_length
+        # The body of :meth:`apply`, inlined: the slide is looked up once, for the
+        # check and the move (the conformance suite holds this to ``apply``).
+        x, o, ply, line = state.x, state.o, state.ply, state.line
         for move in moves:
             slide = None
-            if not state.line and type(move) is Entry:
+            if not line and type(move) is Entry:
                 row = slides.get(move.side)
                 if row is not None and move.index < len(row):
                     slide = row[move.index]
-            if slide is None or (state.x | state.o) & slide[0]:
+            if slide is None or (x | o) & slide[0]:
                 return states, self.illegal_reason(state, move)
-            state = apply(state, move)
-            states.append(state)
+            _, path, forward, step, far = slide
+            blocked = (x | o) & path
+            if not blocked:
+                landing = far
+            elif forward:
+                landing = (blocked & -blocked) >> step
+            else:
+                landing = 1 << (blocked.bit_length() - 1 + step)
+            if ply & 1:
+                o |= landing
+                own = o
+            else:
+                x |= landing
+                own = x
+            line = 0
+            cell = landing.bit_length() - 1
+            if (own & reach[cell]).bit_count() >= length:
+                for window in windows_through[cell]:
+                    if own & window == window:
+                        line |= window
+            ply += 1
+            state = _make_state(x, o, ply, line)
+            append(state)
         return states, None
 
     def outcome(self, state: GravityState) -> Outcome | None:

@@ -10,12 +10,10 @@ happens, and a false claim is an illegal move. The writer emits the exact operat
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
-import pyparsing as pp
+from typing import TYPE_CHECKING
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
-from partita.games.universal_forces.patterns import UniversalForcesPattern, parse_pattern
 from partita.games.universal_forces.rules import (
     FORCE_NAMES,
     FORCES,
@@ -30,51 +28,70 @@ from partita.games.universal_forces.rules import (
     format_forces,
 )
 from partita.notation.base import GameNotation, parse_position_text
+from partita.notation.lazy import lazy_grammar
+
+if TYPE_CHECKING:
+    import pyparsing as pp
+
+    from partita.games.universal_forces.patterns import UniversalForcesPattern
 
 __all__ = ["MOVE", "POSITION", "UNIVERSAL_FORCES", "UniversalForcesNotation"]
 
-# -- grammars (compiled once; no packrat) ---------------------------------------------
+# -- grammars (built on first use; no packrat) ----------------------------------------
 
 _CELL = rf"(?:[OMIomi]{DIGITS}:{DIGITS}|[Cc]{DIGITS})"
-#: One move: an entry, a step (or home) with its operator, or the pass.
-MOVE = (
-    pp.Regex(
-        rf"(?P<force>[GYBRgybr])@(?P<cell>{_CELL})"
-        rf"|(?P<origin>{_CELL})(?P<op>[-+xX])(?P<target>{_CELL}|[Hh])"
-        r"|(?P<pass>--)"
-    )
-    .set_name("move")
-    .leave_whitespace()
-)
 
-_FORCES = pp.Regex(r"(?:[1-9][GYBR])+").set_name("forces (side digit and force letter)")
-_OCCUPIED = pp.Group(
-    pp.Regex(_CELL).set_name("cell")("cell") + pp.Suppress("=") - _FORCES("forces")
-).set_name("occupied cell")
-_BOARD = (
-    pp.Literal("-").set_name("'-' (an empty board)")("empty")
-    | pp.Group(pp.DelimitedList(_OCCUPIED, ","))("cells")
-).set_name("board")
-_LETTERS = pp.Regex(r"[GYBR]+|-").set_name("force letters or '-'")
-_SIDE = pp.Group(
-    pp.Regex(r"[1-9]")("seat")
-    + pp.Suppress(":")
-    - _LETTERS("reserve")
-    + pp.Suppress("/")
-    + _LETTERS("home")
-    + pp.Suppress("/")
-    + _LETTERS("eliminated")
-).set_name("side (seat:reserve/home/eliminated)")
-_SPACE = pp.Suppress(pp.White(" \t")).set_name("a space")
+
+def _move() -> pp.ParserElement:
+    import pyparsing as pp
+
+    return (
+        pp.Regex(
+            rf"(?P<force>[GYBRgybr])@(?P<cell>{_CELL})"
+            rf"|(?P<origin>{_CELL})(?P<op>[-+xX])(?P<target>{_CELL}|[Hh])"
+            r"|(?P<pass>--)"
+        )
+        .set_name("move")
+        .leave_whitespace()
+    )
+
+
+def _position() -> pp.ParserElement:
+    import pyparsing as pp
+
+    forces = pp.Regex(r"(?:[1-9][GYBR])+").set_name("forces (side digit and force letter)")
+    occupied = pp.Group(
+        pp.Regex(_CELL).set_name("cell")("cell") + pp.Suppress("=") - forces("forces")
+    ).set_name("occupied cell")
+    board = (
+        pp.Literal("-").set_name("'-' (an empty board)")("empty")
+        | pp.Group(pp.DelimitedList(occupied, ","))("cells")
+    ).set_name("board")
+    letters = pp.Regex(r"[GYBR]+|-").set_name("force letters or '-'")
+    side = pp.Group(
+        pp.Regex(r"[1-9]")("seat")
+        + pp.Suppress(":")
+        - letters("reserve")
+        + pp.Suppress("/")
+        + letters("home")
+        + pp.Suppress("/")
+        + letters("eliminated")
+    ).set_name("side (seat:reserve/home/eliminated)")
+    space = pp.Suppress(pp.White(" \t")).set_name("a space")
+    return (
+        board
+        + pp.Group(pp.OneOrMore(space + side))("sides")
+        + space
+        - pp.Regex(r"[1-9]")("to_move").set_name("side to move")
+        + space
+        + pp.Regex(POSITIVE)("round").set_name("round")
+    ).leave_whitespace()
+
+
+#: One move: an entry, a step (or home) with its operator, or the pass.
+MOVE = lazy_grammar(_move)
 #: A position: board, a space, each side, the side to move, the round.
-POSITION = (
-    _BOARD
-    + pp.Group(pp.OneOrMore(_SPACE + _SIDE))("sides")
-    + _SPACE
-    - pp.Regex(r"[1-9]")("to_move").set_name("side to move")
-    + _SPACE
-    + pp.Regex(POSITIVE)("round").set_name("round")
-).leave_whitespace()
+POSITION = lazy_grammar(_position)
 
 _CLAIMS = {"+": "a stack on an own force", "x": "a move onto opponents", "-": ""}
 
@@ -119,6 +136,8 @@ class UniversalForcesNotation(GameNotation[UniversalForcesState, Move]):
         known = self._parsed.get(text)
         if known is not None:
             return known
+        import pyparsing as pp
+
         try:
             if not text or text != text.strip():
                 raise pp.ParseException(text, 0, "no white space around a move")
@@ -248,6 +267,8 @@ class UniversalForcesNotation(GameNotation[UniversalForcesState, Move]):
     def parse_pattern(self, text: str) -> UniversalForcesPattern:
         """A position pattern: cell conditions (``O1:9=1?``, ``C3=.``, ``M1:4=*``) and
         optionally the side to move; cells left out may hold anything."""
+        from partita.games.universal_forces.patterns import parse_pattern  # query --pattern
+
         return parse_pattern(self.rules, text)
 
     def format_position(self, state: UniversalForcesState) -> str:

@@ -1,0 +1,180 @@
+"""Storage per ply at 10,000, 100,000 and 1,000,000 archived games, from prepared rows.
+
+Run from the repository root::
+
+    nice -n 10 .venv/bin/python benchmarks/storage_scaling.py [--sizes 10000,100000,1000000]
+        [--base 10000] [--workdir DIR]
+
+Writing a million-game corpus and reading it back takes hours on a small machine,
+and only the archive's side is measured here, so the records are read, replayed and
+turned into rows once (:func:`~partita.database.prepare.prepare_record`, ``--base``
+records of the seeded Forza 4x4 corpus), and the archive gets copies of them: copy
+``c`` of a record has its content hash prefixed with ``c`` and each position key
+XORed with a random 64-bit number of its own (so keys stay spread over the whole
+range, as folded keys are), everything else as prepared. Each size is a fresh
+process that imports its copies the way ``import_paths`` does into a new archive:
+bulk mode, batches from :func:`~partita.database.importer.batch_limit`, the import's
+cache and checkpoint settings, :func:`~partita.database.indexed.finish_loading` at
+the end. It times what ``benchmarks/import_scaling.py`` calls storage (the
+writer's batches and the final sort, wall and CPU), and the bytes the process wrote
+(``/proc/self/io``), per ply; the archive is deleted after each size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+PROBE = """
+import json, os, pickle, random, sys, time
+from partita.database.archive_writer import ArchiveWriter
+from partita.database.importer import _tuned_for_import, batch_limit
+from partita.database.indexed import finish_loading
+from partita.database.prepare import StoredRecord
+from partita.database.schema import archive
+
+def write_bytes():
+    with open("/proc/self/io") as io:
+        for line in io:
+            if line.startswith("write_bytes:"):
+                return int(line.split()[1])
+    return 0
+
+database, rows_path, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(rows_path, "rb") as handle:
+    base = pickle.load(handle)
+HASH = 20  # the games row's content hash (see prepare_record)
+rng = random.Random(16)
+spent = {"wall": 0.0, "cpu": 0.0, "final_sort": 0.0}
+
+def timed(run, final=False):
+    wall, cpu = time.perf_counter(), time.process_time()
+    run()
+    spent["wall"] += time.perf_counter() - wall
+    spent["cpu"] += time.process_time() - cpu
+    if final:
+        spent["final_sort"] += time.perf_counter() - wall
+
+before = write_bytes()
+start = time.perf_counter()
+with archive(database) as db, _tuned_for_import(db):
+    writer = ArchiveWriter(db, bulk=True)
+    limit = batch_limit(None, 0)
+    copy = -1
+    for number in range(games):
+        index = number % len(base)
+        if index == 0:
+            copy += 1
+            mask = rng.getrandbits(64) - (1 << 63)
+        item = base[index]
+        digest = f"{copy:07x}{item.hash[7:]}"
+        game = (*item.game[:HASH], digest, *item.game[HASH + 1 :])
+        keys = [key ^ mask for key in item.keys] if copy else item.keys
+        writer.add_prepared(StoredRecord(digest, game, keys, item.moves, item.problems, item.valid))
+        if writer.pending >= limit:
+            timed(writer.flush)
+            limit = batch_limit(None, writer.summary.imported)
+    timed(writer.flush)
+    timed(lambda: finish_loading(db.conn), final=True)
+    summary = writer.summary
+wall = time.perf_counter() - start
+written = write_bytes() - before
+status = open("/proc/self/status").read().split("VmHWM:")[1].split()
+print(json.dumps({"games": summary.imported, "plies": summary.plies, "wall": wall,
+                  "storage": spent, "written": written, "peak_rss": int(status[0]) * 1024,
+                  "size": os.path.getsize(database)}))
+"""
+
+
+def prepared_rows(work: Path, games: int, seed: int) -> Path:
+    """The prepared records of the first ``games`` records of the seeded corpus,
+    pickled (made once)."""
+    import import_scaling
+
+    from partita.database.prepare import prepare_record
+    from partita.notation.files import expand_paths
+    from partita.notation.reader import read_records
+    from partita.notation.replay import replay
+
+    target = work / f"prepared-{games}-{seed}.pickle"
+    if target.exists():
+        return target
+    corpus = import_scaling.forza_corpus(work, games, seed, base=games)
+    prepared = [
+        prepare_record(replay(record), False)
+        for path in expand_paths([corpus])
+        for record in read_records(path)
+    ]
+    target.write_bytes(pickle.dumps(prepared, protocol=pickle.HIGHEST_PROTOCOL))
+    return target
+
+
+def _fresh(path: Path) -> Path:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return path
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="archive sizes (games)")
+    parser.add_argument("--base", type=int, default=10_000, help="records prepared once")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--workdir", type=Path, default=None, help="keep the prepared rows here")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    work = args.workdir or Path(f"/tmp/partita-storage-{os.getpid()}")
+    work.mkdir(parents=True, exist_ok=True)
+    sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
+    start = time.perf_counter()
+    rows = prepared_rows(work, args.base, args.seed)
+    print(f"{args.base:,} records prepared in {time.perf_counter() - start:.1f}s "
+          f"({rows.stat().st_size / 1e6:.1f} MB pickled)")  # fmt: skip
+    print(f"load: {' '.join(f'{value:.2f}' for value in os.getloadavg())} (1, 5, 15 min)")
+    print(f"{'archive':>10}{'plies':>13}{'us/ply':>9}{'cpu':>7}{'sort s':>8}{'B written/ply':>15}"
+          f"{'B stored/ply':>14}{'peak RSS':>10}{'load':>7}")  # fmt: skip
+    results = []
+    for games in sizes:
+        database = _fresh(work / f"storage-{games}.db")
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, str(database), str(rows), str(games)],
+            capture_output=True,
+            text=True,
+        )
+        _fresh(database)
+        if done.returncode:
+            raise SystemExit(f"{games:,} games: the probe failed: {done.stderr[-2000:]}")
+        run = json.loads(done.stdout)
+        run["load"] = os.getloadavg()[0]
+        results.append(run)
+        plies = run["plies"]
+        print(f"{games:>10,}{plies:>13,}{run['storage']['wall'] / plies * 1e6:>9.2f}"
+              f"{run['storage']['cpu'] / plies * 1e6:>7.2f}{run['storage']['final_sort']:>8.1f}"
+              f"{run['written'] / plies:>15,.0f}{run['size'] / plies:>14,.0f}"
+              f"{run['peak_rss'] / 1e6:>8.0f}MB{run['load']:>7.2f}", flush=True)  # fmt: skip
+    if len(results) > 1:
+        first, last = results[0], results[-1]
+        ratio = (last["storage"]["cpu"] / last["plies"]) / (
+            first["storage"]["cpu"] / first["plies"]
+        )
+        wall = (last["storage"]["wall"] / last["plies"]) / (
+            first["storage"]["wall"] / first["plies"]
+        )
+        print(f"CPU per ply at {sizes[-1]:,} against {sizes[0]:,}: {ratio:.2f}x "
+              f"(wall {wall:.2f}x; the aim: within 1.25x)")  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return {"storage": results}
+
+
+if __name__ == "__main__":
+    main()
