@@ -154,3 +154,12 @@ def test_ctrl_c_stops_a_run_and_its_workers_quietly(tmp_path):
     alive = [line for line in left.splitlines() if line.split()[1][0] != "Z"]
     assert alive == [], left  # nothing of the group runs on (the dead wait to be reaped)
     assert not list(tmp_path.glob(".*.part"))
+
+
+def test_every_scheduler_option_reads_the_execution_layers_variable():
+    from typing import get_args
+
+    from partita.cli.options import SchedulerOption
+    from partita.execution import SCHEDULER_VARIABLE
+
+    assert get_args(SchedulerOption)[1].envvar == SCHEDULER_VARIABLE

@@ -41,6 +41,19 @@ ArchiveOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+#: Where the work of import, validate, simulate, balance and book runs: a Dask
+#: scheduler (``$PARTITA_SCHEDULER`` by default, ``partita.execution.SCHEDULER_VARIABLE``,
+#: not imported here to keep every command's start-up light), else local processes.
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        envvar="PARTITA_SCHEDULER",
+        show_envvar=False,
+        help="Run the work on a Dask cluster (tcp://HOST:8786, or local:N for a local "
+        "cluster of N workers); default $PARTITA_SCHEDULER. Needs partita[cluster].",
+    ),
+]
 StrictOption = Annotated[
     bool,
     typer.Option(

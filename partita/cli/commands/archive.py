@@ -24,6 +24,7 @@ from partita.cli.options import (
     ExcludeOption,
     JsonOption,
     RecordPaths,
+    SchedulerOption,
     StrictOption,
     archive_path,
 )
@@ -36,7 +37,6 @@ from partita.cli.output import (
     writing,
 )
 from partita.errors import PartitaError
-from partita.execution import SCHEDULER_VARIABLE
 
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter
@@ -80,16 +80,7 @@ def import_(
             "for inputs of 1 MB or more; 1 for smaller ones.",
         ),
     ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            envvar=SCHEDULER_VARIABLE,
-            show_envvar=False,
-            help="Read and replay the records on a Dask cluster (tcp://HOST:8786, or "
-            f"local:N); default ${SCHEDULER_VARIABLE}. Needs partita[cluster].",
-        ),
-    ] = None,
+    scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import record files or folders into the archive.

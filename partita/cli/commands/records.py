@@ -24,12 +24,12 @@ from partita.cli.options import (
     ExcludeOption,
     JsonOption,
     RecordPaths,
+    SchedulerOption,
     StrictOption,
     archive_path,
 )
 from partita.cli.output import progress_bar, stderr_console, stdout_console
 from partita.errors import PartitaError
-from partita.execution import SCHEDULER_VARIABLE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,16 +54,7 @@ def validate(
             "1 MB or more; 1 for smaller ones.",
         ),
     ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            envvar=SCHEDULER_VARIABLE,
-            show_envvar=False,
-            help="Read and replay the records on a Dask cluster (tcp://HOST:8786, or "
-            f"local:N); default ${SCHEDULER_VARIABLE}. Needs partita[cluster].",
-        ),
-    ] = None,
+    scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Replay every record and report its problems.

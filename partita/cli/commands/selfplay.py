@@ -15,10 +15,10 @@ import typer
 
 from partita.cli.app import app
 from partita.cli.filters import filter_options
-from partita.cli.options import ArchiveOption, JsonOption, archive_path
+from partita.cli.options import ArchiveOption, JsonOption, SchedulerOption, archive_path
 from partita.cli.output import stdout_console
 from partita.errors import PartitaError
-from partita.execution import SCHEDULER_VARIABLE, ClusterUnavailable, check_scheduler
+from partita.execution import ClusterUnavailable, check_scheduler
 from partita.games.registry import get_game, get_spec
 
 if TYPE_CHECKING:
@@ -36,16 +36,6 @@ WorkersOption = Annotated[
         min=1,
         max=64,
         help="Local worker processes (1: all in this process). Default: one per CPU.",
-    ),
-]
-SchedulerOption = Annotated[
-    str | None,
-    typer.Option(
-        "--scheduler",
-        envvar=SCHEDULER_VARIABLE,
-        help="A Dask scheduler to run on (tcp://HOST:8786, or local:N for a local cluster "
-        f"of N workers); default ${SCHEDULER_VARIABLE}. Needs partita[cluster].",
-        show_envvar=False,
     ),
 ]
 SetupSidesOption = Annotated[
