@@ -129,7 +129,8 @@ def forza_trees(draw) -> tuple[str, list[list[str]]]:
 def test_each_variation_reaches_what_the_mainline_playing_its_line_reaches(tree):
     text, lines = tree
     replayed = replay(parse_record(text))
-    assert replayed.problems == []
+    # The mainline may end in four in a row, which the record's "*" then contradicts.
+    assert [problem for problem in replayed.problems if problem.kind != "wrong-result"] == []
     assert len(replayed.variations) == len(lines) == text.count("(")
     for variation, moves in zip(replayed.variations, lines, strict=True):
         promoted = replay(parse_record(forza(" ".join(moves))))
