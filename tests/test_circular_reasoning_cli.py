@@ -139,7 +139,14 @@ def test_report_html_and_markdown(archive, tmp_path):
     for name in ("cr.html", "cr.md"):
         target = tmp_path / name
         code, _, _ = partita(
-            "report", "--db", str(archive), "--game", "circular-reasoning", "-o", str(target)
+            "report",
+            "--db",
+            str(archive),
+            "--game",
+            "circular-reasoning",
+            "-o",
+            str(target),
+            "--no-charts",
         )
         assert code == 0
         text = target.read_text(encoding="utf-8")

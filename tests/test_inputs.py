@@ -207,7 +207,8 @@ def test_dash_o_dash_writes_to_standard_output(tmp_path, runner, monkeypatch):
     assert outcome.exit_code == 0, outcome.output
     assert outcome.stdout.count('[Game "forza4x4"]') == len(list(read_records(few[1]))) + 1
     outcome = runner.invoke(
-        app, ["report", "--db", "a.db", "-o", "-", "--depth", "1", "--viewer-games", "0"]
+        app,
+        ["report", "--db", "a.db", "-o", "-", "--depth", "1", "--viewer-games", "0", "--no-charts"],
     )
     assert outcome.exit_code == 0, outcome.output
     assert outcome.stdout.lstrip().lower().startswith("<!doctype html")

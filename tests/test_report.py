@@ -142,7 +142,7 @@ def test_markdown_escapes_every_value(data):
 
 
 def test_write_report_chooses_the_format_from_the_name(archive, tmp_path):
-    options = ReportOptions(depth=2, viewer_games=3, title="Club <report>")
+    options = ReportOptions(depth=2, viewer_games=3, title="Club <report>", charts=False)
     html_path = write_report(archive, tmp_path / "r.html", options=options, game="connect4")
     md_path = write_report(archive, tmp_path / "r.md", options=options, game="connect4")
     page = html_path.read_text(encoding="utf-8")
@@ -171,7 +171,9 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
     registry.register(replace(registry.get_spec("connect4"), report_sections=(statistics,)))
     # The two games the assertions name (the other games' parts would only cost time).
     data = build_report(
-        archive, options=ReportOptions(viewer_games=0), games=("connect4", "forza4x4")
+        archive,
+        options=ReportOptions(viewer_games=0, charts=False),
+        games=("connect4", "forza4x4"),
     )
     parts = {part["game"]: part for part in data["games"]}
     assert [section.title for section in parts["connect4"]["sections"]] == [
@@ -235,13 +237,15 @@ def test_a_winning_line_is_marked():
 
 def test_report_command(archive, tmp_path):
     target = tmp_path / "out.md"
-    outcome = run_cli(["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"])
+    outcome = run_cli(
+        ["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4", "--no-charts"]
+    )
     assert outcome.code == 0, outcome.stderr
     assert target.read_text(encoding="utf-8").startswith("# partita report")
     target = tmp_path / "out.html"
     outcome = run_cli(
         ["report", "--db", str(archive), "-o", str(target), "--symmetry", "--depth", "2",
-         "--game", "connect4"]
+         "--game", "connect4", "--no-charts"]
     )  # fmt: skip
     assert outcome.code == 0, outcome.stderr
     assert "symmetric positions merged" in target.read_text(encoding="utf-8")

@@ -87,10 +87,10 @@ def test_errors_spread_over_many_chunks_keep_their_order_and_places(tmp_path, mo
     paths = [str(path) for path in spread_corpus(tmp_path / "in")]
     pieces = list(chunks([Path(path) for path in paths], False, 2000))
     assert len(pieces) > 30
+    # JSON lines carry every place and message; the text form, and two processes,
+    # are compared with the serial run on the shipped examples above.
     serial_json = validated([*paths, "--json", "--workers", "1"])
     assert validated([*paths, "--json", "--workers", "3"]) == serial_json
-    serial_text = validated([*paths, "--workers", "1"])
-    assert validated([*paths, "--workers", "2"]) == serial_text
     records = [json.loads(line) for line in serial_json[1].splitlines()]
     invalid_chunks = {
         number
@@ -101,7 +101,10 @@ def test_errors_spread_over_many_chunks_keep_their_order_and_places(tmp_path, mo
         and record["index"] in {entry[1] for entry in piece.data[2]}
     }
     assert len(invalid_chunks) > 20  # errors in most chunks, not in one
-    assert serial_text[0] == 1 and "part-2.pgr.gz:" in serial_text[1]
+    assert serial_json[0] == 1
+    assert any(
+        not record["valid"] and record["file"].endswith("part-2.pgr.gz") for record in records
+    )
 
 
 @needs_dask
