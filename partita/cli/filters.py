@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from partita.cli.options import OpeningsOption
 
 __all__ = ["FILTER_OPTIONS", "filter_options"]
 
@@ -106,20 +107,7 @@ FILTER_OPTIONS: dict[str, tuple[Any, str]] = {
         ],
         "opening_names",
     ),
-    "openings": (
-        Annotated[
-            list[Path] | None,
-            typer.Option(
-                "--openings",
-                metavar="FILE",
-                help="An opening names file (TOML) read after the game's own names and "
-                "$PARTITA_OPENINGS (repeatable).",
-                exists=True,
-                dir_okay=False,
-            ),
-        ],
-        "opening_files",
-    ),
+    "openings": (OpeningsOption, "opening_files"),
     "pattern": (
         Annotated[
             str | None,

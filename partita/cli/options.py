@@ -41,6 +41,18 @@ ArchiveOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+#: A user's opening names file, for the filters' ``--opening-name`` and for ``show``.
+OpeningsOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--openings",
+        metavar="FILE",
+        help="An opening names file (TOML) read after the game's own names and "
+        "$PARTITA_OPENINGS (repeatable).",
+        exists=True,
+        dir_okay=False,
+    ),
+]
 #: Where the work of import, validate, simulate, balance and book runs: a Dask
 #: scheduler (``$PARTITA_SCHEDULER`` by default, ``partita.execution.SCHEDULER_VARIABLE``,
 #: not imported here to keep every command's start-up light), else local processes.

@@ -9,7 +9,6 @@ import sys
 from contextlib import closing
 from enum import StrEnum
 from itertools import accumulate
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -23,6 +22,7 @@ from partita.cli.options import (
     ArchiveOption,
     ExcludeOption,
     JsonOption,
+    OpeningsOption,
     RecordPaths,
     SchedulerOption,
     StrictOption,
@@ -160,17 +160,7 @@ def show(
         typer.Option("--format", help="text, position, pgr, json or svg (a board diagram)."),
     ] = ShowFormat.text,
     db: ArchiveOption = None,
-    openings: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--openings",
-            metavar="FILE",
-            help="An opening names file (TOML) read after the game's own names and "
-            "$PARTITA_OPENINGS (repeatable).",
-            exists=True,
-            dir_okay=False,
-        ),
-    ] = None,
+    openings: OpeningsOption = None,
 ) -> None:
     """Show a game: its tags, its opening name, moves and a diagram of a position."""
     from partita.cli.commands.archive import load_source
