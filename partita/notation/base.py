@@ -22,9 +22,12 @@ if TYPE_CHECKING:  # pyparsing is imported when a position is parsed (start-up)
     import pyparsing as pp
 
 
-def parse_position_text(grammar: pp.ParserElement, text: str) -> pp.ParseResults:
-    """``text`` (stripped) parsed whole by a game's position grammar, or
-    ``NotationError`` naming the column and what the grammar expected there."""
+def parse_position_text(
+    grammar: pp.ParserElement, text: str, what: str = "position"
+) -> pp.ParseResults:
+    """``text`` (stripped) parsed whole by a game's position (or pattern: ``what``)
+    grammar, or ``NotationError`` naming the column and what the grammar expected
+    there."""
     import pyparsing as pp
 
     try:
@@ -32,7 +35,7 @@ def parse_position_text(grammar: pp.ParserElement, text: str) -> pp.ParseResults
     except pp.ParseBaseException as error:
         expected = error.msg[:1].lower() + error.msg[1:]
         raise NotationError(
-            f"malformed position '{text}' at column {error.col}: {expected}"
+            f"malformed {what} '{text}' at column {error.col}: {expected}"
         ) from None
 
 

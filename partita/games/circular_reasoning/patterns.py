@@ -26,6 +26,7 @@ from partita.games.circular_reasoning.rules import (
     CircularReasoningState,
     parse_cell,
 )
+from partita.notation.base import parse_position_text
 
 __all__ = ["PATTERN", "CircularReasoningPattern", "parse_pattern"]
 
@@ -87,13 +88,7 @@ class CircularReasoningPattern:
 def parse_pattern(rules: CircularReasoningRules, text: str) -> CircularReasoningPattern:
     """The pattern ``text``; ``NotationError`` naming what is wrong (malformed, a
     segment that does not exist, a side given twice)."""
-    try:
-        fields = PATTERN.parse_string(text.strip(), parse_all=True)
-    except pp.ParseBaseException as error:
-        expected = error.msg[:1].lower() + error.msg[1:]
-        raise NotationError(
-            f"malformed pattern '{text}' at column {error.col}: {expected}"
-        ) from None
+    fields = parse_position_text(PATTERN, text, "pattern")
 
     def cell(name: str) -> int:
         try:

@@ -19,6 +19,7 @@ import pyparsing as pp
 from partita.errors import NotationError
 from partita.games.base import POSITIVE
 from partita.games.gravity.rules import GravityRules, GravityState
+from partita.notation.base import parse_position_text
 
 __all__ = ["PATTERN", "GravityPattern", "parse_pattern"]
 
@@ -61,13 +62,7 @@ class GravityPattern:
 def parse_pattern(rules: GravityRules, text: str) -> GravityPattern:
     """The pattern ``text`` on ``rules``'s board; ``NotationError`` naming what is
     wrong (malformed, or rows that do not fit the board)."""
-    try:
-        fields = PATTERN.parse_string(text.strip(), parse_all=True)
-    except pp.ParseBaseException as error:
-        expected = error.msg[:1].lower() + error.msg[1:]
-        raise NotationError(
-            f"malformed pattern '{text}' at column {error.col}: {expected}"
-        ) from None
+    fields = parse_position_text(PATTERN, text, "pattern")
     rows = list(fields["rows"])
     if len(rows) != rules.height:
         raise NotationError(f"pattern '{text}' has {len(rows)} rows, the board has {rules.height}")

@@ -19,6 +19,7 @@ import pyparsing as pp
 
 from partita.errors import NotationError
 from partita.games.universal_forces.rules import FORCES, UniversalForcesRules, UniversalForcesState
+from partita.notation.base import parse_position_text
 
 __all__ = ["PATTERN", "UniversalForcesPattern", "parse_pattern"]
 
@@ -86,13 +87,7 @@ class UniversalForcesPattern:
 def parse_pattern(rules: UniversalForcesRules, text: str) -> UniversalForcesPattern:
     """The pattern ``text``; ``NotationError`` naming what is wrong (malformed, a
     cell the board does not have, a cell given twice)."""
-    try:
-        fields = PATTERN.parse_string(text.strip(), parse_all=True)
-    except pp.ParseBaseException as error:
-        expected = error.msg[:1].lower() + error.msg[1:]
-        raise NotationError(
-            f"malformed pattern '{text}' at column {error.col}: {expected}"
-        ) from None
+    fields = parse_position_text(PATTERN, text, "pattern")
     index = rules.geometry.index
     cells: dict[int, CellTest] = {}
     for condition in fields.get("conditions", []):
