@@ -79,7 +79,14 @@ with archive(database) as db, _tuned_for_import(db):
         digest = f"{copy:07x}{item.hash[7:]}"
         game = (*item.game[:HASH], digest, *item.game[HASH + 1 :])
         keys = [key ^ mask for key in item.keys] if copy else item.keys
-        writer.add_prepared(StoredRecord(digest, game, keys, item.moves, item.problems, item.valid))
+        variations = (
+            [(line, before, [key ^ mask for key in vkeys], vmoves)
+             for line, before, vkeys, vmoves in item.variations]
+            if copy else item.variations
+        )
+        writer.add_prepared(StoredRecord(
+            digest, game, keys, item.moves, item.problems, item.valid, variations
+        ))
         if writer.pending >= limit:
             timed(writer.flush)
             limit = batch_limit(None, writer.summary.imported)
