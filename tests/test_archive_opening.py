@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -80,6 +81,42 @@ def test_an_archive_at_rest_is_one_file_marked_as_partitas(forza_archive):
     db = open_archive(forza_archive)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
+
+
+def test_a_ctrl_c_while_the_archive_closes_waits_until_it_is_one_file(forza_archive, monkeypatch):
+    # The interrupt lands in the middle of closing (as the journal switches back):
+    # it is raised once the file is closed, and no -wal or -shm is left beside it.
+    from partita.database import schema
+
+    leave_wal = schema._leave_wal
+
+    def interrupted_while_leaving(db):
+        signal.raise_signal(signal.SIGINT)
+        leave_wal(db)
+
+    monkeypatch.setattr(schema, "_leave_wal", interrupted_while_leaving)
+    with pytest.raises(KeyboardInterrupt), archive(forza_archive) as db:
+        db.execute("SELECT count(*) FROM games").fetchone()
+    assert os.listdir(forza_archive.parent) == ["forza.db"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_transaction_left_open_is_rolled_back_and_the_archive_left_one_file(
+    forza_archive,
+):
+    def tag_rows() -> int:
+        conn = sqlite3.connect(f"{forza_archive.as_uri()}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM game_tags").fetchone()[0]
+        finally:
+            conn.close()
+
+    before = tag_rows()
+    with archive(forza_archive) as db:
+        db.conn.execute("BEGIN IMMEDIATE")
+        db.conn.execute("DELETE FROM game_tags")
+    assert os.listdir(forza_archive.parent) == ["forza.db"]
+    assert tag_rows() == before > 0
 
 
 def test_reading_functions_write_nothing(forza_archive):

@@ -136,8 +136,8 @@ class ArchiveWriter:
             return
         batch, self._pending = self._pending, []
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             counts = self._write(conn, batch)
             conn.execute("COMMIT")
         except BaseException:

@@ -30,7 +30,9 @@ left in rollback-journal mode at rest (see :mod:`partita.database.connection`).
 from __future__ import annotations
 
 import datetime
+import signal
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -377,6 +379,40 @@ def _set_pragmas(db: Database) -> None:
     db.execute("PRAGMA synchronous=NORMAL")
 
 
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C held back until the block ends, then raised (in the main thread; a
+    Ctrl-C ignored stays ignored): closing an archive is short, and an interrupt
+    in the middle of it would leave the ``-wal`` and ``-shm`` files beside it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):  # SIG_IGN or SIG_DFL: nothing to hold back
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            previous(signal.SIGINT, None)
+
+
+def _close_writing(db: Database) -> None:
+    """Close an archive opened for writing: an open transaction (a batch an
+    interrupt cut short) rolled back, the rollback journal back, the file closed,
+    with Ctrl-C held back until that is done."""
+    with _interrupts_held():
+        if not db.memory:
+            if db.conn.in_transaction:
+                db.conn.rollback()
+            _leave_wal(db)
+        db.close()
+
+
 def _leave_wal(db: Database) -> None:
     """Back to a rollback journal when the last writer closes, so that the
     archive at rest is one file that a read-only connection opens without making
@@ -544,7 +580,9 @@ def archive(
     except sqlite3.Error as error:
         raise archive_error(error, archive_name(target)) from None
     finally:
-        if not isinstance(target, Database):
-            if not readonly and not db.memory:
-                _leave_wal(db)
+        if isinstance(target, Database):
+            pass
+        elif readonly:
             db.close()
+        else:
+            _close_writing(db)
