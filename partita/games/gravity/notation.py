@@ -72,6 +72,32 @@ ENTRY_CODE = lazy_grammar(_entry_code)
 POSITION = lazy_grammar(_position)
 
 
+def row_cells(row: str, width: int) -> tuple[list[tuple[int, str]], int]:
+    """The cells one row of the position notation (or of a pattern) names, left to
+    right, as ``(column, char)``: a piece or a pattern mark as written, each cell of
+    a count of empty cells as ``"."``; only cells on a board ``width`` wide are
+    listed (a huge count costs nothing). With them, how many cells the row covers,
+    for the caller to hold against the board's width."""
+    cells: list[tuple[int, str]] = []
+    column = 1
+    count = ""
+    for char in row + "/":  # "/" flushes a trailing count
+        if char.isdigit():
+            count += char
+            continue
+        if count:
+            cells.extend(
+                (empty, ".") for empty in range(column, min(column + int(count), width + 1))
+            )
+            column += int(count)
+            count = ""
+        if char != "/":
+            if column <= width:
+                cells.append((column, char))
+            column += 1
+    return cells, column - 1
+
+
 class GravityNotation(GameNotation[GravityState, Entry]):
     """Entry codes and FEN-like positions around a :class:`GravityRules` engine."""
 
@@ -160,28 +186,17 @@ class GravityNotation(GameNotation[GravityState, Entry]):
             )
         x = o = 0
         for row_number, row in enumerate(rows, start=1):
-            column = 1
-            count = ""
-            for char in row + "/":  # "/" flushes a trailing count
-                if char.isdigit():
-                    count += char
-                    continue
-                if count:
-                    column += int(count)
-                    count = ""
-                if char in "xo":
-                    if column <= rules.width:
-                        bit = 1 << rules.bit(column, row_number)
-                        if char == "x":
-                            x |= bit
-                        else:
-                            o |= bit
-                    column += 1
-            if column - 1 != rules.width:
+            cells, covered = row_cells(row, rules.width)
+            if covered != rules.width:
                 raise SetupError(
                     f"impossible position '{text}': row {row_number} ('{row}') covers "
-                    f"{column - 1} cells, the board is {rules.width} wide"
+                    f"{covered} cells, the board is {rules.width} wide"
                 )
+            for column, char in cells:
+                if char == "x":
+                    x |= 1 << rules.bit(column, row_number)
+                elif char == "o":
+                    o |= 1 << rules.bit(column, row_number)
         try:
             return rules.setup(x, o, "xo".index(fields["side"]))
         except SetupError as error:

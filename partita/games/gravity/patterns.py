@@ -18,6 +18,7 @@ import pyparsing as pp
 
 from partita.errors import NotationError
 from partita.games.base import POSITIVE
+from partita.games.gravity.notation import row_cells
 from partita.games.gravity.rules import GravityRules, GravityState
 from partita.notation.base import parse_position_text
 
@@ -68,26 +69,15 @@ def parse_pattern(rules: GravityRules, text: str) -> GravityPattern:
         raise NotationError(f"pattern '{text}' has {len(rows)} rows, the board has {rules.height}")
     masks = {"x": 0, "o": 0, "*": 0, ".": 0}
     for row_number, row in enumerate(rows, start=1):
-        column = 1
-        count = ""
-        for char in row + "/":  # "/" flushes a trailing count
-            if char.isdigit():
-                count += char
-                continue
-            if count:
-                for skipped in range(column, min(column + int(count), rules.width + 1)):
-                    masks["."] |= 1 << rules.bit(skipped, row_number)
-                column += int(count)
-                count = ""
-            if char in "xo.*?":
-                if column <= rules.width and char != "?":
-                    masks[char] |= 1 << rules.bit(column, row_number)
-                column += 1
-        if column - 1 != rules.width:
+        cells, covered = row_cells(row, rules.width)
+        if covered != rules.width:
             raise NotationError(
-                f"pattern '{text}': row {row_number} ('{row}') covers {column - 1} cells, "
+                f"pattern '{text}': row {row_number} ('{row}') covers {covered} cells, "
                 f"the board is {rules.width} wide"
             )
+        for column, char in cells:
+            if char != "?":
+                masks[char] |= 1 << rules.bit(column, row_number)
     side = fields.get("side", "?")
     return GravityPattern(
         text,
