@@ -223,6 +223,71 @@ def replay(record: Record, strict: bool = False, *, keys: bool = True) -> Replay
     return replayed
 
 
+def replay_plain(
+    record: Record,
+    moves: list[str],
+    numbers: list[tuple[int, bool] | None],
+    strict: bool = False,
+) -> ReplayedRecord | None:
+    """The replay of a record that is tags and a mainline only (``record.root`` holds
+    no node; ``moves`` are its move tokens, ``numbers`` the move number written
+    before each, as ``Node.written_number``), when :func:`replay` would find no
+    problem in it at all; ``None`` as soon as it might (the caller then replays the
+    record in full). The importers' fast path (see
+    :mod:`partita.database.fastprepare`).
+
+    The same checks as :func:`replay`, in the same code where they are not the
+    mainline's: the tags and the starting state, the game's ``replay_canonical``
+    for the moves (every move must pass it, so no move is misspelled or illegal
+    and no pass is inserted), each written number as :func:`_check_number` wants
+    it, and the result. ``states`` holds the state after each move (the caller
+    writes the text from them).
+    """
+    collect = _Collector(record)
+    game = _check_tags(record, collect)
+    if game is None or collect.problems:
+        return None
+    start = _starting_state(record, game, collect)
+    if start is None or collect.problems:
+        return None
+    if len(moves) > KEPT_STATES:
+        return None  # the full replay's bounded memory for a huge record
+    rules = game.rules
+    move_number = rules.move_number
+    states: list[Any] = []
+    before = start
+    done = 0
+    while done < len(moves):  # a window at a time, as the mainline replay does
+        window = moves[done : done + _WINDOW]
+        replayed_window = game.replay_canonical(before, window)
+        if len(replayed_window) < len(window):
+            return None  # a move to check one by one: the full replay reports it
+        for written, after in zip(numbers[done : done + _WINDOW], replayed_window, strict=True):
+            if written is not None:
+                number, opens = move_number(before)
+                if written[0] != number or written[1] == opens:
+                    return None  # a move-number problem
+            before = after
+        states.extend(replayed_window)
+        done += len(window)
+    key = rules.key
+    replayed = ReplayedRecord(
+        record=record,
+        game=game,
+        strict=strict,
+        moves=moves,
+        keys=[key(state) for state in states],
+        initial_state=start,
+        final_state=before,
+        outcome=rules.outcome(before),
+        states=states,
+    )
+    _check_result(record, game, replayed, collect)
+    if collect.problems:
+        return None
+    return replayed
+
+
 def replay_records(records: Iterable[Record], strict: bool = False) -> Iterator[ReplayedRecord]:
     for record in records:
         yield replay(record, strict=strict)

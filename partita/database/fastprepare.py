@@ -1,0 +1,143 @@
+"""The importers' fast path: a plain record straight from its raw text to its rows.
+
+Most records of an exported archive are *plain*: tag pairs written the canonical way
+(``[Name "value"]``, one a line), then move numbers, moves and a result, nothing
+else. For those, :func:`fast_prepare` skips the token stream, the record tree and
+the tree-walking writer (after python-chess, whose reader is fast because the
+common case costs little): a few regular expressions read the record, the game's
+``replay_canonical`` replays it (:func:`~partita.notation.replay.replay_plain`),
+:func:`~partita.notation.writer.write_mainline` writes its canonical text, and
+:func:`~partita.database.prepare.prepare_record` turns it into rows, as for any
+record.
+
+The full path stays the reference. The moment anything is unusual (a line problem,
+a tag written otherwise, a comment, NAG, suffix, variation, escape, tab, carriage
+return or non-ASCII character in the movetext, a move number written otherwise,
+any problem replay would report), :func:`fast_prepare` returns ``None`` and
+:func:`prepare_raw` prepares the record the full way (read, replay, prepare). A
+differential test (``tests/test_fast_prepare.py``) holds the two equal, field by
+field, on every shipped example and on generated records of every game.
+
+``PARTITA_FULL_PATH=1`` in the environment turns the fast path off (every record the
+full way; a worker process inherits it): for benchmarks and to rule it out when
+hunting a bug.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from partita.database.prepare import Refusal, StoredRecord, prepare_record
+from partita.games.base import MAX_DIGITS
+from partita.notation.model import Record
+from partita.notation.reader import build_record
+from partita.notation.replay import replay, replay_plain
+from partita.notation.splitter import RawRecord
+from partita.notation.writer import write_mainline
+
+__all__ = ["FULL_PATH_VARIABLE", "fast_prepare", "fast_path_enabled", "prepare_raw"]
+
+#: The environment variable that turns the fast path off (``1``).
+FULL_PATH_VARIABLE = "PARTITA_FULL_PATH"
+
+#: A tag line as the canonical writer writes it, its value needing no escape.
+_TAG_LINE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "([^"\\\n\r\ufeff]*)"\]\n')
+#: Movetext the fast path reads: printable ASCII, spaces and line breaks only.
+_PLAIN_MOVETEXT = re.compile(r"[ \n!-~]*")
+#: A move number: ``12.`` opens a round, ``12...`` continues one.
+_NUMBER = re.compile(rf"([0-9]{{1,{MAX_DIGITS}}})(\.|\.\.\.)")
+#: A result token (the grammar's, as a whole word).
+_RESULT = re.compile(r"\*|(?:1/2|[01])(?:-(?:1/2|[01]))+")
+#: What no plain move token holds: the grammar's delimiters (comments, NAGs,
+#: variations, tags).
+_DELIMITER = re.compile(r"[{}();\[\]$]")
+#: A move token's first character that could start another token (a move number,
+#: a bare number, a result).
+_NOT_A_MOVE_START = frozenset("0123456789*")
+#: A move token's last character that would be a suffix annotation.
+_SUFFIX_END = frozenset("!?")
+
+
+def fast_path_enabled() -> bool:
+    """False when ``PARTITA_FULL_PATH=1`` asks for the full path everywhere."""
+    return os.environ.get(FULL_PATH_VARIABLE) != "1"
+
+
+def prepare_raw(raw: RawRecord, strict: bool) -> StoredRecord | Refusal:
+    """What the archive stores of one raw record: by the fast path when the record
+    is plain, else the full way (``build_record``, ``replay``, ``prepare_record``);
+    the same either way."""
+    stored = fast_prepare(raw, strict)
+    if stored is not None:
+        return stored
+    return prepare_record(replay(build_record(raw), strict=strict), strict)
+
+
+def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
+    """The rows of a plain record without problems, exactly as the full path makes
+    them; ``None`` when the record is not plain, or replay might find a problem."""
+    if raw.problems:
+        return None
+    text = raw.text
+    start = raw.movetext_start
+    tags: dict[str, str] = {}
+    position = 0
+    match_tag = _TAG_LINE.match
+    while position < start:
+        if text[position] == "\n":  # a blank line among the tags
+            position += 1
+            continue
+        tag = match_tag(text, position)
+        if tag is None:
+            return None
+        name = tag[1]
+        if name in tags:
+            return None  # a duplicate tag: a problem
+        tags[name] = tag[2]
+        position = tag.end()
+    if position != start:
+        return None
+    movetext = text[start:]
+    if _PLAIN_MOVETEXT.fullmatch(movetext) is None:
+        return None
+    words = movetext.split()
+    if not words or _RESULT.fullmatch(words[-1]) is None:
+        return None
+    moves: list[str] = []
+    numbers: list[tuple[int, bool] | None] = []
+    written: tuple[int, bool] | None = None
+    for word in words[:-1]:
+        if word[0] in _NOT_A_MOVE_START:
+            number = _NUMBER.fullmatch(word)
+            if number is None or written is not None:
+                return None  # a bare number, a result before the end, two numbers...
+            written = (int(number[1]), number[2] == "...")
+            continue
+        if word[-1] in _SUFFIX_END or _DELIMITER.search(word) is not None:
+            return None
+        moves.append(word)
+        numbers.append(written)
+        written = None
+    if written is not None:
+        return None  # a move number before the result
+    result = words[-1]
+    record = Record(
+        tags=tags,
+        result=result,
+        source=raw.source,
+        text=text,
+        result_offset=start + movetext.rindex(result),
+    )
+    replayed = replay_plain(record, moves, numbers, strict)
+    if replayed is None:
+        return None
+    game = replayed.game
+    assert game is not None, "a plain replay has its game"
+    move_number = game.rules.move_number
+    labels = [move_number(replayed.initial_state)]
+    labels.extend([move_number(state) for state in replayed.states[:-1]])
+    canonical = write_mainline(tags, moves, labels, result)
+    stored = prepare_record(replayed, strict, text=canonical)
+    assert isinstance(stored, StoredRecord), "a record without problems is stored"
+    return stored
