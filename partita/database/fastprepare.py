@@ -53,8 +53,8 @@ _RESULT = re.compile(r"\*|(?:1/2|[01])(?:-(?:1/2|[01]))+")
 #: variations, tags).
 _DELIMITER = re.compile(r"[{}();\[\]$]")
 #: A move token's first character that could start another token (a move number,
-#: a bare number, a result).
-_NOT_A_MOVE_START = frozenset("0123456789*")
+#: a bare number, a result; ``*`` alone is a result, ``*y`` a move).
+_DIGITS = frozenset("0123456789")
 #: A move token's last character that would be a suffix annotation.
 _SUFFIX_END = frozenset("!?")
 
@@ -108,13 +108,13 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     numbers: list[tuple[int, bool] | None] = []
     written: tuple[int, bool] | None = None
     for word in words[:-1]:
-        if word[0] in _NOT_A_MOVE_START:
+        if word[0] in _DIGITS:
             number = _NUMBER.fullmatch(word)
             if number is None or written is not None:
                 return None  # a bare number, a result before the end, two numbers...
             written = (int(number[1]), number[2] == "...")
             continue
-        if word[-1] in _SUFFIX_END or _DELIMITER.search(word) is not None:
+        if word[-1] in _SUFFIX_END or word == "*" or _DELIMITER.search(word) is not None:
             return None
         moves.append(word)
         numbers.append(written)
@@ -135,8 +135,8 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     game = replayed.game
     assert game is not None, "a plain replay has its game"
     move_number = game.rules.move_number
-    labels = [move_number(replayed.initial_state)]
-    labels.extend([move_number(state) for state in replayed.states[:-1]])
+    befores = [replayed.initial_state, *replayed.states]
+    labels = [move_number(state) for state in befores[:-1]]
     canonical = write_mainline(tags, moves, labels, result)
     stored = prepare_record(replayed, strict, text=canonical)
     assert isinstance(stored, StoredRecord), "a record without problems is stored"
