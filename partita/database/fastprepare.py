@@ -43,20 +43,34 @@ FULL_PATH_VARIABLE = "PARTITA_FULL_PATH"
 
 #: A tag line as the canonical writer writes it, its value needing no escape.
 _TAG_LINE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "([^"\\\n\r\ufeff]*)"\]\n')
-#: Movetext the fast path reads: printable ASCII, spaces and line breaks only.
-_PLAIN_MOVETEXT = re.compile(r"[ \n!-~]*")
+#: What a plain movetext never holds: a character other than printable ASCII, a
+#: space or a line break (a tab, a carriage return, a non-ASCII space...), or one of
+#: the grammar's delimiters (comments, NAGs, variations, tags).
+_NOT_PLAIN = re.compile(r"[^ \n!-~]|[{}();\[\]$]")
 #: A move number: ``12.`` opens a round, ``12...`` continues one.
 _NUMBER = re.compile(rf"([0-9]{{1,{MAX_DIGITS}}})(\.|\.\.\.)")
+#: Move numbers already read (``"12."`` -> ``(12, False)``), at most this many.
+_NUMBERS: dict[str, tuple[int, bool]] = {}
+_NUMBERS_KEPT = 4096
 #: A result token (the grammar's, as a whole word).
 _RESULT = re.compile(r"\*|(?:1/2|[01])(?:-(?:1/2|[01]))+")
-#: What no plain move token holds: the grammar's delimiters (comments, NAGs,
-#: variations, tags).
-_DELIMITER = re.compile(r"[{}();\[\]$]")
-#: A move token's first character that could start another token (a move number,
-#: a bare number, a result; ``*`` alone is a result, ``*y`` a move).
+#: A word's first character that makes it no move: a move number, a bare number or
+#: a result starts with a digit (``*`` alone is a result, ``*y`` a move).
 _DIGITS = frozenset("0123456789")
 #: A move token's last character that would be a suffix annotation.
 _SUFFIX_END = frozenset("!?")
+
+
+def _move_number(word: str) -> tuple[int, bool] | None:
+    """``(number, continues)`` of a move-number word, ``None`` for any other word
+    that starts with a digit (the fast path defers those)."""
+    number = _NUMBER.fullmatch(word)
+    if number is None:
+        return None
+    value = (int(number[1]), number[2] == "...")
+    if len(_NUMBERS) < _NUMBERS_KEPT:
+        _NUMBERS[word] = value
+    return value
 
 
 def fast_path_enabled() -> bool:
@@ -99,22 +113,28 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     if position != start:
         return None
     movetext = text[start:]
-    if _PLAIN_MOVETEXT.fullmatch(movetext) is None:
+    if _NOT_PLAIN.search(movetext) is not None:
         return None
     words = movetext.split()
     if not words or _RESULT.fullmatch(words[-1]) is None:
         return None
+    suffixes = "!" in movetext or "?" in movetext
+    known_numbers = _NUMBERS
     moves: list[str] = []
     numbers: list[tuple[int, bool] | None] = []
     written: tuple[int, bool] | None = None
     for word in words[:-1]:
-        if word[0] in _DIGITS:
-            number = _NUMBER.fullmatch(word)
-            if number is None or written is not None:
-                return None  # a bare number, a result before the end, two numbers...
-            written = (int(number[1]), number[2] == "...")
+        number = known_numbers.get(word)
+        if number is None and word[0] in _DIGITS:
+            number = _move_number(word)
+            if number is None:
+                return None  # a bare number, a result before the end...
+        if number is not None:
+            if written is not None:
+                return None  # two move numbers in a row
+            written = number
             continue
-        if word[-1] in _SUFFIX_END or word == "*" or _DELIMITER.search(word) is not None:
+        if word == "*" or (suffixes and word[-1] in _SUFFIX_END):
             return None
         moves.append(word)
         numbers.append(written)
@@ -129,14 +149,10 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
         text=text,
         result_offset=start + movetext.rindex(result),
     )
-    replayed = replay_plain(record, moves, numbers, strict)
+    labels: list[tuple[int, bool]] = []
+    replayed = replay_plain(record, moves, numbers, strict, labels)
     if replayed is None:
         return None
-    game = replayed.game
-    assert game is not None, "a plain replay has its game"
-    move_number = game.rules.move_number
-    befores = [replayed.initial_state, *replayed.states]
-    labels = [move_number(state) for state in befores[:-1]]
     canonical = write_mainline(tags, moves, labels, result)
     stored = prepare_record(replayed, strict, text=canonical)
     assert isinstance(stored, StoredRecord), "a record without problems is stored"

@@ -183,7 +183,11 @@ def _first_out_of_sequence(tags: dict[str, str]) -> str:
 
 def count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     """Sides named by Player1..PlayerN tags (which must run from 1 without gaps)."""
-    numbers = sorted(int(m.group(1)) for name in tags if (m := _PLAYER_TAG.fullmatch(name)))
+    numbers = sorted(
+        int(m.group(1))
+        for name in tags
+        if name.startswith("Player") and (m := _PLAYER_TAG.fullmatch(name))
+    )
     if not numbers:
         return minimum, None
     if numbers != list(range(1, len(numbers) + 1)):
@@ -228,6 +232,7 @@ def replay_plain(
     moves: list[str],
     numbers: list[tuple[int, bool] | None],
     strict: bool = False,
+    labels: list[tuple[int, bool]] | None = None,
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
     no node; ``moves`` are its move tokens, ``numbers`` the move number written
@@ -240,8 +245,9 @@ def replay_plain(
     mainline's: the tags and the starting state, the game's ``replay_canonical``
     for the moves (every move must pass it, so no move is misspelled or illegal
     and no pass is inserted), each written number as :func:`_check_number` wants
-    it, and the result. ``states`` holds the state after each move (the caller
-    writes the text from them).
+    it, and the result. ``states`` holds the state after each move, and
+    ``labels`` (when given) receives the rules' ``move_number`` before each move:
+    what the canonical writer numbers the moves with.
     """
     collect = _Collector(record)
     game = _check_tags(record, collect)
@@ -254,6 +260,7 @@ def replay_plain(
         return None  # the full replay's bounded memory for a huge record
     rules = game.rules
     move_number = rules.move_number
+    append_label = (labels if labels is not None else []).append
     states: list[Any] = []
     before = start
     done = 0
@@ -263,10 +270,10 @@ def replay_plain(
         if len(replayed_window) < len(window):
             return None  # a move to check one by one: the full replay reports it
         for written, after in zip(numbers[done : done + _WINDOW], replayed_window, strict=True):
-            if written is not None:
-                number, opens = move_number(before)
-                if written[0] != number or written[1] == opens:
-                    return None  # a move-number problem
+            label = move_number(before)
+            if written is not None and (written[0] != label[0] or written[1] == label[1]):
+                return None  # a move-number problem
+            append_label(label)
             before = after
         states.extend(replayed_window)
         done += len(window)
