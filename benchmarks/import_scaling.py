@@ -123,12 +123,13 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def measure_end_to_end(work: Path, sizes: list[int], seed: int) -> list[dict]:
-    """The CLI's import and python-chess's reader, side by side at each size."""
+def measure_end_to_end(work: Path, sizes: list[int], seed: int, base: int = 100_000) -> list[dict]:
+    """The CLI's import and python-chess's reader, side by side at each size
+    (the corpora cut from the seeded corpus of ``base`` records, see :func:`forza_corpus`)."""
     partita = str(Path(sys.executable).with_name("partita"))
     results = []
     for games in sizes:
-        corpus = forza_corpus(work, games, seed)
+        corpus = forza_corpus(work, games, seed, base)
         database = _fresh(work / "cli.db")
         wall, stdout, peak = _run([partita, "import", str(corpus), "--db", str(database), "--json"])
         summary = json.loads(stdout)
