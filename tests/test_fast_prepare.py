@@ -88,11 +88,13 @@ def play(game, variant: dict[str, str], sides: int, rng: random.Random, length: 
 
 def movetext(plies, result: str, numbering: str, width: int) -> str:
     """The moves with their numbers (``canonical``: as the writer numbers them;
-    ``every``: a number before every move; ``none``), in lines of ``width``."""
+    ``padded``: the same with a leading zero; ``every``: a number before every
+    move; ``none``), in lines of ``width``."""
     units = []
     for index, (number, opens, token) in enumerate(plies):
-        if numbering == "every" or (numbering == "canonical" and (opens or index == 0)):
-            units.append(f"{number}{'.' if opens else '...'} {token}")
+        if numbering == "every" or (numbering != "none" and (opens or index == 0)):
+            zero = "0" if numbering == "padded" else ""
+            units.append(f"{zero}{number}{'.' if opens else '...'} {token}")
         else:
             units.append(token)
     units.append(result)
@@ -132,6 +134,9 @@ DAMAGES = [
     "tag-order",
     "no-game",
     "number-before-result",
+    "leading-zero",
+    "double-space",
+    "width-79",
 ]
 #: The damages done to a ply (none for a game without moves).
 PLY_DAMAGES = {
@@ -201,10 +206,16 @@ def generated(draw):
             tag_lines.reverse()
         elif damage == "no-game":
             tag_lines = [line for line in tag_lines if not line.startswith("[Game ")]
+        elif damage == "leading-zero":
+            numbering = "padded"
+        elif damage == "width-79":
+            width = 79
         elif damage == "number-before-result":
             result = f"{(plies[-1][0] if plies else 0) + 1}. {result}".rstrip()
     text = "\n".join(tag_lines) + "\n\n" + movetext(plies, result, numbering, width).strip()
     text += "\n"
+    if "double-space" in damages:
+        text = text.replace(" ", "  ", draw(st.integers(1, 3)))
     if "blank-lines" in damages:
         text = text.replace("\n\n", "\n\n\n").replace("]\n[", "]\n\n[", 1)
     if "trailing-spaces" in damages:
@@ -241,7 +252,14 @@ def test_fast_path_stores_what_the_full_path_stores_on_every_example():
 @pytest.mark.parametrize(
     ("game", "variant", "sides"), SETUPS, ids=lambda value: getattr(value, "name", str(value))
 )
-def test_fast_path_takes_plain_records_of_every_game(game, variant, sides):
+def test_fast_path_takes_plain_records_of_every_game(game, variant, sides, monkeypatch):
+    """Plain records in canonical form take the fast path, and their text is kept as
+    it is (the writer is not called)."""
+
+    def no_writer(*args):
+        raise AssertionError("a canonical record was written again")
+
+    monkeypatch.setattr(fastprepare, "write_mainline", no_writer)
     taken = 0
     for seed in range(12):
         rng = random.Random(seed)

@@ -34,7 +34,7 @@ from partita.notation.model import Record
 from partita.notation.reader import build_record
 from partita.notation.replay import replay, replay_plain
 from partita.notation.splitter import RawRecord
-from partita.notation.writer import write_mainline
+from partita.notation.writer import LINE_WIDTH, tag_order, write_mainline
 
 __all__ = ["FULL_PATH_VARIABLE", "fast_prepare", "fast_path_enabled", "prepare_raw"]
 
@@ -97,10 +97,12 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     start = raw.movetext_start
     tags: dict[str, str] = {}
     position = 0
+    blank_lines = 0
     match_tag = _TAG_LINE.match
     while position < start:
         if text[position] == "\n":  # a blank line among the tags
             position += 1
+            blank_lines += 1
             continue
         tag = match_tag(text, position)
         if tag is None:
@@ -123,6 +125,7 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     moves: list[str] = []
     numbers: list[tuple[int, bool] | None] = []
     written: tuple[int, bool] | None = None
+    padded = False  # a move number written with a leading zero
     for word in words[:-1]:
         number = known_numbers.get(word)
         if number is None and word[0] in _DIGITS:
@@ -133,6 +136,7 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
             if written is not None:
                 return None  # two move numbers in a row
             written = number
+            padded = padded or word[0] == "0"
             continue
         if word == "*" or (suffixes and word[-1] in _SUFFIX_END):
             return None
@@ -153,7 +157,67 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     replayed = replay_plain(record, moves, numbers, strict, labels)
     if replayed is None:
         return None
-    canonical = write_mainline(tags, moves, labels, result)
+    if (
+        blank_lines == 1
+        and text[start - 2 : start] == "\n\n"
+        and list(tags) == tag_order(tags)
+        and _canonical_movetext(movetext, numbers, labels, padded)
+    ):
+        canonical = text + "\n"  # already as the writer writes it
+    else:
+        canonical = write_mainline(tags, moves, labels, result)
     stored = prepare_record(replayed, strict, text=canonical)
     assert isinstance(stored, StoredRecord), "a record without problems is stored"
     return stored
+
+
+def _canonical_movetext(
+    movetext: str,
+    numbers: list[tuple[int, bool] | None],
+    labels: list[tuple[int, bool]],
+    padded: bool,
+) -> bool:
+    """Whether a plain movetext is already what the canonical writer writes (the
+    common case for exported archives, which is then kept as it is): a number
+    before exactly the moves that open a round and the first move, written without
+    leading zeros (``padded``: some were), one space between two words, and the lines the writer's greedy
+    wrapping makes (each line as long as it can be, at most
+    :data:`~partita.notation.writer.LINE_WIDTH`)."""
+    if padded:
+        return False
+    first = True
+    for written, (_, opens) in zip(numbers, labels, strict=True):
+        if (written is not None) != (opens or first):
+            return False
+        first = False
+    if (
+        "  " in movetext
+        or " \n" in movetext
+        or "\n " in movetext
+        or "\n\n" in movetext
+        or movetext[0] == " "
+        or movetext[-1] == " "
+    ):
+        return False  # odd spacing
+    lines = movetext.split("\n")
+    for line, following in zip(lines, lines[1:], strict=False):
+        if line[-1] == ".":
+            return False  # a move number apart from its move
+        if len(line) > LINE_WIDTH and " " in line.removeprefix(_first_unit(line)):
+            return False  # too long, and more than one unit
+        if len(line) + 1 + len(_first_unit(following)) <= LINE_WIDTH:
+            return False  # the next unit would fit on this line
+    last = lines[-1]
+    return len(last) <= LINE_WIDTH or " " not in last.removeprefix(_first_unit(last))
+
+
+def _first_unit(line: str) -> str:
+    """The first unit of a movetext line the writer never breaks: a move number with
+    its move, or one word."""
+    end = line.find(" ")
+    if end < 0:
+        return line
+    if line[end - 1] == "." and line[0] in _DIGITS:  # a move number: its move goes with it
+        after = line.find(" ", end + 1)
+        return line if after < 0 else line[:after]
+    return line[:end]
