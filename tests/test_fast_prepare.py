@@ -24,10 +24,12 @@ from partita.database import fastprepare
 from partita.database.fastprepare import fast_prepare, prepare_raw
 from partita.database.prepare import StoredRecord, prepare_chunk, prepare_record
 from partita.games.registry import all_games
+from partita.notation import plain as plain_reading
 from partita.notation.chunks import chunks
 from partita.notation.files import expand_paths
 from partita.notation.reader import build_record, split_records
 from partita.notation.replay import replay
+from partita.notation.validation import RecordCheck, check_chunk
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 GAMES = all_games()
@@ -55,6 +57,9 @@ def assert_same(raw, strict: bool) -> bool:
             assert have == want, f"{name} differs for record {raw.source.index}"
     else:
         assert got == expected
+    plain = plain_reading.replay_raw(raw, strict, text=False)
+    if plain is not None:  # validation's fast path: the same check as the full path's
+        assert RecordCheck.of(plain[0]) == RecordCheck.of(replay(build_record(raw), strict=strict))
     return fast_prepare(raw, strict) is not None
 
 
@@ -259,7 +264,7 @@ def test_fast_path_takes_plain_records_of_every_game(game, variant, sides, monke
     def no_writer(*args):
         raise AssertionError("a canonical record was written again")
 
-    monkeypatch.setattr(fastprepare, "write_mainline", no_writer)
+    monkeypatch.setattr(plain_reading, "write_mainline", no_writer)
     taken = 0
     for seed in range(12):
         rng = random.Random(seed)
@@ -351,3 +356,8 @@ def test_prepare_chunk_takes_the_fast_path_and_can_be_turned_off(monkeypatch, tm
     full = prepare_chunk(chunk.data)
     assert calls == []
     assert fast == full
+    monkeypatch.delenv(fastprepare.FULL_PATH_VARIABLE)
+    checks = check_chunk(chunk.data)
+    monkeypatch.setenv(fastprepare.FULL_PATH_VARIABLE, "1")
+    assert checks == check_chunk(chunk.data)
+    assert all(check.valid for check in checks)
