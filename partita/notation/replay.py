@@ -242,12 +242,13 @@ def replay_plain(
     :mod:`partita.database.fastprepare`).
 
     The same checks as :func:`replay`, in the same code where they are not the
-    mainline's: the tags and the starting state, the game's ``replay_canonical``
-    for the moves (every move must pass it, so no move is misspelled or illegal
-    and no pass is inserted), each written number as :func:`_check_number` wants
-    it, and the result. ``states`` holds the state after each move, and
-    ``labels`` (when given) receives the rules' ``move_number`` before each move:
-    what the canonical writer numbers the moves with.
+    mainline's: the tags and the starting state, the game's ``replay_keys`` (its
+    ``replay_canonical``, keys for states) for the moves (every move must pass it,
+    so no move is misspelled or illegal and no pass is inserted), each written
+    number as :func:`_check_number` wants it, and the result. ``states`` stays
+    empty (no state but the last is built); ``labels`` (when given) receives the
+    rules' ``move_number`` before each move: what the canonical writer numbers the
+    moves with.
     """
     collect = _Collector(record)
     game = _check_tags(record, collect)
@@ -259,35 +260,31 @@ def replay_plain(
     if len(moves) > KEPT_STATES:
         return None  # the full replay's bounded memory for a huge record
     rules = game.rules
-    move_number = rules.move_number
-    append_label = (labels if labels is not None else []).append
-    states: list[Any] = []
+    keys: list[Hashable] = []
+    befores: list[tuple[int, bool]] = labels if labels is not None else []
     before = start
     done = 0
     while done < len(moves):  # a window at a time, as the mainline replay does
         window = moves[done : done + _WINDOW]
-        replayed_window = game.replay_canonical(before, window)
-        if len(replayed_window) < len(window):
+        replayed_window = game.replay_keys(before, window)
+        if replayed_window is None:
             return None  # a move to check one by one: the full replay reports it
-        for written, after in zip(numbers[done : done + _WINDOW], replayed_window, strict=True):
-            label = move_number(before)
+        window_keys, window_labels, before = replayed_window
+        for written, label in zip(numbers[done : done + _WINDOW], window_labels, strict=True):
             if written is not None and (written[0] != label[0] or written[1] == label[1]):
                 return None  # a move-number problem
-            append_label(label)
-            before = after
-        states.extend(replayed_window)
+        keys.extend(window_keys)
+        befores.extend(window_labels)
         done += len(window)
-    key = rules.key
     replayed = ReplayedRecord(
         record=record,
         game=game,
         strict=strict,
         moves=moves,
-        keys=[key(state) for state in states],
+        keys=keys,
         initial_state=start,
         final_state=before,
         outcome=rules.outcome(before),
-        states=states,
     )
     _check_result(record, game, replayed, collect)
     if collect.problems:
