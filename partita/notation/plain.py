@@ -168,9 +168,9 @@ def _canonical_movetext(
     """Whether a plain movetext is already what the canonical writer writes (the
     common case for exported archives, which is then kept as it is): a number
     before exactly the moves that open a round and the first move, written without
-    leading zeros (``padded``: some were), one space between two words, and the lines the writer's greedy
-    wrapping makes (each line as long as it can be, at most
-    :data:`~partita.notation.writer.LINE_WIDTH`)."""
+    leading zeros (``padded``: some were), one space between two words, and the
+    lines the writer's greedy wrapping makes (each line as long as it can be, at
+    most :data:`~partita.notation.writer.LINE_WIDTH`)."""
     if padded:
         return False
     first = True
