@@ -36,7 +36,11 @@ storage per ply at 10,000, 100,000 and 1,000,000 games from rows prepared once
    at a time (the canonical writer, the positions inserts, the key folding...);
    ``--layouts``: the row-layout and pragma measurements behind the archive's
    schema (docs/archive.md quotes them); ``--crossover``: one process against
-   several on small corpora, the measurement behind ``PARALLEL_MIN_BYTES``.
+   several on small corpora, the measurement behind ``PARALLEL_MIN_BYTES``;
+   ``--full-path`` (instead of the stages): the import's fast path against the
+   full path (``PARTITA_FULL_PATH=1``), A/B, alternating runs: the CPU per ply of
+   ``prepare_chunk``, the full import with one process and with the default
+   workers, and the CLI end to end against python-chess at ``--end-to-end`` sizes.
 
 A ply is one stored move of a game's mainline (python-chess: one mainline move).
 CPU time counts the worker processes too (``os.times``, children included).
@@ -569,6 +573,157 @@ def measure_batch_sizes(corpus: Path, work: Path, repeat: int) -> list[tuple[int
 # -- main -----------------------------------------------------------------------------------------
 
 
+# -- the fast path against the full path ------------------------------------------------------
+
+FULL_PATH = "PARTITA_FULL_PATH"  # partita.database.fastprepare.FULL_PATH_VARIABLE
+
+
+def _with_path(full: bool, run: Callable[[], object]) -> Callable[[], object]:
+    """``run`` with the fast path off (``full``) or on; worker processes and the CLI
+    inherit the setting through the environment."""
+
+    def switched() -> object:
+        previous = os.environ.get(FULL_PATH)
+        os.environ[FULL_PATH] = "1" if full else "0"
+        try:
+            return run()
+        finally:
+            if previous is None:
+                del os.environ[FULL_PATH]
+            else:
+                os.environ[FULL_PATH] = previous
+
+    return switched
+
+
+def alternate(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, dict]:
+    """The best wall and CPU time of each of ``runs`` over ``repeat`` rounds, the
+    runs alternating within a round (so a change of load hits both), and each
+    run's last value."""
+    best: dict[str, dict] = {name: {"wall": float("inf"), "cpu": float("inf")} for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            wall, cpu, value = best_of(1, run)
+            best[name]["wall"] = min(best[name]["wall"], wall)
+            best[name]["cpu"] = min(best[name]["cpu"], cpu)
+            best[name]["value"] = value
+    return best
+
+
+def measure_fast_path(
+    corpus: Path, work: Path, repeat: int, sizes: list[int], seed: int, base: int
+) -> dict:
+    """The import's fast path (:mod:`partita.database.fastprepare`) against the full
+    path (``PARTITA_FULL_PATH=1``), A/B in one run, alternating: the CPU per ply of
+    ``prepare_chunk`` over the corpus's chunks (the work of a worker process), the
+    full import in one process and with the default workers, and the CLI end to
+    end against python-chess at ``sizes`` games (:mod:`import_scaling`; corpora cut
+    from the seeded corpus of ``base`` records)."""
+    from partita.database.prepare import prepare_chunk
+    from partita.notation.chunks import CHUNK_BYTES, chunks
+
+    data = [chunk.data for chunk in chunks(expand_paths([corpus]), False, CHUNK_BYTES)]
+
+    def prepare() -> list:
+        return [stored for item in data for stored in prepare_chunk(item)]
+
+    figures: dict = {}
+    prepared = alternate(
+        repeat, {"full": _with_path(True, prepare), "fast": _with_path(False, prepare)}
+    )
+    assert prepared["full"].pop("value") == prepared["fast"].pop("value"), "fast != full"
+    fast_rows = _with_path(False, prepare)()
+    plies = sum(len(stored.moves) for stored in fast_rows)
+    from partita.database.fastprepare import fast_prepare
+    from partita.notation.chunks import raw_records
+
+    taken = sum(fast_prepare(raw, False) is not None for item in data for raw in raw_records(item))
+    figures["prepare_chunk"] = {
+        **prepared,
+        "plies": plies,
+        "records": len(fast_rows),
+        "fast_records": taken,
+    }
+    for label, workers in (("workers=1", 1), ("workers=auto", None)):
+
+        def run(workers: int | None = workers) -> object:
+            return database.import_paths(fresh_db(work / "ab.db"), [corpus], workers=workers)
+
+        result = alternate(repeat, {"full": _with_path(True, run), "fast": _with_path(False, run)})
+        for side in ("full", "fast"):
+            assert result[side].pop("value").plies == plies
+        figures[label] = result
+    if sizes:
+        import import_scaling
+
+        runs = {
+            side: _with_path(
+                side == "full",
+                lambda: import_scaling.measure_end_to_end(work, sizes, seed, base),
+            )
+            for side in ("full", "fast")
+        }
+        ends: dict[str, list[list[dict]]] = {"full": [], "fast": []}
+        for _ in range(repeat):
+            for side, run in runs.items():
+                ends[side].append(run())  # type: ignore[arg-type]
+        # Best of the rounds, each side's import against the best python-chess run
+        # of all rounds (both sides ran it: the same reader on the same files).
+        best_ends: dict[str, list[dict]] = {"full": [], "fast": []}
+        for i in range(len(sizes)):
+            chess_wall = min(rounds[i]["chess_wall"] for side in ends for rounds in ends[side])
+            chess_cpu = min(rounds[i]["chess_cpu"] for side in ends for rounds in ends[side])
+            for side, results in ends.items():
+                item = dict(min((rounds[i] for rounds in results), key=_partita_wall))
+                item["partita_cpu"] = min(rounds[i]["partita_cpu"] for rounds in results)
+                item["chess_wall"] = chess_wall
+                item["chess_cpu"] = chess_cpu
+                item["chess_plies_per_s"] = item["chess_plies"] / chess_wall
+                item["ratio"] = item["partita_plies_per_s"] / item["chess_plies_per_s"]
+                item["ratio_cpu"] = (item["plies"] / item["partita_cpu"]) / (
+                    item["chess_plies"] / chess_cpu
+                )
+                best_ends[side].append(item)
+        figures["end_to_end"] = best_ends
+    return figures
+
+
+def _partita_wall(item: dict) -> float:
+    return item["partita_wall"]
+
+
+def print_fast_path(figures: dict) -> None:
+    prepared = figures["prepare_chunk"]
+    plies = prepared["plies"]
+    print(f"\nfast path against full path (A/B, alternating, best of each): "
+          f"{prepared['records']:,} records, {plies:,} plies, "
+          f"{prepared['fast_records']:,} records plain (fast path)")  # fmt: skip
+    print(f"{'':<34}{'full cpu s':>11}{'fast cpu s':>11}{'us/ply full':>12}"
+          f"{'us/ply fast':>12}{'speed-up':>10}{'wall x':>8}")  # fmt: skip
+    for label, key in (
+        ("prepare_chunk (a worker's work)", "prepare_chunk"),
+        ("full import, workers=1", "workers=1"),
+        ("full import, workers=auto", "workers=auto"),
+    ):
+        item = figures[key]
+        full, fast = item["full"], item["fast"]
+        print(f"{label:<34}{full['cpu']:>11.2f}{fast['cpu']:>11.2f}"
+              f"{full['cpu'] / plies * 1e6:>12.2f}{fast['cpu'] / plies * 1e6:>12.2f}"
+              f"{full['cpu'] / fast['cpu']:>9.2f}x{full['wall'] / fast['wall']:>7.2f}x")  # fmt: skip
+    ends = figures.get("end_to_end")
+    if ends:
+        print("CLI end to end against python-chess read_game (fresh processes, best of "
+              "the rounds; ratio = partita plies/s over python-chess plies/s):")  # fmt: skip
+        print(f"{'games':>9}{'':>3}{'wall s':>8}{'cpu s':>7}{'ratio wall':>11}{'ratio cpu':>10}"
+              f"   python-chess wall, cpu")  # fmt: skip
+        for full, fast in zip(ends["full"], ends["fast"], strict=True):
+            for side, item in (("full", full), ("fast", fast)):
+                print(f"{item['games']:>9,} {side:<4}{item['partita_wall']:>7.2f}"
+                      f"{item['partita_cpu']:>7.2f}{item['ratio']:>10.2f}x"
+                      f"{item['ratio_cpu']:>9.2f}x   {item['chess_wall']:.2f}s, "
+                      f"{item['chess_cpu']:.2f}s")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -598,6 +753,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-chess", action="store_true", help="skip python-chess")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--full-path",
+        action="store_true",
+        help="with --stages: the import's fast path against the full path, A/B "
+        "(instead of the stages)",
+    )
+    parser.add_argument(
+        "--end-to-end",
+        default="300,3000",
+        help="with --full-path: CLI end-to-end sizes (games, comma-separated; '' for none)",
+    )
     parser.add_argument(
         "--workers",
         default="",
@@ -631,6 +797,14 @@ def main(argv: list[str] | None = None) -> int:
             write_forza_corpus(corpus, args.games, seed=args.seed)
             print(f"corpus: {args.games:,} Forza 4x4 records written in "
                   f"{time.perf_counter() - start:.1f}s to {corpus}")  # fmt: skip
+        if args.full_path:  # the A/B alone, instead of the stages
+            sizes = [int(size) for size in args.end_to_end.split(",") if size.strip()]
+            fast_path = measure_fast_path(corpus, work, args.repeat, sizes, args.seed, args.games)
+            figures["fast_path"] = fast_path
+            print_fast_path(fast_path)
+            if args.json:
+                args.json.write_text(json.dumps(figures, indent=2, default=str), "utf-8")
+            return 0
         counts = [int(count) for count in args.workers.split(",") if count.strip()]
         stages = measure_stages(corpus, work, args.repeat, counts)
         figures["stages"] = stages

@@ -99,22 +99,25 @@ import json, resource, subprocess, sys, time
 start = time.perf_counter()
 done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 wall = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = usage.ru_maxrss * 1024
 print(json.dumps({"wall": wall, "code": done.returncode, "stdout": done.stdout,
-                  "stderr": done.stderr[-2000:], "peak": peak}))
+                  "stderr": done.stderr[-2000:], "peak": peak,
+                  "cpu": usage.ru_utime + usage.ru_stime}))
 """
 
 
-def _run(command: list[str]) -> tuple[float, str, int]:
-    """Wall seconds, stdout and peak RSS (bytes: the largest of the process and its
-    descendants) of one run of ``command``, in a fresh probe process of its own."""
+def _run(command: list[str]) -> tuple[float, str, int, float]:
+    """Wall seconds, stdout, peak RSS (bytes: the largest of the process and its
+    descendants) and CPU seconds (user + system, the process and its descendants)
+    of one run of ``command``, in a fresh probe process of its own."""
     probe = subprocess.run(
         [sys.executable, "-c", PROBE, *command], capture_output=True, text=True, check=True
     )
     result = json.loads(probe.stdout)
     if result["code"] != 0:
         raise RuntimeError(f"{command[:3]} failed ({result['code']}): {result['stderr']}")
-    return result["wall"], result["stdout"], result["peak"]
+    return result["wall"], result["stdout"], result["peak"], result["cpu"]
 
 
 def _fresh(path: Path) -> Path:
@@ -123,27 +126,34 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def measure_end_to_end(work: Path, sizes: list[int], seed: int) -> list[dict]:
-    """The CLI's import and python-chess's reader, side by side at each size."""
+def measure_end_to_end(work: Path, sizes: list[int], seed: int, base: int = 100_000) -> list[dict]:
+    """The CLI's import and python-chess's reader, side by side at each size
+    (the corpora cut from the seeded corpus of ``base`` records, see :func:`forza_corpus`)."""
     partita = str(Path(sys.executable).with_name("partita"))
     results = []
     for games in sizes:
-        corpus = forza_corpus(work, games, seed)
+        corpus = forza_corpus(work, games, seed, base)
         database = _fresh(work / "cli.db")
-        wall, stdout, peak = _run([partita, "import", str(corpus), "--db", str(database), "--json"])
+        wall, stdout, peak, cpu = _run(
+            [partita, "import", str(corpus), "--db", str(database), "--json"]
+        )
         summary = json.loads(stdout)
         plies = summary["plies"]
         chess_path = chess_corpus(work, plies, seed)
-        chess_wall, chess_out, _ = _run([sys.executable, "-c", CHESS_READER, str(chess_path)])
+        chess_wall, chess_out, _, chess_cpu = _run(
+            [sys.executable, "-c", CHESS_READER, str(chess_path)]
+        )
         chess_plies = int(chess_out.split()[1])
         results.append(
             {
                 "games": games,
                 "plies": plies,
                 "partita_wall": wall,
+                "partita_cpu": cpu,
                 "partita_plies_per_s": plies / wall,
                 "chess_plies": chess_plies,
                 "chess_wall": chess_wall,
+                "chess_cpu": chess_cpu,
                 "chess_plies_per_s": chess_plies / chess_wall,
                 "ratio": (plies / wall) / (chess_plies / chess_wall),
                 "peak_rss": peak,

@@ -52,6 +52,32 @@ def test_replay_canonical_matches_the_generic_version(game, seed, length):
     assert [game.rules.ply(s) for s in fast] == [game.rules.ply(s) for s in generic]
 
 
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
+@settings(max_examples=examples(60, fast=15), deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 70))
+def test_replay_keys_matches_the_generic_version(game, seed, length):
+    """A game's key replay (the plain-record fast path) gives what the generic one
+    gives: the keys, the move numbers and the last state, or ``None``."""
+    tokens = _tokens(game, random.Random(seed), length)
+    start = game.rules.initial()
+    accepted = len(game.replay_canonical(start, tokens))
+    # The tokens as given (often refused on the way), and their accepted prefix.
+    for line in (tokens, tokens[:accepted]):
+        fast = game.replay_keys(start, line)
+        generic = GameNotation.replay_keys(game, start, line)
+        if generic is None:
+            assert fast is None
+            continue
+        assert fast is not None
+        assert fast[:2] == generic[:2]
+        assert game.rules.key(fast[2]) == game.rules.key(generic[2])
+        assert game.rules.ply(fast[2]) == game.rules.ply(generic[2])
+        assert game.rules.outcome(fast[2]) == game.rules.outcome(generic[2])
+        states = game.replay_canonical(start, line)
+        assert generic[0] == [game.rules.key(state) for state in states]
+        assert generic[1] == [game.rules.move_number(s) for s in [start, *states][:-1]]
+
+
 def _example_records():
     for path in expand_paths([EXAMPLES]):
         yield from read_records(path)

@@ -85,17 +85,21 @@ def key_folder(game: str) -> Callable[[Hashable], int]:
     twice as fast and gives the same values (a test checks it).
     """
     prefix = blake2b(game.encode("utf-8") + b"\x00", digest_size=8)
+    copy = prefix.copy
     from_bytes = int.from_bytes
+    #: The type tag and length of an int key of each byte size (few sizes occur).
+    headers: dict[int, bytes] = {}
 
     def fold(key: Hashable) -> int:
         if type(key) is int:
-            size = (key.bit_length() + 8) // 8
-            data = (
-                b"i" + size.to_bytes(_LENGTH, "little") + key.to_bytes(size, "little", signed=True)
-            )
+            size = (key.bit_length() + 8) >> 3
+            header = headers.get(size)
+            if header is None:
+                header = headers[size] = b"i" + size.to_bytes(_LENGTH, "little")
+            data = header + key.to_bytes(size, "little", signed=True)
         else:
             data = encode_key(key)
-        hasher = prefix.copy()
+        hasher = copy()
         hasher.update(data)
         return from_bytes(hasher.digest(), "little", signed=True)
 

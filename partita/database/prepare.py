@@ -172,18 +172,22 @@ def _problem_row(problem: Problem) -> tuple:
 _FOLDERS: dict[str, Callable[[Hashable], int]] = {}
 
 
-def prepare_record(replayed: ReplayedRecord, strict: bool) -> StoredRecord | Refusal:
+def prepare_record(
+    replayed: ReplayedRecord, strict: bool, *, text: str | None = None
+) -> StoredRecord | Refusal:
     """What the archive stores of one replayed record: its rows without a game id
     (those are assigned when its batch is written), or, in strict mode, the refusal
     of an invalid record. Runs outside any transaction, in a worker process for a
-    parallel import."""
+    parallel import. ``text``: the record's :func:`stored_text`, when the caller
+    has it already (the fast path, :mod:`~partita.database.fastprepare`)."""
     record = replayed.record
     source = record.source
     valid = replayed.valid
     if strict and not valid:
         return Refusal(str(source.file), source.index, source.line, list(replayed.problems))
     tags = record.tags
-    text = stored_text(replayed)
+    if text is None:
+        text = stored_text(replayed)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     game = replayed.game
     sides = count_sides(tags, game.rules.min_sides if game is not None else 2)[0]
@@ -256,8 +260,14 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
 
 def prepare_chunk(data: ChunkData) -> list[StoredRecord | Refusal]:
     """Read, replay and turn into rows a chunk of raw records: the work of an import
-    outside the archive, done by a worker process (or by this one, serially)."""
+    outside the archive, done by a worker process (or by this one, serially). Plain
+    records take the fast path (:mod:`~partita.database.fastprepare`), the others
+    the full one; the rows are the same."""
+    from partita.database.fastprepare import fast_path_enabled, prepare_raw
+
     strict = data[1]
+    if fast_path_enabled():
+        return [prepare_raw(raw, strict) for raw in raw_records(data)]
     return [
         prepare_record(replay(build_record(raw), strict=strict), strict)
         for raw in raw_records(data)

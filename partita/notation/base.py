@@ -12,7 +12,7 @@ the position resolves it against the rules, and three distinct errors come out:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar
 
 from partita.errors import NotationError, PartitaError
@@ -126,6 +126,30 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
             state = rules.apply(state, move)
             states.append(state)
         return states
+
+    def replay_keys(
+        self, state: StateT, tokens: Sequence[str]
+    ) -> tuple[list[Hashable], list[tuple[int, bool]], StateT] | None:
+        """Fast path for importers of plain records: when :meth:`replay_canonical`
+        accepts every token, the position key after each (``rules.key``), the
+        rules' ``move_number`` before each, and the state after the last;
+        ``None`` when it stops early.
+
+        Games override this with a loop that builds no state but the last; they
+        must give exactly what this generic version gives (a differential test
+        checks it).
+        """
+        states = self.replay_canonical(state, tokens)
+        if len(states) < len(tokens):
+            return None
+        rules = self.rules
+        key, move_number = rules.key, rules.move_number
+        befores = [state, *states]
+        return (
+            [key(after) for after in states],
+            [move_number(before) for before in befores[:-1]],
+            befores[-1],
+        )
 
     #: Whether :meth:`moves_from_columns` reads this game's compact column strings
     #: (the published test sets' format for top-entry boards: ``"4453"``).

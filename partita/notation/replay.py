@@ -183,7 +183,11 @@ def _first_out_of_sequence(tags: dict[str, str]) -> str:
 
 def count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     """Sides named by Player1..PlayerN tags (which must run from 1 without gaps)."""
-    numbers = sorted(int(m.group(1)) for name in tags if (m := _PLAYER_TAG.fullmatch(name)))
+    numbers = sorted(
+        int(m.group(1))
+        for name in tags
+        if name.startswith("Player") and (m := _PLAYER_TAG.fullmatch(name))
+    )
     if not numbers:
         return minimum, None
     if numbers != list(range(1, len(numbers) + 1)):
@@ -220,6 +224,71 @@ def replay(record: Record, strict: bool = False, *, keys: bool = True) -> Replay
     if strict:
         problems = [replace(p, severity=ERROR) if p.severity != ERROR else p for p in problems]
     replayed.problems = problems
+    return replayed
+
+
+def replay_plain(
+    record: Record,
+    moves: list[str],
+    numbers: list[tuple[int, bool] | None],
+    strict: bool = False,
+    labels: list[tuple[int, bool]] | None = None,
+) -> ReplayedRecord | None:
+    """The replay of a record that is tags and a mainline only (``record.root`` holds
+    no node; ``moves`` are its move tokens, ``numbers`` the move number written
+    before each, as ``Node.written_number``), when :func:`replay` would find no
+    problem in it at all; ``None`` as soon as it might (the caller then replays the
+    record in full). The importers' fast path (see
+    :mod:`partita.database.fastprepare`).
+
+    The same checks as :func:`replay`, in the same code where they are not the
+    mainline's: the tags and the starting state, the game's ``replay_keys`` (its
+    ``replay_canonical``, keys for states) for the moves (every move must pass it,
+    so no move is misspelled or illegal and no pass is inserted), each written
+    number as :func:`_check_number` wants it, and the result. ``states`` stays
+    empty (no state but the last is built); ``labels`` (when given) receives the
+    rules' ``move_number`` before each move: what the canonical writer numbers the
+    moves with.
+    """
+    collect = _Collector(record)
+    game = _check_tags(record, collect)
+    if game is None or collect.problems:
+        return None
+    start = _starting_state(record, game, collect)
+    if start is None or collect.problems:
+        return None
+    if len(moves) > KEPT_STATES:
+        return None  # the full replay's bounded memory for a huge record
+    rules = game.rules
+    keys: list[Hashable] = []
+    befores: list[tuple[int, bool]] = labels if labels is not None else []
+    before = start
+    done = 0
+    while done < len(moves):  # a window at a time, as the mainline replay does
+        window = moves[done : done + _WINDOW]
+        replayed_window = game.replay_keys(before, window)
+        if replayed_window is None:
+            return None  # a move to check one by one: the full replay reports it
+        window_keys, window_labels, before = replayed_window
+        for written, label in zip(numbers[done : done + _WINDOW], window_labels, strict=True):
+            if written is not None and (written[0] != label[0] or written[1] == label[1]):
+                return None  # a move-number problem
+        keys.extend(window_keys)
+        befores.extend(window_labels)
+        done += len(window)
+    replayed = ReplayedRecord(
+        record=record,
+        game=game,
+        strict=strict,
+        moves=moves,
+        keys=keys,
+        initial_state=start,
+        final_state=before,
+        outcome=rules.outcome(before),
+    )
+    _check_result(record, game, replayed, collect)
+    if collect.problems:
+        return None
     return replayed
 
 

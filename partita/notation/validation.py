@@ -113,12 +113,21 @@ class RecordCheck(NamedTuple):
 
 def check_chunk(data: ChunkData) -> list[RecordCheck]:
     """Read and replay a chunk of raw records: a worker's task (module level, of
-    plain values, so that a local process or a Dask worker can run it)."""
+    plain values, so that a local process or a Dask worker can run it). Plain
+    records take the fast path (:mod:`~partita.notation.plain`); the checks are
+    the same."""
+    from partita.notation.plain import fast_path_enabled, replay_raw
     from partita.notation.reader import build_record
     from partita.notation.replay import replay
 
     strict = data[1]
-    return [RecordCheck.of(replay(build_record(raw), strict=strict)) for raw in raw_records(data)]
+    fast = fast_path_enabled()
+    checks = []
+    for raw in raw_records(data):
+        plain = replay_raw(raw, strict, text=False) if fast else None
+        replayed = plain[0] if plain is not None else replay(build_record(raw), strict=strict)
+        checks.append(RecordCheck.of(replayed))
+    return checks
 
 
 def auto_workers(total_bytes: int) -> int:

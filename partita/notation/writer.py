@@ -28,7 +28,14 @@ from partita.notation.base import GameNotation
 from partita.notation.model import SEVEN_TAG_ORDER, Node, Record
 from partita.notation.replay import ReplayedRecord
 
-__all__ = ["LINE_WIDTH", "PASS_TOKEN", "tag_order", "write_record", "write_records"]
+__all__ = [
+    "LINE_WIDTH",
+    "PASS_TOKEN",
+    "tag_order",
+    "write_mainline",
+    "write_record",
+    "write_records",
+]
 
 #: The longest line the writer makes (a longer single token stands alone).
 LINE_WIDTH = 80
@@ -80,6 +87,36 @@ def write_record(
     if lines:
         lines.append("")
     lines.extend(movetext)
+    return "\n".join(lines) + "\n"
+
+
+def write_mainline(
+    tags: dict[str, str],
+    moves: list[str],
+    labels: list[tuple[int, bool]],
+    result: str,
+    width: int = LINE_WIDTH,
+) -> str:
+    """The canonical text of a record that is tags and a mainline only, from its
+    replay: ``moves`` in canonical spelling, ``labels`` the rules' ``move_number``
+    before each, ``result`` the movetext's result token. What :func:`write_record`
+    gives for such a record, without a tree to walk (the importers' fast path)."""
+    lines = [_tag_line(name, tags[name]) for name in tag_order(tags)]
+    units: list[str] = []
+    append = units.append
+    first = True
+    for token, (number, opens) in zip(moves, labels, strict=True):
+        if opens:
+            append(f"{number}. {token}")
+        elif first:
+            append(f"{number}... {token}")
+        else:
+            append(token)
+        first = False
+    append(result)
+    if lines:
+        lines.append("")
+    lines.extend(_wrap(units, width))
     return "\n".join(lines) + "\n"
 
 

@@ -9,7 +9,7 @@ leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
@@ -169,6 +169,20 @@ class GravityNotation(GameNotation[GravityState, Entry]):
                 break
             entries.append(entry)
         return self.rules.replay_entries(state, entries)[0]
+
+    def replay_keys(
+        self, state: GravityState, tokens: Sequence[str]
+    ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
+        """The generic fast path (see :class:`GameNotation`) through the engine's
+        key replay, which builds no state but the last."""
+        canonical = self._canonical
+        entries = []
+        for token in tokens:
+            entry = canonical.get(token)
+            if entry is None:
+                return None
+            entries.append(entry)
+        return self.rules.replay_entry_keys(state, entries)
 
     # -- positions -------------------------------------------------------------------------
     def parse_position(self, text: str, sides: int | None = None) -> GravityState:

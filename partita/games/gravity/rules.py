@@ -20,7 +20,7 @@ operations and one small loop over the lines through the landing cell.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -502,6 +502,60 @@ class GravityRules(Rules[GravityState, Entry]):
             state = _make_state(x, o, ply, line)
             append(state)
         return states, None
+
+    def replay_entry_keys(
+        self, state: GravityState, moves: Sequence[Entry]
+    ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
+        """Checked key replay for importers of plain records: when every move of
+        ``moves`` is legal, the :meth:`key` after each, the :meth:`move_number`
+        before each and the state after the last (the only state built); ``None``
+        at the first illegal move. :meth:`replay_entries`' loop, keys for states."""
+        keys: list[Hashable] = []
+        labels: list[tuple[int, bool]] = []
+        add_key = keys.append
+        add_label = labels.append
+        slides = self._slides
+        reach = self._reach
+        windows_through = self._windows_through
+        length = self.line_length
+        n = self.cell_count
+        side_bit = 1 << (2 * n)
+        x, o, ply, line = state.x, state.o, state.ply, state.line
+        for move in moves:
+            slide = None
+            if not line and type(move) is Entry:
+                row = slides.get(move.side)
+                if row is not None and move.index < len(row):
+                    slide = row[move.index]
+            if slide is None or (x | o) & slide[0]:
+                return None
+            _, path, forward, step, far = slide
+            blocked = (x | o) & path
+            if not blocked:
+                landing = far
+            elif forward:
+                landing = (blocked & -blocked) >> step
+            else:
+                landing = 1 << (blocked.bit_length() - 1 + step)
+            if ply & 1:
+                add_label(((ply >> 1) + 1, False))
+                o |= landing
+                own = o
+            else:
+                add_label(((ply >> 1) + 1, True))
+                x |= landing
+                own = x
+            line = 0
+            cell = landing.bit_length() - 1
+            if (own & reach[cell]).bit_count() >= length:
+                for window in windows_through[cell]:
+                    if own & window == window:
+                        line |= window
+            ply += 1
+            add_key(x | o << n | side_bit if ply & 1 else x | o << n)
+        if keys:
+            state = _make_state(x, o, ply, line)
+        return keys, labels, state
 
     def outcome(self, state: GravityState) -> Outcome | None:
         if state.line:

@@ -1,0 +1,211 @@
+"""Reading a plain record straight from its raw text: the fast path of importers.
+
+Most records of an exported archive are *plain*: tag pairs written the canonical way
+(``[Name "value"]``, one a line), then move numbers, moves and a result, nothing
+else. For those, :func:`replay_raw` skips the token stream, the record tree and the
+tree-walking writer (after python-chess, whose reader is fast because the common
+case costs little): a few regular expressions read the record, the game's
+``replay_canonical`` replays it (:func:`~partita.notation.replay.replay_plain`), and
+its canonical text is the text as read when a cheap exact check finds it canonical
+already, else :func:`~partita.notation.writer.write_mainline`'s.
+
+The full path (:func:`~partita.notation.reader.build_record`, then
+:func:`~partita.notation.replay.replay`) stays the reference. The moment anything is
+unusual (a line problem, a tag written otherwise, a comment, NAG, suffix,
+variation, escape, tab, carriage return or non-ASCII character in the movetext, a
+move number written otherwise, any problem replay would report), :func:`replay_raw`
+returns ``None`` and the caller takes the full path. ``tests/test_fast_prepare.py``
+holds the two equal on every shipped example and on generated records of every
+game (what an import stores, and what validation reports).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from partita.games.base import MAX_DIGITS
+from partita.notation.model import Record
+from partita.notation.replay import ReplayedRecord, replay_plain
+from partita.notation.splitter import RawRecord
+from partita.notation.writer import LINE_WIDTH, tag_order, write_mainline
+
+__all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
+
+#: The environment variable that turns the fast path off (``1``): every record then
+#: goes the full way (a worker process inherits it), for benchmarks and to rule the
+#: fast path out when hunting a bug.
+FULL_PATH_VARIABLE = "PARTITA_FULL_PATH"
+
+
+def fast_path_enabled() -> bool:
+    """False when ``PARTITA_FULL_PATH=1`` asks for the full path everywhere."""
+    return os.environ.get(FULL_PATH_VARIABLE) != "1"
+
+
+#: A tag line as the canonical writer writes it, its value needing no escape.
+_TAG_LINE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "([^"\\\n\r\ufeff]*)"\]\n')
+#: What a plain movetext never holds: a character other than printable ASCII, a
+#: space or a line break (a tab, a carriage return, a non-ASCII space...), or one of
+#: the grammar's delimiters (comments, NAGs, variations, tags).
+_NOT_PLAIN = re.compile(r"[^ \n!-~]|[{}();\[\]$]")
+#: A move number: ``12.`` opens a round, ``12...`` continues one.
+_NUMBER = re.compile(rf"([0-9]{{1,{MAX_DIGITS}}})(\.|\.\.\.)")
+#: Move numbers already read (``"12."`` -> ``(12, False)``), at most this many.
+_NUMBERS: dict[str, tuple[int, bool]] = {}
+_NUMBERS_KEPT = 4096
+#: A result token (the grammar's, as a whole word).
+_RESULT = re.compile(r"\*|(?:1/2|[01])(?:-(?:1/2|[01]))+")
+#: A word's first character that makes it no move: a move number, a bare number or
+#: a result starts with a digit (``*`` alone is a result, ``*y`` a move).
+_DIGITS = frozenset("0123456789")
+#: A move token's last character that would be a suffix annotation.
+_SUFFIX_END = frozenset("!?")
+
+
+def _move_number(word: str) -> tuple[int, bool] | None:
+    """``(number, continues)`` of a move-number word, ``None`` for any other word
+    that starts with a digit (the fast path defers those)."""
+    number = _NUMBER.fullmatch(word)
+    if number is None:
+        return None
+    value = (int(number[1]), number[2] == "...")
+    if len(_NUMBERS) < _NUMBERS_KEPT:
+        _NUMBERS[word] = value
+    return value
+
+
+def replay_raw(
+    raw: RawRecord, strict: bool, *, text: bool = True
+) -> tuple[ReplayedRecord, str] | None:
+    """The replay of a plain raw record without problems, exactly as the full path
+    makes it, and its canonical text (``""`` unless ``text``: validation needs
+    none); ``None`` when the record is not plain, or replay might find a problem."""
+    if raw.problems:
+        return None
+    raw_text = raw.text
+    start = raw.movetext_start
+    tags: dict[str, str] = {}
+    position = 0
+    blank_lines = 0
+    match_tag = _TAG_LINE.match
+    while position < start:
+        if raw_text[position] == "\n":  # a blank line among the tags
+            position += 1
+            blank_lines += 1
+            continue
+        tag = match_tag(raw_text, position)
+        if tag is None:
+            return None
+        name = tag[1]
+        if name in tags:
+            return None  # a duplicate tag: a problem
+        tags[name] = tag[2]
+        position = tag.end()
+    if position != start:
+        return None
+    movetext = raw_text[start:]
+    if _NOT_PLAIN.search(movetext) is not None:
+        return None
+    words = movetext.split()
+    if not words or _RESULT.fullmatch(words[-1]) is None:
+        return None
+    suffixes = "!" in movetext or "?" in movetext
+    known_numbers = _NUMBERS
+    moves: list[str] = []
+    numbers: list[tuple[int, bool] | None] = []
+    written: tuple[int, bool] | None = None
+    padded = False  # a move number written with a leading zero
+    for word in words[:-1]:
+        number = known_numbers.get(word)
+        if number is None and word[0] in _DIGITS:
+            number = _move_number(word)
+            if number is None:
+                return None  # a bare number, a result before the end...
+        if number is not None:
+            if written is not None:
+                return None  # two move numbers in a row
+            written = number
+            padded = padded or word[0] == "0"
+            continue
+        if word == "*" or (suffixes and word[-1] in _SUFFIX_END):
+            return None
+        moves.append(word)
+        numbers.append(written)
+        written = None
+    if written is not None:
+        return None  # a move number before the result
+    result = words[-1]
+    record = Record(
+        tags=tags,
+        result=result,
+        source=raw.source,
+        text=raw_text,
+        result_offset=start + movetext.rindex(result),
+    )
+    labels: list[tuple[int, bool]] = []
+    replayed = replay_plain(record, moves, numbers, strict, labels)
+    if replayed is None:
+        return None
+    if not text:
+        return replayed, ""
+    if (
+        blank_lines == 1
+        and raw_text[start - 2 : start] == "\n\n"
+        and list(tags) == tag_order(tags)
+        and _canonical_movetext(movetext, numbers, labels, padded)
+    ):
+        return replayed, raw_text + "\n"  # already as the writer writes it
+    return replayed, write_mainline(tags, moves, labels, result)
+
+
+def _canonical_movetext(
+    movetext: str,
+    numbers: list[tuple[int, bool] | None],
+    labels: list[tuple[int, bool]],
+    padded: bool,
+) -> bool:
+    """Whether a plain movetext is already what the canonical writer writes (the
+    common case for exported archives, which is then kept as it is): a number
+    before exactly the moves that open a round and the first move, written without
+    leading zeros (``padded``: some were), one space between two words, and the
+    lines the writer's greedy wrapping makes (each line as long as it can be, at
+    most :data:`~partita.notation.writer.LINE_WIDTH`)."""
+    if padded:
+        return False
+    first = True
+    for written, (_, opens) in zip(numbers, labels, strict=True):
+        if (written is not None) != (opens or first):
+            return False
+        first = False
+    if (
+        "  " in movetext
+        or " \n" in movetext
+        or "\n " in movetext
+        or "\n\n" in movetext
+        or movetext[0] == " "
+        or movetext[-1] == " "
+    ):
+        return False  # odd spacing
+    lines = movetext.split("\n")
+    for line, following in zip(lines, lines[1:], strict=False):
+        if line[-1] == ".":
+            return False  # a move number apart from its move
+        if len(line) > LINE_WIDTH and " " in line.removeprefix(_first_unit(line)):
+            return False  # too long, and more than one unit
+        if len(line) + 1 + len(_first_unit(following)) <= LINE_WIDTH:
+            return False  # the next unit would fit on this line
+    last = lines[-1]
+    return len(last) <= LINE_WIDTH or " " not in last.removeprefix(_first_unit(last))
+
+
+def _first_unit(line: str) -> str:
+    """The first unit of a movetext line the writer never breaks: a move number with
+    its move, or one word."""
+    end = line.find(" ")
+    if end < 0:
+        return line
+    if line[end - 1] == "." and line[0] in _DIGITS:  # a move number: its move goes with it
+        after = line.find(" ", end + 1)
+        return line if after < 0 else line[:after]
+    return line[:end]
