@@ -27,6 +27,7 @@ from partita.cli.options import (
     SchedulerOption,
     StrictOption,
     archive_path,
+    checked_scheduler,
 )
 from partita.cli.output import (
     check_output,
@@ -90,7 +91,6 @@ def import_(
     A path that holds no records is a warning, and the exit code is 1. A path -
     reads standard input; gzip, bzip2, xz and Zstandard files are read as they are.
     """
-    from partita.cli.commands.selfplay import checked_scheduler
     from partita.notation.inputs import input_size
 
     scheduler = checked_scheduler(scheduler)
