@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.util
 import json
 import multiprocessing
@@ -544,7 +545,7 @@ class NoPool:
 
 
 def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkeypatch):
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoPool)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     write_games(tmp_path / "a.pgr", 20, seed=14)
     summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=None)

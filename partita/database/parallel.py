@@ -13,10 +13,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.database.prepare import (
     Refusal,
@@ -25,8 +22,14 @@ from partita.database.prepare import (
     prepare_chunk,
     start_worker,
 )
-from partita.execution import QuietSpawnContext
 from partita.notation.chunks import Chunk
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+    from contextlib import ExitStack
+
+# concurrent.futures, multiprocessing and partita.execution load only when an import
+# starts worker processes: a small import in one process does without them.
 
 __all__ = ["MAX_AUTO_WORKERS", "PARALLEL_MIN_BYTES", "Preparer", "auto_workers"]
 
@@ -87,6 +90,8 @@ class Preparer:
 
     def __enter__(self) -> Preparer:
         if self.scheduler is not None:
+            from contextlib import ExitStack
+
             from partita.execution import open_executor
 
             stack = ExitStack()
@@ -96,6 +101,10 @@ class Preparer:
             self._cluster, self._pool = stack, execution
             self.workers = execution.workers + 1
         elif self.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            from partita.execution import QuietSpawnContext
+
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
                 mp_context=QuietSpawnContext(),
@@ -164,6 +173,8 @@ _WORKER_STOPPED = (
 
 def _submit(pool: Executor, chunk: Chunk) -> Future:
     """The chunk sent to a worker (the pool may already know that one died)."""
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
     try:
         return pool.submit(prepare_chunk, chunk.data)
     except BrokenProcessPool as error:
@@ -173,6 +184,8 @@ def _submit(pool: Executor, chunk: Chunk) -> Future:
 
 def _worker_games(probe: Future) -> list[tuple[str, str]]:
     """The games a worker knows (the first task, so it also checks workers start)."""
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
     try:
         return probe.result()
     except BrokenProcessPool as error:
@@ -194,6 +207,8 @@ def _prepare_here(chunk: Chunk) -> list[StoredRecord | Refusal]:
 
 
 def _result(chunk: Chunk, future: Future) -> tuple[Chunk, list]:
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
     try:
         return chunk, future.result()
     except BrokenProcessPool as error:
