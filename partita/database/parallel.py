@@ -31,7 +31,14 @@ if TYPE_CHECKING:
 # concurrent.futures, multiprocessing and partita.execution load only when an import
 # starts worker processes: a small import in one process does without them.
 
-__all__ = ["MAX_AUTO_WORKERS", "PARALLEL_MIN_BYTES", "Preparer", "auto_workers"]
+__all__ = [
+    "MAX_AUTO_WORKERS",
+    "PARALLEL_MIN_BYTES",
+    "Preparer",
+    "auto_workers",
+    "idle_cores",
+    "usable_cpus",
+]
 
 #: With ``workers=None``, inputs smaller than this import in one process: a
 #: worker process takes about 0.15 s to start, which on less than about 0.6 MB
@@ -51,14 +58,36 @@ _QUEUED_HERE = 8
 
 
 def auto_workers(total_bytes: int) -> int:
-    """The processes an import of ``total_bytes`` uses when the caller does not say."""
+    """The processes an import of ``total_bytes`` uses when the caller does not say:
+    one for an input under :data:`PARALLEL_MIN_BYTES` (starting a worker costs more
+    than it saves), else this process and one worker per further idle core, at most
+    :data:`MAX_AUTO_WORKERS` in all. A worker on a core other work keeps busy only
+    takes turns with it, and the single writer then waits for the worker
+    (docs/archive.md has the measurements)."""
     if total_bytes < PARALLEL_MIN_BYTES:
         return 1
+    cpus = usable_cpus()
+    extra = int(idle_cores(cpus) - 0.5)  # this process takes the first idle core
+    return max(1, min(cpus, MAX_AUTO_WORKERS, 1 + extra))
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_AUTO_WORKERS))
+        return os.cpu_count() or 1
+
+
+def idle_cores(cpus: int) -> float:
+    """The cores other work leaves idle: the CPUs less the 1-minute load average
+    (the processes running or waiting to run, on average; 0 idle when it is higher).
+    Where the system gives no load average, every core counts as idle."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows; a system that cannot say
+        return float(cpus)
+    return max(0.0, cpus - load)
 
 
 class Preparer:
