@@ -8,14 +8,16 @@ Run from the repository root::
 By default (:mod:`import_scaling`): the CLI end to end against python-chess at
 300, 3,000, 30,000 and 100,000 games (plies/s, the ratio, peak RSS; A/B
 interleaved, best of 5 runs up to 3,000 games, one above), and storage per ply
-(time, bytes written, peak memory) at 10,000 and 100,000 archived games
-(1,000,000 with ``--big``); ``--no-storage``: the end-to-end comparison alone.
+(time, bytes written, peak memory) of real imports at 10,000 and 100,000 archived
+games; ``--big`` adds :mod:`storage_scaling` at 10,000, 100,000 and 1,000,000;
+``--no-storage``: the end-to-end comparison alone.
 Before timing, partita's modules are compiled into ``__pycache__`` (compileall),
 so that the CLI runs from bytecode as a wheel install, and python-chess, do:
 an editable install under ``PYTHONDONTWRITEBYTECODE=1`` would compile them from
-source on every run (``--no-compile`` measures that). The run prints which. :mod:`storage_scaling` measures
-storage per ply at 10,000, 100,000 and 1,000,000 games from rows prepared once
-(no million-game corpus to write and read). docs/archive.md has the figures.
+source on every run (``--no-compile`` measures that). The run prints which, and
+the load average around each size. Run it niced (``nice -n 10``) on a shared
+machine. :mod:`storage_scaling` measures storage per ply from rows prepared once (no
+million-game corpus to write and read). docs/archive.md has the figures.
 
 ``--stages``, all seeded and deterministic:
 
@@ -598,7 +600,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the in-process stages (and --profile, --ablate, --layouts, --crossover) "
         "instead of the default end-to-end and storage scaling run",
     )
-    parser.add_argument("--big", action="store_true", help="storage at 1,000,000 games too")
+    parser.add_argument(
+        "--big",
+        action="store_true",
+        help="also storage at 10,000, 100,000 and 1,000,000 games from prepared rows "
+        "(storage_scaling.py; about 4 GB of disk while it runs)",
+    )
     parser.add_argument(
         "--no-storage",
         action="store_true",
