@@ -77,8 +77,9 @@ def import_(
             min=1,
             max=MAX_WORKERS,
             help="Processes that read and replay the records, the one that writes "
-            "included (1: everything in one process). Default: one per CPU, at most 4, "
-            "for inputs of 1 MB or more; 1 for smaller ones.",
+            "included (1: everything in one process). Default: for inputs of 1 MB or "
+            "more, one per idle core (CPUs less the load average), at most 4; 1 for "
+            "smaller ones.",
         ),
     ] = None,
     scheduler: SchedulerOption = None,
