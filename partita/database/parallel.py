@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 from partita.database.prepare import (
@@ -26,7 +27,6 @@ from partita.notation.chunks import Chunk
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
-    from contextlib import ExitStack
 
 # concurrent.futures, multiprocessing and partita.execution load only when an import
 # starts worker processes: a small import in one process does without them.
@@ -119,8 +119,6 @@ class Preparer:
 
     def __enter__(self) -> Preparer:
         if self.scheduler is not None:
-            from contextlib import ExitStack
-
             from partita.execution import open_executor
 
             stack = ExitStack()
