@@ -453,14 +453,15 @@ def typer_command_names(app) -> list[str]:
 
 def test_a_command_loads_its_own_module_only(tmp_path):
     """`partita import` builds and imports only the archive's commands: not the other
-    command modules, the analysis, the process pools (one process for a small input)
-    or the games' rules it does not replay; `partita --help` still lists them all."""
+    command modules, the analysis, the process pools (one process for a small input),
+    the games' rules it does not replay, or rich for its one-line summary off a
+    terminal; `partita --help` still lists them all."""
     (tmp_path / "one.pgr").write_text(
         '[Game "forza4x4"]\n[Result "0-1"]\n[Termination "normal"]\n\n'
         "1. r7 t6 2. r2 l5 3. b2 t8 4. r6 b8 5. t8 b8 0-1\n",
         encoding="utf-8",
     )
-    arguments = ["import", str(tmp_path / "one.pgr"), "--db", str(tmp_path / "a.db"), "--json"]
+    arguments = ["import", str(tmp_path / "one.pgr"), "--db", str(tmp_path / "a.db")]
     done = subprocess.run(
         [sys.executable, "-c", START_UP_PROBE, *arguments],
         capture_output=True,
@@ -469,8 +470,13 @@ def test_a_command_loads_its_own_module_only(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.rsplit("modules: ", 1)[0])["imported"] == 1
+    summary = done.stdout.rsplit("modules: ", 1)[0]
+    assert (
+        summary
+        == f"{tmp_path / 'a.db'}: 1 imported, 0 duplicates, 0 invalid (1 records in 1 files)\n"
+    )
     loaded = set(done.stdout.rsplit("modules: ", 1)[1].split())
+    assert not {name for name in loaded if name.split(".")[0] == "rich"}  # one plain line
     commands = {name for name in loaded if name.startswith("partita.cli.commands.")}
     assert commands == {"partita.cli.commands.archive"}
     assert not {name for name in loaded if name.startswith("partita.analysis")}

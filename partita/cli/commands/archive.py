@@ -14,7 +14,7 @@ import typer
 
 from partita import database  # light: its names load on first use
 from partita.cli.app import app
-from partita.cli.display import EscapingStream, plain
+from partita.cli.display import EscapingStream, plain, printable
 from partita.cli.filters import filter_options
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
@@ -117,14 +117,15 @@ def import_(
         inputs.check_records({})
     if summary is not None and as_json:
         typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
-    elif summary is not None:
-        stdout_console().print(
-            f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
-            f"{summary.invalid} invalid"
-            + (f", {summary.refused} refused (strict)" if strict else "")
-            + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
-            + f" ({summary.records} records in {len(inputs.files)} files)",
-            markup=False,
+    elif summary is not None:  # one plain line: no rich to load for it
+        typer.echo(
+            printable(
+                f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
+                f"{summary.invalid} invalid"
+                + (f", {summary.refused} refused (strict)" if strict else "")
+                + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
+                + f" ({summary.records} records in {len(inputs.files)} files)"
+            )
         )
     for warning in inputs.warnings:
         stderr_console().print(f"partita: warning: {warning}", markup=False, soft_wrap=True)
