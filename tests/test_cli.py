@@ -414,6 +414,79 @@ def test_start_up_loads_no_heavy_library(args, allowed):
         assert module not in loaded
 
 
+def test_the_command_table_names_each_command_s_module():
+    """`partita CMD` imports the module COMMAND_MODULES names for CMD alone: the
+    table must say where every framework command is, and name every module."""
+    import pkgutil
+
+    import partita.cli.commands
+    from partita.cli.app import COMMAND_MODULES, _register_commands, app
+
+    _register_commands()
+    found = {}
+    for info in app.registered_commands:
+        module = info.callback.__module__
+        if module.startswith("partita.cli.commands."):
+            found[info.name or info.callback.__name__] = module.rsplit(".", 1)[1]
+    for group in app.registered_groups:
+        callback = group.typer_instance.registered_commands[0].callback
+        if callback.__module__.startswith("partita.cli.commands."):
+            found[group.typer_instance.info.name] = callback.__module__.rsplit(".", 1)[1]
+    assert found == COMMAND_MODULES
+    modules = {info.name for info in pkgutil.iter_modules(partita.cli.commands.__path__)}
+    assert modules == set(COMMAND_MODULES.values())
+    # --help lists the commands (groups come after them) in the table's order,
+    # whatever registered first in this process.
+    groups = {group.typer_instance.info.name for group in app.registered_groups}
+    listed = [name for name in typer_command_names(app) if name in COMMAND_MODULES.keys() - groups]
+    order = list(dict.fromkeys(COMMAND_MODULES.values()))
+    assert [order.index(COMMAND_MODULES[name]) for name in listed] == sorted(
+        order.index(COMMAND_MODULES[name]) for name in listed
+    )
+
+
+def typer_command_names(app) -> list[str]:
+    import typer.main
+
+    return list(typer.main.get_command(app).commands)
+
+
+def test_a_command_loads_its_own_module_only(tmp_path):
+    """`partita import` builds and imports only the archive's commands: not the other
+    command modules, the analysis, the process pools (one process for a small input),
+    the games' rules it does not replay, or rich for its one-line summary off a
+    terminal; `partita --help` still lists them all."""
+    (tmp_path / "one.pgr").write_text(
+        '[Game "forza4x4"]\n[Result "0-1"]\n[Termination "normal"]\n\n'
+        "1. r7 t6 2. r2 l5 3. b2 t8 4. r6 b8 5. t8 b8 0-1\n",
+        encoding="utf-8",
+    )
+    arguments = ["import", str(tmp_path / "one.pgr"), "--db", str(tmp_path / "a.db")]
+    done = subprocess.run(
+        [sys.executable, "-c", START_UP_PROBE, *arguments],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = done.stdout.rsplit("modules: ", 1)[0]
+    assert (
+        summary
+        == f"{tmp_path / 'a.db'}: 1 imported, 0 duplicates, 0 invalid (1 records in 1 files)\n"
+    )
+    loaded = set(done.stdout.rsplit("modules: ", 1)[1].split())
+    assert not {name for name in loaded if name.split(".")[0] == "rich"}  # one plain line
+    commands = {name for name in loaded if name.startswith("partita.cli.commands.")}
+    assert commands == {"partita.cli.commands.archive"}
+    assert not {name for name in loaded if name.startswith("partita.analysis")}
+    assert not {name for name in loaded if name.split(".")[0] in {"multiprocessing", "concurrent"}}
+    assert "partita.execution" not in loaded
+    assert "partita.games.forceball.rules" not in loaded
+    code, out, _ = partita("--help")
+    assert code == 0 and all(name in out for name in ("import", "solve", "tree", "decks"))
+
+
 def test_small_import_loads_no_grammar_and_no_rich(tmp_path):
     """`partita import --json` of canonical records reads them through the scanner and
     the games' move dictionaries: pyparsing (the grammars are built on first use) and

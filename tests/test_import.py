@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.util
 import json
 import multiprocessing
@@ -544,7 +545,7 @@ class NoPool:
 
 
 def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkeypatch):
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoPool)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     write_games(tmp_path / "a.pgr", 20, seed=14)
     summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=None)
@@ -553,9 +554,41 @@ def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkey
 
 def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert parallel.auto_workers(parallel.PARALLEL_MIN_BYTES - 1) == 1
     assert parallel.auto_workers(parallel.PARALLEL_MIN_BYTES) == 4
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert parallel.auto_workers(50_000_000) == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
     assert parallel.auto_workers(50_000_000) == 1
+
+
+@pytest.mark.parametrize(
+    ("cpus", "load", "expected"),
+    [
+        (2, 0.0, 2),  # a quiet machine: a worker on the second core
+        (2, 0.4, 2),  # background noise leaves both cores mostly idle
+        (2, 0.6, 1),  # less than 1.5 cores idle: this process takes the one there is
+        (2, 1.0, 1),  # one core busy elsewhere: no idle core for a worker
+        (2, 4.5, 1),  # a loaded machine: a second process never pays
+        (8, 0.0, 4),  # at most MAX_AUTO_WORKERS
+        (8, 5.2, 3),  # 2.8 idle cores: this process and two workers
+        (8, 7.9, 1),
+    ],
+)
+def test_automatic_workers_use_the_idle_cores_only(monkeypatch, cpus, load, expected):
+    """From 1 MB up, one worker per idle core beyond the first (the load average
+    against the CPUs), at most 4 processes, one when no core is idle."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert parallel.auto_workers(50_000_000) == expected
+    assert parallel.auto_workers(parallel.PARALLEL_MIN_BYTES - 1) == 1
+
+
+def test_automatic_workers_without_a_load_average_count_every_core(monkeypatch):
+    def no_load_average():
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", no_load_average)
+    assert parallel.auto_workers(50_000_000) == 2

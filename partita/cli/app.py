@@ -10,6 +10,7 @@ markdown-it and pygments and double the time `partita --help` takes.
 import errno
 import os
 import sys
+from importlib import import_module
 from typing import Annotated, NoReturn
 
 import typer
@@ -68,7 +69,40 @@ _NoArgsIsHelpError: type[Exception] = getattr(
 )
 
 
+#: Where each framework command is defined (a module of :mod:`partita.cli.commands`),
+#: in the order `partita --help` lists them: a run of one of these commands imports
+#: that module alone (:func:`_register_for`). tests/test_cli.py checks the table
+#: against what the modules register.
+COMMAND_MODULES = {
+    "book": "selfplay",
+    "simulate": "selfplay",
+    "balance": "selfplay",
+    "solve": "analysis",
+    "annotate": "analysis",
+    "import": "archive",
+    "migrate": "archive",
+    "query": "archive",
+    "export": "archive",
+    "conformance": "conformance",
+    "endgame": "endgame",
+    "delete": "maintenance",
+    "twins": "maintenance",
+    "merge": "maintenance",
+    "tag": "maintenance",
+    "play": "play",
+    "players": "players",
+    "validate": "records",
+    "show": "records",
+    "games": "records",
+    "tree": "reports",
+    "novelty": "reports",
+    "report": "reports",
+}
+
+#: Set once every command (the games' included) is on `app`.
 _REGISTERED = False
+#: The environment variable of click's shell completion (it needs every command).
+_COMPLETION_VARIABLE = "_PARTITA_COMPLETE"
 
 
 def _register_commands() -> None:
@@ -79,15 +113,35 @@ def _register_commands() -> None:
     if _REGISTERED:
         return
     _REGISTERED = True
-    from partita.cli import commands  # noqa: F401
     from partita.games.registry import all_specs
 
+    for module in dict.fromkeys(COMMAND_MODULES.values()):
+        import_module(f"partita.cli.commands.{module}")
+
+    # In --help's order whatever ran first in this process (a module imported by
+    # _register_for registered its commands before the others).
+    order = {
+        f"partita.cli.commands.{module}": n for n, module in enumerate(COMMAND_MODULES.values())
+    }
+    app.registered_commands.sort(key=lambda info: order.get(info.callback.__module__, len(order)))
     for spec in all_specs():
         for command in spec.command_objects():
             if isinstance(command, typer.Typer):
                 app.add_typer(command)
             else:
                 app.command()(command)
+
+
+def _register_for(args: list[str]) -> None:
+    """The commands a run with ``args`` needs: a framework command's own module only
+    (``partita import`` does not build the other commands, nor load the registry of
+    games, the analysis or the process pools to do it), else everything (help, a
+    game's command, a mistyped name, options before the command, shell completion)."""
+    module = COMMAND_MODULES.get(args[0]) if args else None  # options first: --help
+    if module is None or _COMPLETION_VARIABLE in os.environ:
+        _register_commands()
+        return
+    import_module(f"partita.cli.commands.{module}")
 
 
 #: Exit codes (README.md and docs/cli.md list them).
@@ -112,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     if _DEBUG_FLAG in args:
         args.remove(_DEBUG_FLAG)
     try:
-        _register_commands()
+        _register_for(args)
         try:
             code = app(args=args, prog_name="partita", standalone_mode=False)
         finally:

@@ -66,6 +66,22 @@ SchedulerOption = Annotated[
         "cluster of N workers); default $PARTITA_SCHEDULER. Needs partita[cluster].",
     ),
 ]
+
+
+def checked_scheduler(scheduler: str | None) -> str | None:
+    """The scheduler address, refused before any work (exit 2) if it cannot be used
+    (:mod:`partita.execution`, and its process pools, load only when one is given)."""
+    if scheduler is None or not scheduler.strip():
+        return None
+    from partita.execution import ClusterUnavailable, check_scheduler
+
+    try:
+        check_scheduler(scheduler)
+    except ClusterUnavailable as error:
+        raise typer.BadParameter(str(error), param_hint="--scheduler") from None
+    return scheduler.strip()
+
+
 StrictOption = Annotated[
     bool,
     typer.Option(

@@ -171,8 +171,9 @@ def import_paths(
     ``workers``: processes that read and replay the records, this one included
     (which also writes): ``1`` (the default) imports in this process alone; ``N``
     starts ``N - 1`` worker processes. ``None`` chooses (the `partita import`
-    command's default): one for inputs under :data:`PARALLEL_MIN_BYTES` or on one
-    CPU, else one per CPU, at most :data:`MAX_AUTO_WORKERS`. The archive is the
+    command's default, :func:`~partita.database.parallel.auto_workers`): one for
+    inputs under :data:`PARALLEL_MIN_BYTES`, else one per idle core (the CPUs less
+    the load average), at most :data:`MAX_AUTO_WORKERS`. The archive is the
     same either way, ids included. Worker processes are started with ``spawn``,
     which imports the main module again: a script that asks for more than one must
     call this under ``if __name__ == "__main__":``, which is why one process is the

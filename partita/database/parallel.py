@@ -13,10 +13,8 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.database.prepare import (
     Refusal,
@@ -25,10 +23,22 @@ from partita.database.prepare import (
     prepare_chunk,
     start_worker,
 )
-from partita.execution import QuietSpawnContext
 from partita.notation.chunks import Chunk
 
-__all__ = ["MAX_AUTO_WORKERS", "PARALLEL_MIN_BYTES", "Preparer", "auto_workers"]
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
+# concurrent.futures, multiprocessing and partita.execution load only when an import
+# starts worker processes: a small import in one process does without them.
+
+__all__ = [
+    "MAX_AUTO_WORKERS",
+    "PARALLEL_MIN_BYTES",
+    "Preparer",
+    "auto_workers",
+    "idle_cores",
+    "usable_cpus",
+]
 
 #: With ``workers=None``, inputs smaller than this import in one process: a
 #: worker process takes about 0.15 s to start, which on less than about 0.6 MB
@@ -48,14 +58,36 @@ _QUEUED_HERE = 8
 
 
 def auto_workers(total_bytes: int) -> int:
-    """The processes an import of ``total_bytes`` uses when the caller does not say."""
+    """The processes an import of ``total_bytes`` uses when the caller does not say:
+    one for an input under :data:`PARALLEL_MIN_BYTES` (starting a worker costs more
+    than it saves), else this process and one worker per further idle core, at most
+    :data:`MAX_AUTO_WORKERS` in all. A worker on a core other work keeps busy only
+    takes turns with it, and the single writer then waits for the worker
+    (docs/archive.md has the measurements)."""
     if total_bytes < PARALLEL_MIN_BYTES:
         return 1
+    cpus = usable_cpus()
+    extra = int(idle_cores(cpus) - 0.5)  # this process takes the first idle core
+    return max(1, min(cpus, MAX_AUTO_WORKERS, 1 + extra))
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_AUTO_WORKERS))
+        return os.cpu_count() or 1
+
+
+def idle_cores(cpus: int) -> float:
+    """The cores other work leaves idle: the CPUs less the 1-minute load average
+    (the processes running or waiting to run, on average; 0 idle when it is higher).
+    Where the system gives no load average, every core counts as idle."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows; a system that cannot say
+        return float(cpus)
+    return max(0.0, cpus - load)
 
 
 class Preparer:
@@ -96,6 +128,10 @@ class Preparer:
             self._cluster, self._pool = stack, execution
             self.workers = execution.workers + 1
         elif self.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            from partita.execution import QuietSpawnContext
+
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
                 mp_context=QuietSpawnContext(),
@@ -164,6 +200,8 @@ _WORKER_STOPPED = (
 
 def _submit(pool: Executor, chunk: Chunk) -> Future:
     """The chunk sent to a worker (the pool may already know that one died)."""
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
     try:
         return pool.submit(prepare_chunk, chunk.data)
     except BrokenProcessPool as error:
@@ -173,6 +211,8 @@ def _submit(pool: Executor, chunk: Chunk) -> Future:
 
 def _worker_games(probe: Future) -> list[tuple[str, str]]:
     """The games a worker knows (the first task, so it also checks workers start)."""
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
     try:
         return probe.result()
     except BrokenProcessPool as error:
@@ -194,6 +234,8 @@ def _prepare_here(chunk: Chunk) -> list[StoredRecord | Refusal]:
 
 
 def _result(chunk: Chunk, future: Future) -> tuple[Chunk, list]:
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
     try:
         return chunk, future.result()
     except BrokenProcessPool as error:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
-import multiprocessing
 import os
 import re
 import signal
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from partita.database.keys import key_folder
 from partita.database.twinkey import twin_key
@@ -29,6 +28,9 @@ from partita.notation.chunks import ChunkData, raw_records
 from partita.notation.problems import Problem
 from partita.notation.reader import build_record
 from partita.notation.replay import ReplayedRecord, count_sides, replay
+
+if TYPE_CHECKING:
+    import multiprocessing.process
 
 __all__ = [
     "ChunkData",
@@ -286,6 +288,8 @@ def start_worker() -> None:
     process stops the import (after its last whole batch) and shuts the workers
     down, so they ignore it; and a worker exits when the main process dies (killed,
     it cannot shut them down), instead of waiting for work forever."""
+    import multiprocessing  # here: an import in one process does without it
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:

@@ -1,4 +1,7 @@
-"""One module per command group; importing this package registers them all.
+"""One module per command group; importing one registers its commands on the app.
+
+``partita.cli.app.COMMAND_MODULES`` names the module of each command: a run imports
+the one it needs, help and completion import them all.
 
 Two rules keep start-up light (`benchmarks/bench_startup.py` measures it):
 
@@ -9,16 +12,3 @@ Two rules keep start-up light (`benchmarks/bench_startup.py` measures it):
   and evaluated again on each run (about half the time typer takes to build the
   commands). Names imported only for type checking are quoted instead.
 """
-
-from partita.cli.commands import (  # noqa: F401
-    analysis,
-    archive,
-    conformance,
-    endgame,
-    maintenance,
-    play,
-    players,
-    records,
-    reports,
-    selfplay,
-)

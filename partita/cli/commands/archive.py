@@ -14,7 +14,7 @@ import typer
 
 from partita import database  # light: its names load on first use
 from partita.cli.app import app
-from partita.cli.display import EscapingStream, plain
+from partita.cli.display import EscapingStream, plain, printable
 from partita.cli.filters import filter_options
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
@@ -27,6 +27,7 @@ from partita.cli.options import (
     SchedulerOption,
     StrictOption,
     archive_path,
+    checked_scheduler,
 )
 from partita.cli.output import (
     check_output,
@@ -76,8 +77,9 @@ def import_(
             min=1,
             max=MAX_WORKERS,
             help="Processes that read and replay the records, the one that writes "
-            "included (1: everything in one process). Default: one per CPU, at most 4, "
-            "for inputs of 1 MB or more; 1 for smaller ones.",
+            "included (1: everything in one process). Default: for inputs of 1 MB or "
+            "more, one per idle core (CPUs less the load average), at most 4; 1 for "
+            "smaller ones.",
         ),
     ] = None,
     scheduler: SchedulerOption = None,
@@ -90,7 +92,6 @@ def import_(
     A path that holds no records is a warning, and the exit code is 1. A path -
     reads standard input; gzip, bzip2, xz and Zstandard files are read as they are.
     """
-    from partita.cli.commands.selfplay import checked_scheduler
     from partita.notation.inputs import input_size
 
     scheduler = checked_scheduler(scheduler)
@@ -116,14 +117,15 @@ def import_(
         inputs.check_records({})
     if summary is not None and as_json:
         typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
-    elif summary is not None:
-        stdout_console().print(
-            f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
-            f"{summary.invalid} invalid"
-            + (f", {summary.refused} refused (strict)" if strict else "")
-            + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
-            + f" ({summary.records} records in {len(inputs.files)} files)",
-            markup=False,
+    elif summary is not None:  # one plain line: no rich to load for it
+        typer.echo(
+            printable(
+                f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
+                f"{summary.invalid} invalid"
+                + (f", {summary.refused} refused (strict)" if strict else "")
+                + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
+                + f" ({summary.records} records in {len(inputs.files)} files)"
+            )
         )
     for warning in inputs.warnings:
         stderr_console().print(f"partita: warning: {warning}", markup=False, soft_wrap=True)

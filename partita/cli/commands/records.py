@@ -27,6 +27,7 @@ from partita.cli.options import (
     SchedulerOption,
     StrictOption,
     archive_path,
+    checked_scheduler,
 )
 from partita.cli.output import progress_bar, stderr_console, stdout_console
 from partita.errors import PartitaError
@@ -63,7 +64,6 @@ def validate(
     A path - reads standard input; gzip, bzip2, xz and Zstandard files are read as
     they are. The output is the same whatever the number of workers.
     """
-    from partita.cli.commands.selfplay import checked_scheduler
     from partita.notation.inputs import input_size
     from partita.notation.validation import validate_files
 

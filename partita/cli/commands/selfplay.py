@@ -15,10 +15,15 @@ import typer
 
 from partita.cli.app import app
 from partita.cli.filters import filter_options
-from partita.cli.options import ArchiveOption, JsonOption, SchedulerOption, archive_path
+from partita.cli.options import (
+    ArchiveOption,
+    JsonOption,
+    SchedulerOption,
+    archive_path,
+    checked_scheduler,
+)
 from partita.cli.output import stdout_console
 from partita.errors import PartitaError
-from partita.execution import ClusterUnavailable, check_scheduler
 from partita.games.registry import get_game, get_spec
 
 if TYPE_CHECKING:
@@ -61,17 +66,6 @@ BookOption = Annotated[
 NoBookOption = Annotated[
     bool, typer.Option("--no-book", help="Search every position; use no opening book.")
 ]
-
-
-def checked_scheduler(scheduler: str | None) -> str | None:
-    """The scheduler address, refused before any work (exit 2) if it cannot be used."""
-    if scheduler is None or not scheduler.strip():
-        return None
-    try:
-        check_scheduler(scheduler)
-    except ClusterUnavailable as error:
-        raise typer.BadParameter(str(error), param_hint="--scheduler") from None
-    return scheduler.strip()
 
 
 def tag_pairs(tags: list[str] | None) -> dict[str, str]:
