@@ -363,3 +363,25 @@ def test_an_archive_missing_a_deferred_index_counts_as_loading_until_a_writer_bu
     assert not loading_pending(connection)
     connection.close()
     open_archive(database, readonly=True).close()
+
+
+def test_finishing_a_bulk_load_gives_the_connection_its_settings_back(tmp_path, monkeypatch):
+    from partita.database import indexed
+
+    write_games(tmp_path / "in" / "a.pgr", 12, seed=25)
+    seen = []
+    real = indexed._missing_indexes
+
+    def missing(conn):
+        seen.append(conn.execute("PRAGMA cache_size").fetchone()[0])
+        return real(conn)
+
+    monkeypatch.setattr(indexed, "_missing_indexes", missing)
+    db = open_archive(tmp_path / "db.sqlite")
+    db.execute("PRAGMA cache_size = -1234")
+    db.execute("PRAGMA secure_delete = ON")
+    import_paths(db, [tmp_path / "in"], bulk=True)
+    assert -indexed.FINAL_SORT_CACHE_KIB in seen  # the sorts ran with the small cache
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
+    assert db.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    db.close()
