@@ -3,7 +3,7 @@
 Run from the repository root::
 
     nice -n 10 .venv/bin/python benchmarks/storage_scaling.py [--sizes 10000,100000,1000000]
-        [--base 10000] [--workdir DIR]
+        [--base 10000] [--workdir DIR] [--keep-heap]
 
 Writing a million-game corpus and reading it back takes hours on a small machine,
 and only the archive's side is measured here, so the records are read, replayed and
@@ -18,6 +18,8 @@ cache and checkpoint settings, :func:`~partita.database.indexed.finish_loading` 
 the end. It times what ``benchmarks/import_scaling.py`` calls storage (the
 writer's batches and the final sort, wall and CPU), and the bytes the process wrote
 (``/proc/self/io``), per ply; the archive is deleted after each size.
+``--keep-heap`` stops each size before the final sort and keeps its archive
+(``storage-N.db``, its positions in the heap) for ``final_sort_variants.py``.
 """
 
 from __future__ import annotations
@@ -50,11 +52,12 @@ def write_bytes():
     return 0
 
 database, rows_path, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
+keep_heap = sys.argv[4] == "keep"
 with open(rows_path, "rb") as handle:
     base = pickle.load(handle)
 HASH = 20  # the games row's content hash (see prepare_record)
 rng = random.Random(16)
-spent = {"wall": 0.0, "cpu": 0.0, "final_sort": 0.0}
+spent = {"wall": 0.0, "cpu": 0.0, "final_sort": 0.0, "final_sort_cpu": 0.0}
 
 def timed(run, final=False):
     wall, cpu = time.perf_counter(), time.process_time()
@@ -63,6 +66,7 @@ def timed(run, final=False):
     spent["cpu"] += time.process_time() - cpu
     if final:
         spent["final_sort"] += time.perf_counter() - wall
+        spent["final_sort_cpu"] += time.process_time() - cpu
 
 before = write_bytes()
 start = time.perf_counter()
@@ -91,7 +95,8 @@ with archive(database) as db, _tuned_for_import(db):
             timed(writer.flush)
             limit = batch_limit(None, writer.summary.imported)
     timed(writer.flush)
-    timed(lambda: finish_loading(db.conn), final=True)
+    if not keep_heap:
+        timed(lambda: finish_loading(db.conn), final=True)
     summary = writer.summary
 wall = time.perf_counter() - start
 written = write_bytes() - before
@@ -138,6 +143,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--workdir", type=Path, default=None, help="keep the prepared rows here")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--keep-heap", action="store_true", help="stop before the final sort, keep the archive"
+    )
     args = parser.parse_args(argv)
     work = args.workdir or Path(f"/tmp/partita-storage-{os.getpid()}")
     work.mkdir(parents=True, exist_ok=True)
@@ -147,17 +155,26 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{args.base:,} records prepared in {time.perf_counter() - start:.1f}s "
           f"({rows.stat().st_size / 1e6:.1f} MB pickled)")  # fmt: skip
     print(f"load: {' '.join(f'{value:.2f}' for value in os.getloadavg())} (1, 5, 15 min)")
-    print(f"{'archive':>10}{'plies':>13}{'us/ply':>9}{'cpu':>7}{'sort s':>8}{'B written/ply':>15}"
+    print(f"{'archive':>10}{'plies':>13}{'us/ply':>9}{'cpu':>7}{'sort s':>8}{'cpu':>7}{'B written/ply':>15}"
           f"{'B stored/ply':>14}{'peak RSS':>10}{'load':>7}")  # fmt: skip
     results = []
     for games in sizes:
         database = _fresh(work / f"storage-{games}.db")
         done = subprocess.run(
-            [sys.executable, "-c", PROBE, str(database), str(rows), str(games)],
+            [
+                sys.executable,
+                "-c",
+                PROBE,
+                str(database),
+                str(rows),
+                str(games),
+                "keep" if args.keep_heap else "sort",
+            ],  # fmt: skip
             capture_output=True,
             text=True,
         )
-        _fresh(database)
+        if not args.keep_heap:
+            _fresh(database)
         if done.returncode:
             raise SystemExit(f"{games:,} games: the probe failed: {done.stderr[-2000:]}")
         run = json.loads(done.stdout)
@@ -166,6 +183,7 @@ def main(argv: list[str] | None = None) -> dict:
         plies = run["plies"]
         print(f"{games:>10,}{plies:>13,}{run['storage']['wall'] / plies * 1e6:>9.2f}"
               f"{run['storage']['cpu'] / plies * 1e6:>7.2f}{run['storage']['final_sort']:>8.1f}"
+              f"{run['storage']['final_sort_cpu']:>7.1f}"
               f"{run['written'] / plies:>15,.0f}{run['size'] / plies:>14,.0f}"
               f"{run['peak_rss'] / 1e6:>8.0f}MB{run['load']:>7.2f}", flush=True)  # fmt: skip
     if len(results) > 1:

@@ -298,3 +298,90 @@ def test_batches_grow_with_the_archive_unless_the_caller_sets_their_size():
     assert importer.batch_limit(None, 100_000) == 100_000 // importer.BATCH_GROWTH == 5000
     assert importer.batch_limit(None, 10**7) == importer.MAX_BATCH_SIZE
     assert importer.batch_limit(7, 10**7) == 7
+
+
+def schema_entries(path: Path) -> list[tuple]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+        ).fetchall()
+    finally:
+        connection.close()
+
+
+def test_a_bulk_import_builds_the_games_indexes_it_deferred_exactly_as_the_schema_has_them(
+    tmp_path, monkeypatch
+):
+    from partita.database import archive_writer
+
+    write_games(tmp_path / "in" / "a.pgr", 30, seed=23)
+    batched, bulk = tmp_path / "batched.db", tmp_path / "bulk.db"
+    import_paths(batched, [tmp_path / "in"], batch_size=7, bulk=False)
+    seen = []
+    real = archive_writer.ArchiveWriter._insert_games
+
+    def insert_games(self, conn, rows):
+        seen.append(
+            sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'"))
+        )
+        real(self, conn, rows)
+
+    monkeypatch.setattr(archive_writer.ArchiveWriter, "_insert_games", insert_games)
+    import_paths(bulk, [tmp_path / "in"], batch_size=7, bulk=True)
+    assert len(seen) == 5
+    for names in seen:  # every batch of the bulk import writes games without them
+        assert not {"games_moves", "games_game_date", "games_twin"} & set(names)
+        assert "games_hash" in names
+    assert schema_entries(bulk) == schema_entries(batched)
+    assert {"games_moves", "games_game_date", "games_twin"} <= {
+        entry[1] for entry in schema_entries(bulk)
+    }
+
+
+def test_an_archive_missing_a_deferred_index_counts_as_loading_until_a_writer_builds_it(
+    tmp_path,
+):
+    from partita.database.indexed import loading_pending
+
+    write_games(tmp_path / "in" / "a.pgr", 12, seed=24)
+    database = tmp_path / "db.sqlite"
+    import_paths(database, [tmp_path / "in"], bulk=False)
+    whole = schema_entries(database)
+    # As a bulk import stopped after committing batches of games without positions
+    # (records of an unknown game) leaves it: the heap empty, the indexes dropped.
+    connection = sqlite3.connect(database)
+    connection.execute("DROP INDEX games_moves")
+    connection.commit()
+    assert loading_pending(connection)
+    connection.close()
+    with pytest.raises(ArchiveError, match="positions are not indexed yet"):
+        open_archive(database, readonly=True)
+    migrate_archive(database)
+    assert schema_entries(database) == whole
+    connection = sqlite3.connect(database)
+    assert not loading_pending(connection)
+    connection.close()
+    open_archive(database, readonly=True).close()
+
+
+def test_finishing_a_bulk_load_gives_the_connection_its_settings_back(tmp_path, monkeypatch):
+    from partita.database import indexed
+
+    write_games(tmp_path / "in" / "a.pgr", 12, seed=25)
+    seen = []
+    real = indexed._missing_indexes
+
+    def missing(conn):
+        seen.append(conn.execute("PRAGMA cache_size").fetchone()[0])
+        return real(conn)
+
+    monkeypatch.setattr(indexed, "_missing_indexes", missing)
+    db = open_archive(tmp_path / "db.sqlite")
+    db.execute("PRAGMA cache_size = -1234")
+    db.execute("PRAGMA secure_delete = ON")
+    import_paths(db, [tmp_path / "in"], bulk=True)
+    assert -indexed.FINAL_SORT_CACHE_KIB in seen  # the sorts ran with the small cache
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
+    assert db.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    db.close()

@@ -17,7 +17,7 @@ from operator import itemgetter
 
 from sqlite_utils import Database
 
-from partita.database.indexed import index_games
+from partita.database.indexed import defer_game_indexes, index_games
 from partita.database.prepare import Refusal, StoredRecord, prepare_record, variation_rows
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS
 from partita.database.variations import VARIATIONS_INSERT
@@ -90,7 +90,9 @@ class ArchiveWriter:
     ``bulk=True`` writes the positions rows into the ``positions_load`` heap (an
     append each, whatever the archive's size) instead of the ``positions`` B-tree;
     :func:`~partita.database.indexed.finish_loading` moves them, sorted, at the end
-    (:mod:`~partita.database.indexed` says what happens if the import is stopped).
+    (:mod:`~partita.database.indexed` says what happens if the import is stopped);
+    its first batch also drops the ``games`` indexes that only readers use, which
+    ``finish_loading`` builds again.
     """
 
     def __init__(
@@ -109,6 +111,7 @@ class ArchiveWriter:
         self.bulk = bulk
         self.summary = ImportSummary()
         self._pending: list[StoredRecord] = []
+        self._indexes_deferred = False
 
     @property
     def pending(self) -> int:
@@ -144,6 +147,7 @@ class ArchiveWriter:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        self._indexes_deferred = self.bulk
         summary = self.summary
         imported, invalid, plies, problems, duplicates = counts
         summary.imported += imported
@@ -194,6 +198,8 @@ class ArchiveWriter:
                 variations.extend(variation_rows(game_id, item.variations))
             if not item.valid:
                 invalid += 1
+        if self.bulk and not self._indexes_deferred:
+            defer_game_indexes(conn)
         self._insert_games(conn, games)
         if games:
             index_games(conn, games[0][0], games[-1][0])

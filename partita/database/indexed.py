@@ -27,6 +27,13 @@ append per row); :func:`finish_loading` moves them, sorted by key, into
 committed games whole, their positions in the heap: the next writer that opens the
 archive (the rerun, any other writing command, ``partita migrate``) moves them
 first, and reading commands refuse the archive until then.
+
+A bulk import also drops the random-key indexes of ``games`` that only readers use
+(:data:`DEFERRED_INDEXES`: mainlines, dates, twin keys), in its first batch's
+transaction, and :func:`finish_loading` builds them again, each with one sort:
+kept up to date, each batch of a large import would rewrite most of their pages.
+An archive that lacks one of them counts as loading (:func:`loading_pending`), so
+a stopped import's archive is completed like the heap, whatever was committed.
 """
 
 from __future__ import annotations
@@ -38,7 +45,10 @@ from sqlite_utils import Database
 from partita.database.sqlfunctions import register_indexing_functions
 
 __all__ = [
+    "DEFERRED_INDEXES",
+    "FINAL_SORT_CACHE_KIB",
     "create_v4_tables",
+    "defer_game_indexes",
     "finish_loading",
     "index_games",
     "loading_pending",
@@ -47,6 +57,15 @@ __all__ = [
 ]
 
 _SEATS = 4
+
+#: The indexes of ``games`` a bulk import builds at the end (name, the SQL that
+#: makes it, as the schema's migrations wrote it). Not ``games_hash``: the import
+#: looks content hashes up in every batch, and it keeps them unique.
+DEFERRED_INDEXES: tuple[tuple[str, str], ...] = (
+    ("games_moves", 'CREATE INDEX "games_moves"\n    ON "games" ("moves")'),
+    ("games_game_date", 'CREATE INDEX "games_game_date"\n    ON "games" ("game", "date_min")'),
+    ("games_twin", "CREATE INDEX games_twin ON games(twin_key)"),
+)
 
 
 def create_v4_tables(conn: sqlite3.Connection) -> None:
@@ -117,12 +136,40 @@ def unindex_games(conn: sqlite3.Connection, ids: list[int]) -> None:
     conn.executemany("DELETE FROM positions_load WHERE game_id = ?", keyed)
 
 
+def defer_game_indexes(conn: sqlite3.Connection) -> None:
+    """Drop the :data:`DEFERRED_INDEXES` inside the caller's transaction (a bulk
+    import's first batch, so that the drop commits with rows in the heap or not at
+    all); :func:`finish_loading` builds them again."""
+    for name, _ in DEFERRED_INDEXES:
+        conn.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def _missing_indexes(conn: sqlite3.Connection) -> list[str]:
+    present = {
+        row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+    }
+    return [sql for name, sql in DEFERRED_INDEXES if name not in present]
+
+
 def loading_pending(conn: sqlite3.Connection) -> bool:
-    """Whether ``positions_load`` holds rows (a bulk import runs, or was stopped)."""
+    """Whether a bulk import runs or was stopped: ``positions_load`` holds rows, or
+    one of the :data:`DEFERRED_INDEXES` is missing."""
     try:
-        return conn.execute("SELECT EXISTS (SELECT 1 FROM positions_load)").fetchone()[0] == 1
+        loading = conn.execute("SELECT EXISTS (SELECT 1 FROM positions_load)").fetchone()[0] == 1
     except sqlite3.OperationalError:  # an archive before version 4
         return False
+    return loading or bool(_missing_indexes(conn))
+
+
+_SECURE_DELETE_MODES = {0: "OFF", 1: "ON", 2: "FAST"}
+
+#: The page cache (KiB) while :func:`finish_loading` runs. SQLite's sorter sorts
+#: runs of the cache's size in memory and merges them from temporary files: small
+#: runs stay in the processor's caches, and the whole sort takes less CPU (at
+#: 3 million rows, 4 MB runs took two thirds of the CPU of the import's 64 MB
+#: ones, docs/archive.md), and less memory. Rows written in key order need few
+#: pages in the cache.
+FINAL_SORT_CACHE_KIB = 4096
 
 
 def finish_loading(conn: sqlite3.Connection) -> int:
@@ -131,12 +178,21 @@ def finish_loading(conn: sqlite3.Connection) -> int:
 
     Into an empty ``positions`` the rows go in key order, so the B-tree is written
     once, page after page; ``positions_game`` is then dropped before and built
-    after (one sort) rather than updated row by row in game order.
+    after (one sort) rather than updated row by row in game order. The
+    :data:`DEFERRED_INDEXES` a bulk import dropped are built again, in the same
+    transaction. The heap is emptied with ``secure_delete`` at ``FAST`` (the
+    build's default, ``ON``, would write zeros over every page of the heap, which
+    holds copies of the rows just moved, and log them), and the sorts run with a
+    page cache of :data:`FINAL_SORT_CACHE_KIB`; the caller's settings are back
+    after.
     """
     own = not conn.in_transaction
-    if own:
-        conn.execute("BEGIN IMMEDIATE")
+    secure = conn.execute("PRAGMA secure_delete").fetchone()[0]
+    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+    conn.execute(f"PRAGMA cache_size = -{FINAL_SORT_CACHE_KIB}")
     try:
+        if own:
+            conn.execute("BEGIN IMMEDIATE")
         empty = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM positions)").fetchone()[0] == 1
         if empty:
             conn.execute("DROP INDEX IF EXISTS positions_game")
@@ -145,14 +201,20 @@ def finish_loading(conn: sqlite3.Connection) -> int:
             "SELECT key, game_id, ply, move, next_move FROM positions_load "
             "ORDER BY key, game_id, ply"
         ).rowcount
+        conn.execute("PRAGMA secure_delete = FAST")
         conn.execute("DELETE FROM positions_load")
         conn.execute("CREATE INDEX IF NOT EXISTS positions_game ON positions(game_id)")
+        for sql in _missing_indexes(conn):
+            conn.execute(sql)
         if own:
             conn.execute("COMMIT")
     except BaseException:
         if own and conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+    finally:
+        conn.execute(f"PRAGMA secure_delete = {_SECURE_DELETE_MODES[secure]}")
+        conn.execute(f"PRAGMA cache_size = {int(cache)}")
     return moved
 
 
