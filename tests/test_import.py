@@ -552,7 +552,13 @@ def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkey
     assert summary.imported == 20
 
 
-def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
+@pytest.fixture
+def load_average_only(monkeypatch):
+    """auto_workers reading the load average (no /proc/stat sample)."""
+    monkeypatch.setattr(parallel, "sampled_idle_share", lambda: None)
+
+
+def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch, load_average_only):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert parallel.auto_workers(parallel.PARALLEL_MIN_BYTES - 1) == 1
@@ -576,7 +582,9 @@ def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
         (8, 7.9, 1),
     ],
 )
-def test_automatic_workers_use_the_idle_cores_only(monkeypatch, cpus, load, expected):
+def test_automatic_workers_use_the_idle_cores_only(
+    monkeypatch, load_average_only, cpus, load, expected
+):
     """From 1 MB up, one worker per idle core beyond the first (the load average
     against the CPUs), at most 4 processes, one when no core is idle."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
@@ -585,10 +593,47 @@ def test_automatic_workers_use_the_idle_cores_only(monkeypatch, cpus, load, expe
     assert parallel.auto_workers(parallel.PARALLEL_MIN_BYTES - 1) == 1
 
 
-def test_automatic_workers_without_a_load_average_count_every_core(monkeypatch):
+def test_automatic_workers_without_a_load_average_count_every_core(monkeypatch, load_average_only):
     def no_load_average():
         raise OSError("no load average here")
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", no_load_average)
+    assert parallel.auto_workers(50_000_000) == 2
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # user nice system idle iowait irq softirq steal, two CPUs over the sample
+        ("cpu 100 0 50 1000 10 0 0 0", "cpu 102 0 50 1196 10 0 0 0", 2),  # 98% idle
+        ("cpu 100 0 50 1000 10 0 0 0", "cpu 190 0 60 1100 10 0 0 0", 1),  # one core busy
+        ("cpu 100 0 50 1000 10 0 0 0", "cpu 290 0 60 1000 10 0 0 0", 1),  # both busy
+        ("cpu 100 0 50 1000 10 0 0 0", "cpu 105 0 50 1160 40 0 0 0", 2),  # waiting on disk
+    ],
+)
+def test_automatic_workers_count_the_cores_idle_now(monkeypatch, tmp_path, before, after, expected):
+    """Where /proc/stat is there, the idle cores are measured over a short sample,
+    not read from the load average (which an import that just ended still raises)."""
+    stat = tmp_path / "stat"
+    samples = iter([before, after])
+
+    def next_sample(seconds):
+        stat.write_text(next(samples) + "\n", encoding="ascii")
+
+    next_sample(0)
+    monkeypatch.setattr(parallel, "PROC_STAT", str(stat))
+    monkeypatch.setattr(time, "sleep", next_sample)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # lagging behind
+    assert parallel.auto_workers(50_000_000) == expected
+
+
+def test_automatic_workers_read_the_load_average_without_proc_stat(monkeypatch, tmp_path):
+    monkeypatch.setattr(parallel, "PROC_STAT", str(tmp_path / "missing"))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 0.0, 0.0))
+    assert parallel.sampled_idle_share() is None
+    assert parallel.auto_workers(50_000_000) == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0))
     assert parallel.auto_workers(50_000_000) == 2
