@@ -4,18 +4,64 @@ Import skips exact duplicates (by content hash), so each copy's Event tag is
 changed: the copies are distinct games with the same moves, which is what makes
 their positions meet (frequent positions) and what once made the report replay
 3- and 4-side games from the 2-side set-up.
+
+Drawing a report's charts is most of its cost, so one page serves both the report
+tests and the browser tests: :func:`examples_report` (the session fixture
+``examples_report_page`` in ``conftest.py``; under pytest-xdist both files run in
+one worker: ``conftest.SHARED_WORKER``).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from partita.database import import_paths, query_games
 from partita.games.base import WIN, parse_result_token
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+#: What the files that read the shared page share (``conftest.SHARED_WORKER``).
+REPORT_GROUP = "examples-report"
+
+#: A hostile player name: markup that must stay text on the page.
+HOSTILE = "<script>alert(1)</script>"
+#: A name full of Markdown syntax that must stay text in the Markdown report.
+MARKDOWN_HOSTILE = "Pipe | *Star* [link](x) `tick`"
+#: A record with markup and Markdown syntax in its names, tags, comments and variation.
+HOSTILE_RECORD = f"""[Game "forza4x4"]
+[Event "Escaping </script> check"]
+[Date "2025.01.01"]
+[Player1 "{HOSTILE}"]
+[Player2 "{MARKDOWN_HOSTILE}"]
+[Result "1-0"]
+[Termination "resignation"]
+
+1. t4 {{ a comment with <b>tags</b> and </script> }} r5 (1... t5 {{ "quoted" & more }}) 2. r5 1-0
+"""
+#: A record with an image that would run a script if its name were markup.
+IMAGE_RECORD = f"""[Game "forza4x4"]
+[Event "Escaping check"]
+[Date "2025.01.01"]
+[Player1 "{HOSTILE}"]
+[Player2 "<img src=x onerror=alert(2)>"]
+[Result "*"]
+
+1. t4 {{ a comment with <b>tags</b> }} r5 *
+"""
+
+
+class ExamplesReport(NamedTuple):
+    """The HTML report over every example twice, the invalid examples and the
+    hostile records: the archive, the report's data, its page and where it is."""
+
+    folder: Path
+    archive: Path
+    data: dict
+    html: str
+    page: Path
 
 
 def example_folders() -> list[Path]:
@@ -53,3 +99,18 @@ def decisive_games(archive: Path) -> dict[tuple[str, int], set[int]]:
         if scores is not None and sum(score == WIN for score in scores) == 1:
             found.setdefault((row["game"], row["sides"]), set()).add(row["id"])
     return found
+
+
+def examples_report(folder: Path) -> ExamplesReport:
+    """Build the shared report page in ``folder`` (see the module docstring)."""
+    from partita.analysis.report import build_report, render_html
+
+    archive = doubled_examples(folder)
+    hostile = folder / "hostile.pgr"
+    hostile.write_text(HOSTILE_RECORD + "\n" + IMAGE_RECORD, encoding="utf-8")
+    import_paths(archive, [EXAMPLES / "invalid", hostile])
+    data = build_report(archive)
+    html = render_html(data)
+    page = folder / "report.html"
+    page.write_text(html, encoding="utf-8", newline="\n")
+    return ExamplesReport(folder, archive, data, html, page)

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from solver_reference import minimax_score
 
-from partita.analysis.agents import agent_from_spec
+from partita.analysis.agents import GreedyAgent, agent_from_spec
 from partita.analysis.annotate import (
     annotate_record,
     eval_comment,
@@ -241,7 +241,12 @@ def check_every_ply_is_valued(record: Record, annotation, first_ply: int = 1) ->
 
 @pytest.mark.parametrize(("name", "index", "record"), example_records())
 def test_every_shipped_example_gets_a_value_for_every_ply(name, index, record):
-    annotation = annotate_record(record, agent="greedy", max_nodes=5_000)
+    # What counts here is that every ply gets a value, not how good it is: one
+    # determinized world where information is hidden (four, the default, made
+    # Forceball's examples most of this test's time; test_a_forceball_record_is_valued_from_what_each_mover_knew uses them) and
+    # a small solver budget.
+    agent = GreedyAgent(replay(record).game, seed=0, samples=1)
+    annotation = annotate_record(record, agent=agent, max_nodes=1_000)
     check_every_ply_is_valued(record, annotation)
     # And the annotated record is still a valid record of its game.
     again = replay(parse_record(write_record(record)))

@@ -11,7 +11,12 @@ from xml.etree import ElementTree
 
 import pytest
 from cli_runner import run_cli
-from report_archives import decisive_games, doubled_examples
+from report_archives import (
+    HOSTILE,
+    HOSTILE_RECORD,
+    decisive_games,
+    doubled_examples,
+)
 
 from partita.analysis.diagrams import board_for, render_diagram
 from partita.analysis.report import (
@@ -29,25 +34,13 @@ from partita.games.gravity.notation import CONNECT4, FORZA4X4
 from partita.notation.reader import parse_record
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTILE = "<script>alert(1)</script>"
-MARKDOWN_HOSTILE = "Pipe | *Star* [link](x) `tick`"
-HOSTILE_RECORDS = f"""[Game "forza4x4"]
-[Event "Escaping </script> check"]
-[Date "2025.01.01"]
-[Player1 "{HOSTILE}"]
-[Player2 "{MARKDOWN_HOSTILE}"]
-[Result "1-0"]
-[Termination "resignation"]
-
-1. t4 {{ a comment with <b>tags</b> and </script> }} r5 (1... t5 {{ "quoted" & more }}) 2. r5 1-0
-"""
 
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     hostile = folder / "hostile.pgr"
-    hostile.write_text(HOSTILE_RECORDS, encoding="utf-8")
+    hostile.write_text(HOSTILE_RECORD, encoding="utf-8")
     db = folder / "report.db"
     import_paths(db, [ROOT / "examples", hostile])
     return db
@@ -59,11 +52,14 @@ def data(archive):
 
 
 @pytest.fixture(scope="module")
-def html(data):
-    return render_html(data)
+def html(examples_report_page):
+    """The page over every example twice and the hostile records (shared with the
+    browser tests: drawing its charts is most of a report's cost)."""
+    return examples_report_page.html
 
 
-def test_every_section_is_there(html, data):
+def test_every_section_is_there(examples_report_page):
+    html, data = examples_report_page.html, examples_report_page.data
     for anchor in ("glance", "players", "game-forza4x4", "game-connect4", "viewer", "games"):
         assert f'id="{anchor}"' in html
     for heading in (
@@ -187,7 +183,7 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
 
 
 def test_viewer_nodes_follow_the_move_tree():
-    record = parse_record(HOSTILE_RECORDS)
+    record = parse_record(HOSTILE_RECORD)
     game = viewer_game(record, 7)
     nodes = game["nodes"]
     # root, t4, r5, the variation's t5, r5 (mainline order: children first-in-first)

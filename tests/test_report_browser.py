@@ -2,8 +2,8 @@
 
 Driven through the Chrome DevTools protocol over `--remote-debugging-pipe` (JSON
 messages on file descriptors 3 and 4: no WebSocket library, no driver download).
-The report is built from every example of every game imported twice (see
-`report_archives.py`), the invalid examples and a hostile record. Checks that it
+The report is the one the report tests read (`report_archives.examples_report`):
+every example of every game imported twice, the invalid examples and hostile records. Checks that it
 loads without console errors, failed requests or blocked resources, that its
 charts and board diagrams are drawn, that no board overflows its card and its text
 stays readable, for every game, that the 3- and 4-side sections show their
@@ -30,29 +30,14 @@ import time
 from pathlib import Path
 
 import pytest
-from report_archives import decisive_games, doubled_examples
+from report_archives import HOSTILE, decisive_games
 
-from partita.analysis.report import write_report
-from partita.database import import_paths
-
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = next(
     (path for path in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if path),
     None,
 )
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
-
-HOSTILE = "<script>alert(1)</script>"
-HOSTILE_RECORD = f"""[Game "forza4x4"]
-[Event "Escaping check"]
-[Date "2025.01.01"]
-[Player1 "{HOSTILE}"]
-[Player2 "<img src=x onerror=alert(2)>"]
-[Result "*"]
-
-1. t4 {{ a comment with <b>tags</b> }} r5 *
-"""
 
 
 class DevTools:
@@ -240,23 +225,17 @@ class Page:
 
 
 @pytest.fixture(scope="module")
-def report_archive(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("browser")
-    archive = doubled_examples(folder)
-    hostile = folder / "hostile.pgr"
-    hostile.write_text(HOSTILE_RECORD, encoding="utf-8")
-    import_paths(archive, [ROOT / "examples" / "invalid", hostile])
-    return folder, archive
+def report_archive(examples_report_page):
+    return examples_report_page.folder, examples_report_page.archive
 
 
 @pytest.fixture(scope="module")
-def report_page(report_archive):
-    folder, archive = report_archive
-    report = write_report(archive, folder / "report.html")
+def report_page(examples_report_page):
+    folder = examples_report_page.folder
     tools = DevTools(CHROMIUM, folder / "profile")
     try:
         page = Page(tools)
-        page.open(report.resolve().as_uri())
+        page.open(examples_report_page.page.resolve().as_uri())
         yield page, folder
     finally:
         tools.close()

@@ -123,7 +123,7 @@ def test_a_dask_cluster_gives_the_serial_output(tmp_path, monkeypatch):
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # any free port: another run may hold 8787
         silence_logs=logging.ERROR,
     ) as cluster:
         address = cluster.scheduler_address
