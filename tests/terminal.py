@@ -87,6 +87,20 @@ class Terminal:
     def send(self, keys: str) -> None:
         os.write(self.controller, keys.encode())
 
+    def interrupt(self, timeout: float = 60) -> None:
+        """Press Ctrl-C, and again every second while the program runs (at most
+        ``timeout`` seconds): CPython's readline misses a SIGINT that arrives after
+        it has drawn the prompt but before it waits for input (it then waits for
+        the next key), a window a loaded machine sometimes hits; a user presses
+        Ctrl-C again."""
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None and time.monotonic() < deadline:
+            self.send("\x03")
+            try:
+                self.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                continue
+
     def line(self, text: str) -> None:
         """Type ``text`` and Enter."""
         self.send(text + "\r")

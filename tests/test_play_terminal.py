@@ -105,7 +105,7 @@ def test_ctrl_c_ends_without_saving(tmp_path, terminals):
     play.expect("1. Player1 (Human)> ")
     play.line("t4")
     play.expect("1... Player2 (Human)> ")
-    play.send("\x03")
+    play.interrupt()
     assert play.close() == 130
     assert not target.exists()
 
