@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
+from partita import cores
 from partita.database import ArchiveWriter, import_paths, importer, parallel, prepare
 from partita.errors import PartitaError
 from partita.games import registry
@@ -555,7 +556,7 @@ def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkey
 @pytest.fixture
 def load_average_only(monkeypatch):
     """auto_workers reading the load average (no /proc/stat sample)."""
-    monkeypatch.setattr(parallel, "sampled_idle_share", lambda: None)
+    monkeypatch.setattr(cores, "sampled_idle_share", lambda: None)
 
 
 def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch, load_average_only):
@@ -622,7 +623,7 @@ def test_automatic_workers_count_the_cores_idle_now(monkeypatch, tmp_path, befor
         stat.write_text(next(samples) + "\n", encoding="ascii")
 
     next_sample(0)
-    monkeypatch.setattr(parallel, "PROC_STAT", str(stat))
+    monkeypatch.setattr(cores, "PROC_STAT", str(stat))
     monkeypatch.setattr(time, "sleep", next_sample)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # lagging behind
@@ -630,10 +631,10 @@ def test_automatic_workers_count_the_cores_idle_now(monkeypatch, tmp_path, befor
 
 
 def test_automatic_workers_read_the_load_average_without_proc_stat(monkeypatch, tmp_path):
-    monkeypatch.setattr(parallel, "PROC_STAT", str(tmp_path / "missing"))
+    monkeypatch.setattr(cores, "PROC_STAT", str(tmp_path / "missing"))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 0.0, 0.0))
-    assert parallel.sampled_idle_share() is None
+    assert cores.sampled_idle_share() is None
     assert parallel.auto_workers(50_000_000) == 1
     monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0))
     assert parallel.auto_workers(50_000_000) == 2

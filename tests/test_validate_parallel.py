@@ -211,11 +211,16 @@ def test_a_worker_sends_back_plain_checks_not_replayed_records():
 
 
 def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
+    from partita import cores
+
+    monkeypatch.setattr(cores, "sampled_idle_share", lambda: 1.0)  # an idle machine
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     assert auto_workers(validation.PARALLEL_MIN_BYTES - 1) == 1
     assert auto_workers(validation.PARALLEL_MIN_BYTES) == 4
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert auto_workers(50_000_000) == 2
+    monkeypatch.setattr(cores, "sampled_idle_share", lambda: 0.5)  # a core busy elsewhere
+    assert auto_workers(50_000_000) == 1
 
 
 def test_a_small_input_is_validated_in_this_process_by_default(monkeypatch):

@@ -10,12 +10,12 @@ the number of workers.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
+from partita.cores import processes_for_idle_cores
 from partita.database.prepare import (
     Refusal,
     StoredRecord,
@@ -36,9 +36,6 @@ __all__ = [
     "PARALLEL_MIN_BYTES",
     "Preparer",
     "auto_workers",
-    "idle_cores",
-    "sampled_idle_share",
-    "usable_cpus",
 ]
 
 #: With ``workers=None``, inputs smaller than this import in one process: a
@@ -67,76 +64,7 @@ def auto_workers(total_bytes: int) -> int:
     (docs/archive.md has the measurements)."""
     if total_bytes < PARALLEL_MIN_BYTES:
         return 1
-    cpus = usable_cpus()
-    extra = int(idle_cores(cpus) - 0.5)  # this process takes the first idle core
-    return max(1, min(cpus, MAX_AUTO_WORKERS, 1 + extra))
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
-
-
-#: Where the system keeps its CPU times (Linux), and how long :func:`idle_cores`
-#: watches them.
-PROC_STAT = "/proc/stat"
-IDLE_SAMPLE_SECONDS = 0.1
-
-
-def idle_cores(cpus: int) -> float:
-    """The cores other work leaves idle now: the idle share of the system's CPU
-    time over a tenth of a second (:func:`sampled_idle_share`) times ``cpus``, where
-    the system keeps its CPU times; else the CPUs less the 1-minute load average
-    (0 idle when it is higher), which lags a minute behind (an import that has just
-    ended still counts there); where the system has neither, every core."""
-    share = sampled_idle_share()
-    if share is not None:
-        return share * cpus
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # Windows; a system that cannot say
-        return float(cpus)
-    return max(0.0, cpus - load)
-
-
-def sampled_idle_share() -> float | None:
-    """The share of the system's CPU time spent idle (waiting for input or output
-    included) over :data:`IDLE_SAMPLE_SECONDS`, from :data:`PROC_STAT`; ``None``
-    where it cannot be read (not Linux) or says nothing (no time passed)."""
-    import time
-
-    before = _cpu_times()
-    if before is None:
-        return None
-    time.sleep(IDLE_SAMPLE_SECONDS)
-    after = _cpu_times()
-    if after is None:
-        return None
-    spent = [later - earlier for earlier, later in zip(before, after, strict=False)]
-    total = sum(spent)
-    if total <= 0:
-        return None
-    idle = spent[3] + (spent[4] if len(spent) > 4 else 0)  # idle, iowait
-    return min(1.0, max(0.0, idle / total))
-
-
-def _cpu_times() -> list[int] | None:
-    """The system's CPU times so far (the ``cpu`` line of :data:`PROC_STAT`: user,
-    nice, system, idle, iowait, irq, softirq, steal), ``None`` if unreadable."""
-    try:
-        with open(PROC_STAT, encoding="ascii") as stat:
-            fields = stat.readline().split()
-    except OSError:
-        return None
-    if len(fields) < 5 or fields[0] != "cpu":
-        return None
-    try:
-        return [int(field) for field in fields[1:9]]
-    except ValueError:
-        return None
+    return processes_for_idle_cores(MAX_AUTO_WORKERS)
 
 
 class Preparer:

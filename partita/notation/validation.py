@@ -20,7 +20,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from partita.execution import default_workers, open_executor
+from partita.execution import open_executor
 from partita.notation.chunks import CHUNK_BYTES, Chunk, ChunkData, chunks, raw_records
 from partita.notation.problems import Problem
 
@@ -132,11 +132,14 @@ def check_chunk(data: ChunkData) -> list[RecordCheck]:
 
 def auto_workers(total_bytes: int) -> int:
     """The processes a validation of ``total_bytes`` uses when the caller does not
-    say (this one included): 1 under :data:`PARALLEL_MIN_BYTES`, else one per CPU,
-    at most :data:`MAX_AUTO_WORKERS`."""
+    say (this one included): 1 under :data:`PARALLEL_MIN_BYTES`, else this process
+    and one worker per further idle core, at most :data:`MAX_AUTO_WORKERS`
+    (:func:`partita.cores.processes_for_idle_cores`, the import's rule)."""
     if total_bytes < PARALLEL_MIN_BYTES:
         return 1
-    return default_workers(MAX_AUTO_WORKERS)
+    from partita.cores import processes_for_idle_cores
+
+    return processes_for_idle_cores(MAX_AUTO_WORKERS)
 
 
 def validate_files(
