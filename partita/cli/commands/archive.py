@@ -78,7 +78,7 @@ def import_(
             max=MAX_WORKERS,
             help="Processes that read and replay the records, the one that writes "
             "included (1: everything in one process). Default: for inputs of 1 MB or "
-            "more, one per idle core (CPUs less the load average), at most 4; 1 for "
+            "more, one per idle core, at most 4; 1 for "
             "smaller ones.",
         ),
     ] = None,

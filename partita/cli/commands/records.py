@@ -51,8 +51,8 @@ def validate(
             min=1,
             max=MAX_WORKERS,
             help="Processes that read and replay the records, this one included (1: "
-            "everything in one process). Default: one per CPU, at most 4, for inputs of "
-            "1 MB or more; 1 for smaller ones.",
+            "everything in one process). Default: for inputs of 1 MB or more, one per "
+            "idle core, at most 4; 1 for smaller ones.",
         ),
     ] = None,
     scheduler: SchedulerOption = None,
