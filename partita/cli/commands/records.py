@@ -18,7 +18,6 @@ from partita.cli.display import plain, printable
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
     LARGEST,
-    MAX_WORKERS,
     ArchiveOption,
     ExcludeOption,
     JsonOption,
@@ -28,6 +27,7 @@ from partita.cli.options import (
     StrictOption,
     archive_path,
     checked_scheduler,
+    reading_workers_option,
 )
 from partita.cli.output import progress_bar, stderr_console, stdout_console
 from partita.errors import PartitaError
@@ -44,17 +44,7 @@ def validate(
     files: RecordPaths,
     exclude: ExcludeOption = None,
     strict: StrictOption = False,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            max=MAX_WORKERS,
-            help="Processes that read and replay the records, this one included (1: "
-            "everything in one process). Default: for inputs of 1 MB or more, one per "
-            "idle core, at most 4; 1 for smaller ones.",
-        ),
-    ] = None,
+    workers: Annotated[int | None, reading_workers_option("this one")] = None,
     scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
 ) -> None:
