@@ -48,6 +48,7 @@ from contextlib import contextmanager, suppress
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
+from partita.cores import usable_cpus
 from partita.errors import PartitaError
 
 __all__ = [
@@ -101,11 +102,7 @@ def check_scheduler(address: str) -> None:
 def default_workers(tasks: int) -> int:
     """Local workers for ``tasks`` tasks when none is asked for: one per CPU this
     process may use, no more than there are tasks (1: inline)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, tasks))
+    return max(1, min(usable_cpus(), tasks))
 
 
 class InlineExecutor(Executor):
