@@ -9,6 +9,7 @@ import os
 import sys
 import tempfile
 import zipfile
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,23 @@ from partita.games.registry import installed_entry_points, load_reference
 
 def by_importlib(group: str) -> list[tuple[str, str]]:
     return [(point.name, point.value) for point in importlib.metadata.entry_points(group=group)]
+
+
+@pytest.fixture(autouse=True)
+def path_finders_only(monkeypatch):
+    """sys.meta_path without the finders that bring distributions of their own
+    (importlib_metadata, which dask imports, adds one when a test before in this
+    process loaded it): the registry then asks importlib.metadata, and these tests
+    compare the folder reading with it on the path alone."""
+    monkeypatch.setattr(
+        sys,
+        "meta_path",
+        [
+            finder
+            for finder in sys.meta_path
+            if getattr(finder, "find_distributions", None) is None or finder is PathFinder
+        ],
+    )
 
 
 @pytest.mark.parametrize("group", ["partita.games", "console_scripts", "pytest11", "nothing"])
