@@ -27,10 +27,11 @@ def by_importlib(group: str) -> list[tuple[str, str]]:
 
 @pytest.fixture(autouse=True)
 def path_finders_only(monkeypatch):
-    """sys.meta_path without the finders that bring distributions of their own
-    (importlib_metadata, which dask imports, adds one when a test before in this
-    process loaded it): the registry then asks importlib.metadata, and these tests
-    compare the folder reading with it on the path alone."""
+    """The standard library's way of finding distributions, whatever ran before in
+    this process: importlib_metadata (which dask imports) adds a finder of its own
+    and deletes ``PathFinder.find_distributions``; the registry then asks
+    importlib.metadata, and these tests compare the folder reading with the
+    standard library's own finder, on the path alone."""
     monkeypatch.setattr(
         sys,
         "meta_path",
@@ -40,6 +41,13 @@ def path_finders_only(monkeypatch):
             if getattr(finder, "find_distributions", None) is None or finder is PathFinder
         ],
     )
+    if getattr(PathFinder, "find_distributions", None) is None:
+        monkeypatch.setattr(
+            PathFinder,
+            "find_distributions",
+            staticmethod(importlib.metadata.MetadataPathFinder.find_distributions),
+            raising=False,
+        )
 
 
 @pytest.mark.parametrize("group", ["partita.games", "console_scripts", "pytest11", "nothing"])
