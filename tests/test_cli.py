@@ -494,7 +494,8 @@ def test_small_import_loads_no_grammar_and_no_rich(tmp_path):
     """`partita import --json` of canonical records reads them through the scanner and
     the games' move dictionaries: pyparsing (the grammars are built on first use) and
     rich (no progress bar off a terminal) stay unloaded, and the patterns modules of
-    the games (query --pattern) too."""
+    the games (query --pattern) too. The archive is made and written with sqlite3
+    alone: no sqlite-utils (nor the dateutil and pluggy it imports)."""
     record = (
         '[Game "forza4x4"]\n[Result "0-1"]\n[Termination "normal"]\n\n'
         "1. r7 t6 2. r2 l5 3. b2 t8 4. r6 b8 5. t8 b8 0-1\n"
@@ -521,3 +522,7 @@ def test_small_import_loads_no_grammar_and_no_rich(tmp_path):
     loaded = set(done.stdout.rsplit("modules: ", 1)[1].split())
     assert not {name for name in loaded if name.split(".")[0] in {"rich", "pyparsing"}}
     assert not {name for name in loaded if name.endswith(".patterns") and ".games." in name}
+    heavy = {"sqlite_utils", "dateutil", "pluggy"}
+    assert not {name for name in loaded if name.split(".")[0] in heavy}
+    # Nor the query filters, nor importlib.metadata for the games' entry points.
+    assert not {"partita.database.filters", "importlib.metadata"} & loaded

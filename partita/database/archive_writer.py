@@ -12,16 +12,19 @@ together. A batch that fails leaves no row behind.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import asdict, dataclass, field
 from operator import itemgetter
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from partita.database.indexed import defer_game_indexes, index_games
 from partita.database.prepare import Refusal, StoredRecord, prepare_record, variation_rows
 from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS
 from partita.database.variations import VARIATIONS_INSERT
 from partita.notation.replay import ReplayedRecord
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 __all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary"]
 
@@ -93,11 +96,14 @@ class ArchiveWriter:
     (:mod:`~partita.database.indexed` says what happens if the import is stopped);
     its first batch also drops the ``games`` indexes that only readers use, which
     ``finish_loading`` builds again.
+
+    ``db``: the archive open for writing, as a ``sqlite3`` connection (what the
+    importer passes: no sqlite-utils needed) or a sqlite-utils ``Database``.
     """
 
     def __init__(
         self,
-        db: Database,
+        db: sqlite3.Connection | Database,
         *,
         strict: bool = False,
         batch_size: int = DEFAULT_BATCH_SIZE,
@@ -106,6 +112,7 @@ class ArchiveWriter:
         if batch_size < 1:
             raise ValueError(f"batch size must be at least 1, not {batch_size}")
         self.db = db
+        self.conn: sqlite3.Connection = db if isinstance(db, sqlite3.Connection) else db.conn
         self.strict = strict
         self.batch_size = batch_size
         self.bulk = bulk
@@ -138,7 +145,7 @@ class ArchiveWriter:
         if not self._pending:
             return
         batch, self._pending = self._pending, []
-        conn = self.db.conn
+        conn = self.conn
         try:
             conn.execute("BEGIN IMMEDIATE")
             counts = self._write(conn, batch)

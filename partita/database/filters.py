@@ -54,11 +54,11 @@ from __future__ import annotations
 import calendar
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
+from partita.database.folding import fold, number
 from partita.database.keys import fold_key
 from partita.errors import ArchiveError, NotationError, SetupError
 from partita.games.registry import all_games, all_specs, get_game
@@ -68,35 +68,6 @@ __all__ = ["GameFilter", "TagCondition", "fold", "number"]
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:[.-](\d{2}|\?\?))?(?:[.-](\d{2}|\?\?))?")
 _DATE_OPERAND = re.compile(r"\d{4}(?:[.-]\d{2}){0,2}")
 _TAG_CONDITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(>=|<=|=|~|>|<)(.*)", re.DOTALL)
-_NUMBER = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*")
-
-
-@overload
-def fold(text: str) -> str: ...
-@overload
-def fold(text: None) -> None: ...
-def fold(text: str | None) -> str | None:
-    """``text`` for comparing names: case-folded, compatibility-decomposed (NFKD),
-    combining marks dropped, case-folded again (``Zoë`` and ``ZOE`` both give ``zoe``).
-
-    Folding the case first turns what case mapping spells as a letter (the Greek iota
-    subscript, ``ᾳ`` -> ``αι``) into that letter before the marks go; the second fold
-    catches capitals that a decomposition brings (``㎒`` -> ``MHz``). Turkish dotless
-    ``ı`` becomes ``i``, as ``I``, ``İ`` and ``i`` already do: its case pairs (``ı``/``I``,
-    ``i``/``İ``) would otherwise make ``ISIK`` miss ``Işık``.
-    """
-    if text is None:
-        return None
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return bare.casefold().replace("\u0131", "i")
-
-
-def number(text: str | None) -> float | None:
-    """The number a tag value writes (``"1850"``, ``"-2.5"``), else ``None``."""
-    if text is None or not _NUMBER.fullmatch(text):
-        return None
-    return float(text)
 
 
 def regexp(pattern: str, value: str | None) -> bool:

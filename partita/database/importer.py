@@ -20,23 +20,26 @@ whatever the number of workers.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
 from partita.database.indexed import finish_loading
 from partita.database.parallel import PARALLEL_MIN_BYTES, Preparer, auto_workers
 from partita.database.prepare import Refusal, date_bounds, stored_text
-from partita.database.schema import archive
+from partita.database.schema import archive, archive_for_writing
 from partita.database.twins import new_twins
 from partita.notation.chunks import CHUNK_BYTES, chunks
 from partita.notation.files import expand_paths
 from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 __all__ = [
     "BATCH_GROWTH",
@@ -100,16 +103,30 @@ def import_records(
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> ImportSummary:
     """Store already replayed records (for callers that read and replay themselves)."""
-    with archive(target) as db, _tuned_for_import(db):
-        first_id = _next_id(db)
-        writer = ArchiveWriter(db, strict=strict, batch_size=batch_size)
+    with _writing(target) as conn, _tuned_for_import(conn):
+        first_id = _next_id(conn)
+        writer = ArchiveWriter(conn, strict=strict, batch_size=batch_size)
         for replayed in replayed_records:
             writer.add(replayed)
             if writer.pending >= batch_size:
                 writer.flush()
         writer.flush()
-        writer.summary.twins = new_twins(db, first_id)
+        writer.summary.twins = new_twins(conn, first_id)
         return writer.summary
+
+
+@contextmanager
+def _writing(target: str | Path | Database) -> Iterator[sqlite3.Connection]:
+    """The connection an import writes through: a path is opened with the stdlib
+    ``sqlite3`` alone (:func:`~partita.database.schema.archive_for_writing`: no
+    sqlite-utils to load for a small import), a caller's ``Database`` is opened
+    as :func:`~partita.database.schema.archive` opens it and left open."""
+    if isinstance(target, str | Path):
+        with archive_for_writing(target) as conn:
+            yield conn
+    else:
+        with archive(target) as db:
+            yield db.conn
 
 
 def batch_limit(batch_size: int | None, stored: int) -> int:
@@ -125,9 +142,8 @@ def batch_limit(batch_size: int | None, stored: int) -> int:
 
 
 @contextmanager
-def _tuned_for_import(db: Database) -> Iterator[None]:
-    """The import's cache and checkpoint settings on ``db``, the caller's back after."""
-    conn = db.conn
+def _tuned_for_import(conn: sqlite3.Connection) -> Iterator[None]:
+    """The import's cache and checkpoint settings on ``conn``, the caller's back after."""
     before = [
         conn.execute(f"PRAGMA {name}").fetchone()[0]
         for name in ("cache_size", "wal_autocheckpoint")
@@ -141,12 +157,12 @@ def _tuned_for_import(db: Database) -> Iterator[None]:
         conn.execute(f"PRAGMA wal_autocheckpoint = {int(before[1])}")
 
 
-def _no_positions(db: Database) -> bool:
-    return db.execute("SELECT NOT EXISTS (SELECT 1 FROM positions)").fetchone()[0] == 1
+def _no_positions(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT NOT EXISTS (SELECT 1 FROM positions)").fetchone()[0] == 1
 
 
-def _next_id(db: Database) -> int:
-    return db.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+def _next_id(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
 
 
 def import_paths(
@@ -201,15 +217,15 @@ def import_paths(
     if workers is None:
         workers = auto_workers(total)
     with (
-        archive(target) as db,
-        _tuned_for_import(db),
+        _writing(target) as conn,
+        _tuned_for_import(conn),
         Preparer(workers, scheduler) as preparer,
     ):
-        first_id = _next_id(db)
+        first_id = _next_id(conn)
         if bulk is None:
-            bulk = total >= BULK_MIN_BYTES and _no_positions(db)
+            bulk = total >= BULK_MIN_BYTES and _no_positions(conn)
         writer = ArchiveWriter(
-            db, strict=strict, batch_size=batch_size or DEFAULT_BATCH_SIZE, bulk=bulk
+            conn, strict=strict, batch_size=batch_size or DEFAULT_BATCH_SIZE, bulk=bulk
         )
         limit = batch_limit(batch_size, first_id - 1)
         summary = writer.summary
@@ -253,6 +269,6 @@ def import_paths(
                     report(done_before + offset, files[finished])
         finish_files(len(files))
         if bulk:
-            finish_loading(db.conn)
-        summary.twins = new_twins(db, first_id)
+            finish_loading(conn)
+        summary.twins = new_twins(conn, first_id)
         return summary

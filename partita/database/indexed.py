@@ -39,10 +39,12 @@ a stopped import's archive is completed like the heap, whatever was committed.
 from __future__ import annotations
 
 import sqlite3
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from partita.database.sqlfunctions import register_indexing_functions
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 __all__ = [
     "DEFERRED_INDEXES",

@@ -16,8 +16,10 @@ description and the measurements behind the layout):
   variation, with the variation's number (:mod:`partita.database.variations`);
 * ``schema_version``: the migrations applied, so later games can extend the schema.
 
-Tables and indexes are made with sqlite-utils; ``positions`` is plain SQL because
-sqlite-utils cannot declare ``WITHOUT ROWID``.
+The migrations make tables and indexes with sqlite-utils (``positions`` is plain
+SQL because sqlite-utils cannot declare ``WITHOUT ROWID``); a new archive is made
+in one step instead, from the schema they leave
+(:mod:`partita.database.current_schema`).
 
 Opening: reading never writes (a read-only connection, no migration: an archive
 that needs one is refused with the command that migrates it); writing checks the
@@ -25,6 +27,12 @@ file before writing anything (another program's database is refused and left
 unchanged), migrates in one transaction under the write lock (so processes making
 one new archive at once do it once), and uses WAL while it writes; the archive is
 left in rollback-journal mode at rest (see :mod:`partita.database.connection`).
+
+Writing needs no sqlite-utils: :func:`archive_for_writing` (what an import uses)
+opens, checks, makes and closes an archive with the stdlib ``sqlite3``, and only
+the migration of an existing older archive loads sqlite-utils (about 70 ms of a
+small import's start-up). :func:`open_archive` makes the same checks and returns
+the sqlite-utils ``Database`` the library's functions take.
 """
 
 from __future__ import annotations
@@ -32,14 +40,14 @@ from __future__ import annotations
 import datetime
 import signal
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, cast
 
 from partita.database.books import create_book_table
 from partita.database.connection import (
@@ -51,8 +59,12 @@ from partita.database.connection import (
     in_wal_mode_at_rest,
     retry_while_busy,
 )
+from partita.database.current_schema import CURRENT_SCHEMA_VERSION, CURRENT_STATEMENTS
 from partita.database.sqlfunctions import register, register_indexing_functions
 from partita.errors import ArchiveError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 __all__ = [
     "APPLICATION_ID",
@@ -62,9 +74,11 @@ __all__ = [
     "ArchiveState",
     "Migration",
     "archive",
+    "archive_for_writing",
     "inspect_archive",
     "migrate_archive",
     "open_archive",
+    "open_for_writing",
     "schema_version",
 ]
 
@@ -309,38 +323,32 @@ def _refuse_unusable(state: ArchiveState, name: str, *, reading: bool) -> None:
         )
 
 
-def _migrate(db: Database, name: str, progress: MigrationProgress | None = None) -> None:
+def _migrate(
+    conn: sqlite3.Connection, name: str, progress: MigrationProgress | None = None
+) -> None:
     """Apply the missing migrations in one transaction that holds the write lock
     from the start, so that processes creating one archive at once do it once
-    (the schema is looked at again under the lock: another may have been first)."""
-    conn = db.conn
+    (the schema is looked at again under the lock: another may have been first).
+    An empty file gets the schema of :data:`CURRENT_SCHEMA_VERSION` in one step
+    (:func:`_create_current`) when this partita's migrations go at least that far;
+    only the migrations that remain after it load sqlite-utils."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         state = inspect_archive(conn)  # again, under the lock
         _refuse_unusable(state, name, reading=False)
-        if "schema_version" not in state.tables:
-            db.table("schema_version").create(
-                {"version": int, "description": str, "applied": str}, pk="version"
-            )
+        version = state.version
+        if state.kind == "empty" and 0 < CURRENT_SCHEMA_VERSION <= SCHEMA_VERSION:
+            version = _create_current(conn)
         if state.application_id != APPLICATION_ID:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        for migration in MIGRATIONS:
-            if migration.version <= state.version:
-                continue
-            with db.atomic():
-                if migration.reports_progress:
-                    migration.apply(db, progress)
-                else:
-                    migration.apply(db)
-                db.table("schema_version").insert(
-                    {
-                        "version": migration.version,
-                        "description": migration.description,
-                        "applied": datetime.datetime.now(datetime.UTC).isoformat(
-                            timespec="seconds"
-                        ),
-                    }
+        pending = [migration for migration in MIGRATIONS if migration.version > version]
+        if pending:
+            db = _utils_database(conn)
+            if version == 0 and "schema_version" not in state.tables:
+                db.table("schema_version").create(
+                    {"version": int, "description": str, "applied": str}, pk="version"
                 )
+            _apply(db, pending, progress)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -348,23 +356,80 @@ def _migrate(db: Database, name: str, progress: MigrationProgress | None = None)
         raise
 
 
+def _create_current(conn: sqlite3.Connection) -> int:
+    """Make the schema of :data:`CURRENT_SCHEMA_VERSION` in an empty file, inside
+    the caller's transaction, with the ``schema_version`` rows its migrations would
+    have written; that version."""
+    for statement in CURRENT_STATEMENTS:
+        conn.execute(statement)
+    applied = _now()
+    conn.executemany(
+        "INSERT INTO schema_version (version, description, applied) VALUES (?, ?, ?)",
+        [
+            (migration.version, migration.description, applied)
+            for migration in MIGRATIONS
+            if migration.version <= CURRENT_SCHEMA_VERSION
+        ],
+    )
+    return CURRENT_SCHEMA_VERSION
+
+
+def _apply(db: Database, migrations: list[Migration], progress: MigrationProgress | None) -> None:
+    """Run ``migrations`` in order inside the caller's transaction, each recorded
+    in ``schema_version``."""
+    for migration in migrations:
+        with db.atomic():
+            if migration.reports_progress:
+                migration.apply(db, progress)
+            else:
+                migration.apply(db)
+            db.table("schema_version").insert(
+                {
+                    "version": migration.version,
+                    "description": migration.description,
+                    "applied": _now(),
+                }
+            )
+
+
+def _now() -> str:
+    """When a migration is applied, as ``schema_version`` records it."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def _utils_database(conn: sqlite3.Connection) -> Database:
+    """``conn`` as a sqlite-utils ``Database`` (no plugins: partita registers its
+    own SQL functions, and the plugin search reads every installed package's entry
+    points)."""
+    from sqlite_utils import Database
+
+    return Database(conn, execute_plugins=False)
+
+
+def _is_database(target: object) -> bool:
+    """Whether ``target`` is a sqlite-utils ``Database`` (without loading
+    sqlite-utils: if it is not loaded, nothing is one)."""
+    utils = sys.modules.get("sqlite_utils")
+    return utils is not None and isinstance(target, utils.Database)
+
+
 def _prepare_for_writing(
-    db: Database, name: str, progress: MigrationProgress | None = None
+    conn: sqlite3.Connection, name: str, progress: MigrationProgress | None = None
 ) -> None:
     """Check the file before anything is written to it, migrate it (making an
     empty one an archive), and turn on WAL."""
-    state = inspect_archive(db.conn)
+    state = inspect_archive(conn)
     _refuse_unusable(state, name, reading=False)
     if state.version < SCHEMA_VERSION or state.application_id != APPLICATION_ID:
-        _migrate(db, name, progress)
-    _set_pragmas(db)
+        _migrate(conn, name, progress)
+    _set_pragmas(conn)
     from partita.database.indexed import finish_loading, loading_pending
 
-    if loading_pending(db.conn):  # a bulk import was stopped, or runs: index its positions
-        finish_loading(db.conn)
+    if loading_pending(conn):  # a bulk import was stopped, or runs: index its positions
+        finish_loading(conn)
 
 
-def _set_pragmas(db: Database) -> None:
+def _set_pragmas(conn: sqlite3.Connection) -> None:
     """WAL and synchronous=NORMAL while writing: a commit is atomic and survives a
     crash of the process (a power cut may lose the last commits, never half of
     one), costs no fsync, and readers never wait for the writer. The page cache
@@ -372,11 +437,19 @@ def _set_pragmas(db: Database) -> None:
     10,000 to 100,000 games and grows the memory an import needs
     (docs/archive.md). A file system without WAL support keeps its rollback
     journal: slower, as safe."""
-    if not db.memory:
+    if not _in_memory(conn):
         # SQLite does not wait for a lock to switch (another process may be
         # making the same archive): retry.
-        retry_while_busy(lambda: db.execute("PRAGMA journal_mode=WAL").fetchone())
-    db.execute("PRAGMA synchronous=NORMAL")
+        retry_while_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
+    conn.execute("PRAGMA synchronous=NORMAL")
+
+
+def _in_memory(conn: sqlite3.Connection) -> bool:
+    """Whether ``conn`` is a database in memory (its main file has no name)."""
+    for _, schema, file in conn.execute("PRAGMA database_list"):
+        if schema == "main":
+            return not file
+    return True
 
 
 @contextmanager
@@ -401,25 +474,78 @@ def _interrupts_held() -> Iterator[None]:
             previous(signal.SIGINT, None)
 
 
-def _close_writing(db: Database) -> None:
+def _close_writing(conn: sqlite3.Connection) -> None:
     """Close an archive opened for writing: an open transaction (a batch an
     interrupt cut short) rolled back, the rollback journal back, the file closed,
     with Ctrl-C held back until that is done."""
     with _interrupts_held():
-        if not db.memory:
-            if db.conn.in_transaction:
-                db.conn.rollback()
-            _leave_wal(db)
-        db.close()
+        if not _in_memory(conn):
+            if conn.in_transaction:
+                conn.rollback()
+            _leave_wal(conn)
+        conn.close()
 
 
-def _leave_wal(db: Database) -> None:
+def _leave_wal(conn: sqlite3.Connection) -> None:
     """Back to a rollback journal when the last writer closes, so that the
     archive at rest is one file that a read-only connection opens without making
     a ``-wal`` or ``-shm`` file beside it. SQLite refuses while another connection
     is open (another import, a reader): that one's writer switches back later."""
     with suppress(sqlite3.OperationalError):
-        db.execute("PRAGMA journal_mode=DELETE").fetchone()
+        conn.execute("PRAGMA journal_mode=DELETE").fetchone()
+
+
+def open_for_writing(
+    target: str | Path,
+    *,
+    create: bool = True,
+    migration_progress: MigrationProgress | None = None,
+) -> sqlite3.Connection:
+    """A ``sqlite3`` connection to the archive at ``target`` (a path or
+    ``":memory:"``), ready to write, with the checks and changes of
+    :func:`open_archive` for writing (and its errors), and without sqlite-utils
+    unless an older archive needs a migration. Close it with
+    :func:`archive_for_writing` (or as that does: :func:`_close_writing`)."""
+    name = archive_name(target)
+    try:
+        if name == ":memory:":
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+        else:
+            path = Path(name)
+            _check_path(path, name, must_exist=not create)
+            if in_wal_mode_at_rest(path):
+                _peek(path, name, reading=False)
+            conn = connect_for_writing(path)
+    except sqlite3.Error as error:
+        raise archive_error(error, name) from None
+    try:
+        _prepare_for_writing(conn, name, migration_progress)
+    except (ArchiveError, sqlite3.Error) as error:
+        conn.close()
+        if isinstance(error, sqlite3.Error):
+            raise archive_error(error, name) from None
+        raise
+    return conn
+
+
+@contextmanager
+def archive_for_writing(
+    target: str | Path,
+    *,
+    create: bool = True,
+    migration_progress: MigrationProgress | None = None,
+) -> Iterator[sqlite3.Connection]:
+    """:func:`open_for_writing` as a context manager that closes the archive as
+    :func:`archive` does (rollback of an open transaction, back to a rollback
+    journal, Ctrl-C held back). A ``sqlite3.Error`` inside becomes an
+    ``ArchiveError`` naming the archive."""
+    conn = open_for_writing(target, create=create, migration_progress=migration_progress)
+    try:
+        yield conn
+    except sqlite3.Error as error:
+        raise archive_error(error, archive_name(target)) from None
+    finally:
+        _close_writing(conn)
 
 
 def open_archive(
@@ -447,43 +573,49 @@ def open_archive(
     database (left unchanged), an archive of a newer partita, or when SQLite
     fails (the message says why).
     """
-    owned = not isinstance(target, Database)
+    if not _is_database(target) and not readonly:
+        path_or_memory = cast("str | Path", target)
+        db = _utils_database(
+            open_for_writing(path_or_memory, create=create, migration_progress=migration_progress)
+        )
+        _register_archive_functions(db.conn)
+        return db
+    owned = not _is_database(target)
     name = archive_name(target)
-    db: Database
-    if isinstance(target, Database):
-        db = target
+    if not owned:
+        db = cast("Database", target)
     elif name == ":memory:":
-        if readonly:
-            raise ArchiveError("an archive in memory cannot be opened again: pass its Database")
-        db = Database(memory=True, execute_plugins=False)
+        raise ArchiveError("an archive in memory cannot be opened again: pass its Database")
     else:
         path = Path(name)
-        _check_path(path, name, must_exist=readonly or not create)
+        _check_path(path, name, must_exist=True)
         try:
             if in_wal_mode_at_rest(path):
-                _peek(path, name, reading=readonly)
-            conn = connect_for_reading(path) if readonly else connect_for_writing(path)
+                _peek(path, name, reading=True)
+            conn = connect_for_reading(path)
         except sqlite3.Error as error:
             raise archive_error(error, name) from None
-        # No sqlite-utils plugins: partita registers its own SQL functions, and
-        # looking for plugins reads every installed package's entry points (about
-        # 15 ms of a small import's start-up, on the first open in a process).
-        db = Database(conn, execute_plugins=False)
+        db = _utils_database(conn)
     try:
         if readonly:
             _refuse_unusable(inspect_archive(db.conn), name, reading=True)
             _refuse_while_loading(db, name)
         else:
-            _prepare_for_writing(db, name, migration_progress)
+            _prepare_for_writing(db.conn, name, migration_progress)
     except (ArchiveError, sqlite3.Error) as error:
         if owned:
             db.close()
         if isinstance(error, sqlite3.Error):
             raise archive_error(error, name) from None
         raise
-    register(db.conn, "partita_casefold", 1, _casefold)
-    register_filter_functions(db.conn)
+    _register_archive_functions(db.conn)
     return db
+
+
+def _register_archive_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions every archive opened by :func:`open_archive` has."""
+    register(conn, "partita_casefold", 1, _casefold)
+    register_filter_functions(conn)
 
 
 def _refuse_while_loading(db: Database, name: str) -> None:
@@ -542,7 +674,7 @@ def migrate_archive(
     except sqlite3.Error as error:
         raise archive_error(error, name) from None
     _refuse_unusable(before, name, reading=False)
-    with archive(path, create=False, migration_progress=progress):
+    with archive_for_writing(path, create=False, migration_progress=progress):
         pass
     return before.version, SCHEMA_VERSION
 
@@ -583,9 +715,9 @@ def archive(
     except sqlite3.Error as error:
         raise archive_error(error, archive_name(target)) from None
     finally:
-        if isinstance(target, Database):
+        if _is_database(target):
             pass
         elif readonly:
             db.close()
         else:
-            _close_writing(db)
+            _close_writing(db.conn)

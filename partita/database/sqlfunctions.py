@@ -41,7 +41,7 @@ def register_indexing_functions(conn: sqlite3.Connection) -> None:
     """``partita_fold`` (a name folded for accent- and case-insensitive matching)
     and ``partita_number`` (a tag value as a number): what filling the indexed
     players and tags needs, and what their filters compare with."""
-    from partita.database.filters import fold, number
+    from partita.database.folding import fold, number
 
     register(conn, "partita_fold", 1, fold)
     register(conn, "partita_number", 1, number)

@@ -18,13 +18,13 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-
-from partita.database.filters import GameFilter
 from partita.database.schema import archive
 from partita.errors import ArchiveError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 __all__ = ["KEEP_RULES", "TwinGroup", "find_twins", "new_twins", "twins_to_delete"]
 
@@ -61,6 +61,8 @@ class TwinGroup:
 
 def _groups_sql(fuzzy_depth: int | None, filters: dict[str, Any]) -> tuple[str, list[Any]]:
     """The query giving one row per group: the ids of its games, comma-separated."""
+    from partita.database.filters import GameFilter
+
     selection = GameFilter.of(**filters)
     if fuzzy_depth is None:
         if not selection:
@@ -140,12 +142,13 @@ def twins_to_delete(groups: list[TwinGroup], keep: str = "oldest") -> list[int]:
     return sorted(doomed)
 
 
-def new_twins(db: Database, first_id: int) -> list[dict[str, int]]:
+def new_twins(conn: sqlite3.Connection | Database, first_id: int) -> list[dict[str, int]]:
     """The games from id ``first_id`` on that have a twin stored before them:
-    ``{"game": id, "twin_of": the first such twin}`` (what an import reports)."""
+    ``{"game": id, "twin_of": the first such twin}`` (what an import reports).
+    ``conn``: a connection to the archive, or its sqlite-utils ``Database``."""
     return [
         {"game": game_id, "twin_of": twin_of}
-        for game_id, twin_of in db.execute(
+        for game_id, twin_of in conn.execute(
             "SELECT n.id, min(o.id) FROM games n JOIN games o "
             "ON o.twin_key = n.twin_key AND o.id < n.id "
             "WHERE n.id >= ? AND n.twin_key IS NOT NULL GROUP BY n.id ORDER BY n.id",

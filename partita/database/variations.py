@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 __all__ = [
     "VARIATION_COLUMNS",

@@ -13,6 +13,7 @@ value, a comment's text, a move number), shared by both paths.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from partita.notation.pgr import (
@@ -72,14 +73,24 @@ _ALTERNATIVES = [
     (MOVE, WORD_PATTERN),
     (STRAY, STRAY_PATTERN),
 ]
-_MASTER = re.compile(
-    "[ \t\n\r\f\v]*(?:"
-    + "|".join(f"(?P<{kind.replace('-', '_')}>{pattern})" for kind, pattern in _ALTERNATIVES)
-    + ")"
-)
 #: Token kind of each group number of the master pattern (one group per alternative).
 _KIND_OF_GROUP = [""] + [kind for kind, _ in _ALTERNATIVES]
-assert _MASTER.groups == len(_ALTERNATIVES)
+
+
+@functools.cache
+def _master() -> re.Pattern[str]:
+    """The master pattern: one group per alternative, the first that matches wins.
+    Compiled on first use (about 5 ms): an import of plain records reads them
+    without the scanner (:mod:`partita.notation.plain`)."""
+    pattern = re.compile(
+        "[ \t\n\r\f\v]*(?:"
+        + "|".join(f"(?P<{kind.replace('-', '_')}>{pattern})" for kind, pattern in _ALTERNATIVES)
+        + ")"
+    )
+    assert pattern.groups == len(_ALTERNATIVES)
+    return pattern
+
+
 _SUFFIX_SPLIT = re.compile(rf"(.*?)({SUFFIX_PATTERN})\Z", re.DOTALL)
 _TAG_PARTS = re.compile(TAG_PATTERN)
 _ESCAPE = re.compile(r"\\([\"\\])")
@@ -96,7 +107,7 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     tokens: list[Token] = []
     append = tokens.append
     kinds = _KIND_OF_GROUP
-    for match in _MASTER.finditer(text, start, end):
+    for match in _master().finditer(text, start, end):
         group = match.lastindex
         assert group is not None  # every alternative of the master pattern is a group
         kind = kinds[group]
