@@ -182,7 +182,7 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         key replay, which builds no state but the last; through the compiled replay
         (:mod:`~partita.games.gravity.native_replay`) where it is built, falling back
         to the Python loop wherever that gives up."""
-        if native_replay.enabled and not state.line:
+        if native_replay.enabled:
             replayed = self._replay_native(state, tokens)
             if replayed is not None:
                 return replayed
@@ -199,6 +199,8 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         self, state: GravityState, tokens: Sequence[str]
     ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
         """:meth:`replay_keys` by the compiled replay, or ``None`` where it gives up."""
+        if state.line:  # the game is over: no move is legal
+            return None if tokens else ([], [], state)
         native = self._native
         rules = self.rules
         if native is None:
