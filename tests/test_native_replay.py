@@ -164,8 +164,8 @@ def test_a_full_board_draws_and_the_next_move_is_refused():
 
 @needs_native
 def test_the_compiled_replay_gives_up_on_what_it_does_not_decide():
-    """A str subclass, a ply out of its range, a start with a line: None, and the
-    Python loop decides (the same answer for the subclass)."""
+    """A str subclass, a bit off the board, a ply out of its range: None, and the
+    Python loop decides."""
 
     class Token(str):
         pass
@@ -173,6 +173,10 @@ def test_the_compiled_replay_gives_up_on_what_it_does_not_decide():
     start = CONNECT4.rules.initial()
     assert CONNECT4._replay_native(start, [Token("t4")]) is None
     assert CONNECT4.replay_keys(start, [Token("t4")]) == python_replay(CONNECT4, start, ["t4"])
+    off_board = GravityState(1 << 42, 0, 0, 0)
+    assert CONNECT4._replay_native(off_board, ["t4"]) is None
+    assert CONNECT4.replay_keys(off_board, ["t4"]) == python_replay(CONNECT4, off_board, ["t4"])
+    assert CONNECT4._replay_native(GravityState(-1, 0, 0, 0), ["t4"]) is None
     huge = GravityState(0, 0, 2**70, 0)
     assert CONNECT4._replay_native(huge, ["t4"]) is None
     assert CONNECT4.replay_keys(huge, ["t4"]) == python_replay(CONNECT4, huge, ["t4"])

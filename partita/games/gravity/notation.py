@@ -210,8 +210,12 @@ class GravityNotation(GameNotation[GravityState, Entry]):
             if native is None:
                 return None
         cells = rules.cell_count
-        board = (state.x | state.o << cells).to_bytes(self._board_bytes, "little")
-        replayed = native.keys(board, state.ply, tokens)
+        x, o = state.x, state.o
+        if (x | o) >> cells:  # bits off the board, or negative: no state play reaches
+            return None
+        replayed = native.keys(
+            (x | o << cells).to_bytes(self._board_bytes, "little"), state.ply, tokens
+        )
         if replayed is None:
             return None
         keys, labels, after, ply, line = replayed
