@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from hashlib import blake2b
 
 import pytest
 from budget import examples
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from partita.database.keys import key_folder
 from partita.games.gravity import native_replay
 from partita.games.gravity.notation import CONNECT4, FORZA4X4, GravityNotation
 from partita.games.gravity.rules import SIDES, GravityRules, GravityState
@@ -111,6 +113,45 @@ def test_every_board_replays_as_the_python_loop(data):
     # Every prefix that ends in a win, a full board or the first refused move.
     accepted = len(game.replay_canonical(start, tokens))
     assert_same(game, start, tokens[:accepted])
+
+
+@needs_native
+@settings(max_examples=examples(300, fast=60), deadline=None)
+@given(data=st.data())
+def test_keys_folded_in_the_call_are_the_archives_folded_keys(data):
+    """With a prefix hash's copy method the call folds each key as
+    ``keys.key_folder`` does (hashlib's own blake2b, called from C)."""
+    game = data.draw(boards())
+    start, tokens = data.draw(lines(game))
+    accepted = tokens[: len(game.replay_canonical(start, tokens))]
+    replay = native_replay.native_replay(
+        game.rules.width, game.rules.height, game.rules.entry_sides, game.rules.line_length
+    )
+    assert replay is not None
+    if start.line:
+        return
+    board = (start.x | start.o << game.rules.cell_count).to_bytes(game._board_bytes, "little")
+    plain = replay.keys(board, start.ply, accepted)
+    copy = blake2b(b"somegame\x00", digest_size=8).copy
+    folded = replay.keys(board, start.ply, accepted, copy)
+    assert plain is not None and folded is not None
+    fold = key_folder("somegame")
+    assert folded[0] == [fold(key) for key in plain[0]]
+    assert all(-(2**63) <= key < 2**63 for key in folded[0])
+    assert folded[1:] == plain[1:]
+
+
+@needs_native
+def test_a_bad_hash_in_the_folding_call_raises():
+    replay = native_replay.native_replay(7, 6, "t", 4)
+    assert replay is not None
+    with pytest.raises(ValueError, match="8-byte digest"):
+        replay.keys(bytes(11), 0, ["t4"], blake2b(digest_size=16).copy)
+    with pytest.raises(TypeError):
+        replay.keys(bytes(11), 0, ["t4"], 5)
+    with pytest.raises(AttributeError):
+        replay.keys(bytes(11), 0, ["t4"], object)
+    assert replay.keys(bytes(11), 0, ["t9"], 5) is None  # gave up before any fold
 
 
 @needs_native

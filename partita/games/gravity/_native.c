@@ -778,16 +778,71 @@ static int replay_lines(const ReplayObject *self, const u64 *words, int own, int
     return found;
 }
 
+static PyObject *replay_update_name, *replay_digest_name;
+
+/* The archive's folded key of the key in `words` (partita.database.keys.key_folder:
+   blake2b of the game's prefix, then b"i", a 4-byte little-endian length and the
+   key's two's complement little-endian bytes of the minimal length that holds the
+   sign bit, 8 bytes of digest read as a signed little-endian int), by the hash
+   object that `copy` (the prefix hash's bound copy method) returns. */
+static PyObject *replay_fold(PyObject *copy, const u64 *words, int key_words)
+{
+    unsigned char data[5 + REPLAY_WORDS * 8];
+    int top = key_words - 1, bits, size, i;
+    long long value = 0;
+    PyObject *chunk, *hasher, *updated, *digest;
+    while (top > 0 && !words[top])
+        top--;
+    bits = words[top] ? 64 * top + 64 - __builtin_clzll(words[top]) : 0;
+    size = (bits + 8) >> 3;
+    data[0] = 'i';
+    for (i = 0; i < 4; i++)
+        data[1 + i] = (unsigned char)(size >> (8 * i));
+    for (i = 0; i < size; i++)
+        data[5 + i] = (unsigned char)(words[i / 8] >> (8 * (i % 8)));
+    chunk = PyBytes_FromStringAndSize((const char *)data, 5 + size);
+    if (chunk == NULL)
+        return NULL;
+    hasher = PyObject_CallNoArgs(copy);
+    if (hasher == NULL) {
+        Py_DECREF(chunk);
+        return NULL;
+    }
+    updated = PyObject_CallMethodOneArg(hasher, replay_update_name, chunk);
+    Py_DECREF(chunk);
+    if (updated == NULL) {
+        Py_DECREF(hasher);
+        return NULL;
+    }
+    Py_DECREF(updated);
+    digest = PyObject_CallMethodNoArgs(hasher, replay_digest_name);
+    Py_DECREF(hasher);
+    if (digest == NULL)
+        return NULL;
+    if (!PyBytes_Check(digest) || PyBytes_GET_SIZE(digest) != 8) {
+        Py_DECREF(digest);
+        PyErr_SetString(PyExc_ValueError, "the key hash does not give an 8-byte digest");
+        return NULL;
+    }
+    for (i = 7; i >= 0; i--)
+        value = (long long)((unsigned long long)value << 8 |
+                            (unsigned char)PyBytes_AS_STRING(digest)[i]);
+    Py_DECREF(digest);
+    return PyLong_FromLongLong(value);
+}
+
 static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
 {
-    PyObject *board_bytes, *ply_object, *tokens, *sequence = NULL, *keys = NULL, *labels = NULL;
-    PyObject *result = NULL, *board = NULL, *line_long = NULL, **items;
+    PyObject *board_bytes, *ply_object, *tokens, *copy = Py_None, *sequence = NULL;
+    PyObject *keys = NULL, *labels = NULL, *result = NULL, *board = NULL, *line_long = NULL;
+    PyObject **items;
     u64 words[REPLAY_WORDS], line[REPLAY_WORDS];
-    const int n = self->cells, side_bit = 2 * self->cells;
+    const int n = self->cells, side_bit = 2 * self->cells, key_words = side_bit / 64 + 1;
     Py_ssize_t count, i;
     long long ply;
     int overflow, lined = 0;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyBytes_Type, &board_bytes, &ply_object, &tokens))
+    if (!PyArg_ParseTuple(args, "O!OO|O", &PyBytes_Type, &board_bytes, &ply_object, &tokens,
+                          &copy))
         return NULL;
     if (PyBytes_GET_SIZE(board_bytes) != self->board_bytes) {
         PyErr_SetString(PyExc_ValueError, "the board is not 2 * width * height bits");
@@ -838,13 +893,13 @@ static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
         PyList_SET_ITEM(labels, i, label);
         ply++;
         lined = replay_lines(self, words, own, landing, line);
-        if (ply & 1) {
+        if (ply & 1)
             replay_set(words, side_bit);
+        if (copy == Py_None)
             key = replay_long(words, (size_t)self->key_bytes);
-            words[side_bit >> 6] &= ~((u64)1 << (side_bit & 63));
-        }
         else
-            key = replay_long(words, (size_t)self->key_bytes);
+            key = replay_fold(copy, words, key_words);
+        words[side_bit >> 6] &= ~((u64)1 << (side_bit & 63));
         if (key == NULL)
             goto done;
         PyList_SET_ITEM(keys, i, key);
@@ -868,10 +923,12 @@ done:
 
 static PyMethodDef Replay_methods[] = {
     {"keys", (PyCFunction)Replay_keys, METH_VARARGS,
-     "keys(board, ply, tokens): (keys, labels, board, ply, line) after canonical entry "
-     "tokens from the position whose x | o << width * height is `board` (little-endian "
-     "bytes) at `ply`, as GravityRules.replay_entry_keys gives them; None when a token "
-     "is not a legal canonical entry code (the caller's Python loop then decides)."},
+     "keys(board, ply, tokens, copy=None): (keys, labels, board, ply, line) after "
+     "canonical entry tokens from the position whose x | o << width * height is `board` "
+     "(little-endian bytes) at `ply`, as GravityRules.replay_entry_keys gives them; None "
+     "when a token is not a legal canonical entry code (the caller's Python loop then "
+     "decides). With `copy` (a key_folder prefix hash's copy method), the keys come "
+     "folded as the archive stores them."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject ReplayType = {
@@ -1093,6 +1150,10 @@ PyMODINIT_FUNC PyInit__native(void)
 {
     PyObject *module;
     if (PyType_Ready(&SearchType) < 0 || PyType_Ready(&ReplayType) < 0)
+        return NULL;
+    replay_update_name = PyUnicode_InternFromString("update");
+    replay_digest_name = PyUnicode_InternFromString("digest");
+    if (replay_update_name == NULL || replay_digest_name == NULL)
         return NULL;
     module = PyModule_Create(&native_module);
     if (module == NULL)

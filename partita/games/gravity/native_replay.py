@@ -18,7 +18,7 @@ differential tests and A/B benchmarks.
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from importlib import import_module
 from typing import Protocol
 
@@ -32,11 +32,19 @@ class NativeReplay(Protocol):
     """What ``_native.Replay`` offers (see ``_native.c``)."""
 
     def keys(
-        self, board: bytes, ply: int, tokens: Sequence[str]
+        self,
+        board: bytes,
+        ply: int,
+        tokens: Sequence[str],
+        copy: Callable[[], object] | None = None,
     ) -> tuple[list[Hashable], list[tuple[int, bool]], int, int, int] | None:
         """From the position whose ``x | o << W*H`` is ``board`` (little-endian, 2*W*H
         bits) at ``ply``: the keys, the move-number labels, the last position's
-        ``x | o << W*H``, ply and line; ``None`` when it gives up."""
+        ``x | o << W*H``, ply and line; ``None`` when it gives up. With ``copy``, the
+        bound ``copy`` of a :func:`~partita.database.keys.key_folder` prefix hash
+        (``blake2b(game + NUL, digest_size=8)``), each key comes folded as the
+        archive stores it, hashed by that hashlib object (measured in
+        ``docs/archive.md``; the import does not use it yet)."""
         ...
 
 
