@@ -786,13 +786,44 @@ def measure_native_replay(corpus: Path, work: Path, repeat: int) -> dict:
             repeat, {"python": _with_replay(False, run), "native": _with_replay(True, run)}
         )
     figures["plies"] = sum(len(stored.moves) for stored in prepare())
+    # Key folding in the same C call (hashlib's blake2b called from C) against the
+    # compiled replay's keys folded by keys.key_folder, as prepare_record folds them.
+    from hashlib import blake2b
+
+    from partita.database.keys import key_folder
+
+    replay = native_replay.native_replay(8, 8, "tblr", 4)
+    assert replay is not None
+    board = bytes(16)
+    fold = key_folder("forza4x4")
+    copy = blake2b(b"forza4x4\x00", digest_size=8).copy
+
+    def fold_in_python() -> list:
+        folded = []
+        for line in lines:
+            replayed = replay.keys(board, 0, line)
+            assert replayed is not None
+            folded.append([fold(key) for key in replayed[0]])
+        return folded
+
+    def fold_in_c() -> list:
+        folded = []
+        for line in lines:
+            replayed = replay.keys(board, 0, line, copy)
+            assert replayed is not None
+            folded.append(replayed[0])
+        return folded
+
+    figures["folding"] = _both_orders(repeat, {"python": fold_in_python, "native": fold_in_c})
     return figures
 
 
 def _both_orders(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, dict]:
     """:func:`alternate` with the order of the runs swapped every other round (a
-    load that changes within a round hits each side first as often), the best and
-    the median CPU of each; the runs must give equal values."""
+    load that changes within a round hits each side first as often): the best and
+    the median CPU of each, and the median over the rounds of the first run's CPU
+    over each other's in the same round (the figure a drifting load disturbs
+    least); the runs must give equal values."""
     cpus: dict[str, list[float]] = {name: [] for name in runs}
     walls: dict[str, list[float]] = {name: [] for name in runs}
     values = {}
@@ -806,26 +837,33 @@ def _both_orders(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str
     kept = first.plies if hasattr(first, "plies") else first
     for other in others:
         assert (other.plies if hasattr(other, "plies") else other) == kept, "the sides differ"
+    base = next(iter(runs))
     return {
         name: {
             "cpu": min(cpus[name]),
             "cpu_median": sorted(cpus[name])[len(cpus[name]) // 2],
             "wall": min(walls[name]),
+            "paired_ratio": sorted(
+                ours / theirs if theirs else float("inf")
+                for ours, theirs in zip(cpus[base], cpus[name], strict=True)
+            )[repeat // 2],
         }
         for name in runs
     }
 
 
 def print_native_replay(figures: dict) -> None:
-    print(f"\ncompiled key replay against the Python loop (A/B, alternating, best of each): "
+    print(f"\ncompiled key replay against the Python loop (A/B, alternating, order swapped "
+          "every other round; speed-up of the best, and the median of the paired ratios): "
           f"{figures['lines']:,} plain records ({figures['line_plies']:,} plies) for "
           f"replay_keys, {figures['plies']:,} plies in all")  # fmt: skip
     print(f"{'CPU, best (median)':<34}{'python s':>15}{'native s':>15}{'us/ply py':>15}"
-          f"{'us/ply nat':>15}{'saved/ply':>10}{'speed-up':>10}")  # fmt: skip
+          f"{'us/ply nat':>15}{'saved/ply':>10}{'speed-up':>10}{'paired':>10}")  # fmt: skip
     for label, key, plies in (
         ("replay_keys alone", "replay_keys", figures["line_plies"]),
         ("prepare_chunk (a worker's work)", "prepare_chunk", figures["plies"]),
         ("full import, workers=1", "workers=1", figures["plies"]),
+        ("compiled replay + fold: py / C", "folding", figures["line_plies"]),
     ):
         python, native = figures[key]["python"], figures[key]["native"]
         cells = []
@@ -837,7 +875,8 @@ def print_native_replay(figures: dict) -> None:
             )
         saved = (python["cpu"] - native["cpu"]) / plies * 1e6
         print(f"{label:<34}" + "".join(f"{cell:>15}" for cell in cells)
-              + f"{saved:>10.2f}{python['cpu'] / native['cpu']:>9.2f}x")  # fmt: skip
+              + f"{saved:>10.2f}{python['cpu'] / native['cpu']:>9.2f}x"
+              f"{native['paired_ratio']:>9.2f}x")  # fmt: skip
 
 
 def print_fast_path(figures: dict) -> None:
