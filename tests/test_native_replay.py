@@ -5,6 +5,7 @@ loop to decide (differential, Hypothesis)."""
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 from hashlib import blake2b
@@ -243,6 +244,31 @@ def test_bad_arguments_raise_instead_of_crashing():
     for width, height, line in ((1, 6, 4), (17, 6, 4), (7, 6, 8), (7, 6, 1)):
         with pytest.raises(ValueError, match="no gravity board"):
             native_replay.native_replay(width, height, "t", line)
+
+
+@needs_native
+def test_a_notation_holding_its_compiled_replay_pickles():
+    """Replayed records carry their game: one whose compiled replay was made still
+    pickles, and its copy replays the same."""
+    game = GravityNotation(GravityRules(7, 6, "t", 4))
+    start = game.rules.initial()
+    assert game._replay_native(start, ["t4", "t4"]) is not None
+    copy = pickle.loads(pickle.dumps(game))
+    assert copy._native is not None
+    assert copy._replay_native(start, ["t4", "t4", "t5"]) == game._replay_native(
+        start, ["t4", "t4", "t5"]
+    )
+
+
+@needs_native
+def test_an_uninitialised_replay_raises_instead_of_crashing():
+    from partita.games.gravity._native import Replay  # type: ignore[attr-defined]
+
+    bare = Replay.__new__(Replay)
+    with pytest.raises(ValueError, match="never initialised"):
+        bare.keys(bytes(11), 0, ["t4"])
+    with pytest.raises(ValueError, match="never initialised"):
+        pickle.dumps(bare)
 
 
 def test_without_the_compiled_module_the_python_loop_replays(monkeypatch):

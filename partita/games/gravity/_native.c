@@ -621,6 +621,7 @@ typedef struct {
     int path_length[4]; /* cells a piece entering from that side may pass */
     short paths[4][REPLAY_MAX_SIDE][REPLAY_MAX_SIDE]; /* from the entry cell on */
     PyObject *labels; /* list: labels[p] = ((p >> 1) + 1, not p & 1), grown on use */
+    PyObject *sides;  /* the entry sides as given, for pickling */
 } ReplayObject;
 
 static inline int replay_bit(const u64 *words, int bit)
@@ -741,12 +742,16 @@ static int Replay_init(ReplayObject *self, PyObject *args, PyObject *kwargs)
     Py_XSETREF(self->labels, PyList_New(0));
     if (self->labels == NULL)
         return -1;
+    Py_XSETREF(self->sides, PyUnicode_FromString(sides));
+    if (self->sides == NULL)
+        return -1;
     return 0;
 }
 
 static void Replay_dealloc(ReplayObject *self)
 {
     Py_XDECREF(self->labels);
+    Py_XDECREF(self->sides);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -844,6 +849,10 @@ static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!OO|O", &PyBytes_Type, &board_bytes, &ply_object, &tokens,
                           &copy))
         return NULL;
+    if (self->labels == NULL) {
+        PyErr_SetString(PyExc_ValueError, "this Replay was never initialised");
+        return NULL;
+    }
     if (PyBytes_GET_SIZE(board_bytes) != self->board_bytes) {
         PyErr_SetString(PyExc_ValueError, "the board is not 2 * width * height bits");
         return NULL;
@@ -921,7 +930,19 @@ done:
     return result;
 }
 
+static PyObject *Replay_reduce(ReplayObject *self, PyObject *unused)
+{
+    if (self->sides == NULL) {
+        PyErr_SetString(PyExc_ValueError, "this Replay was never initialised");
+        return NULL;
+    }
+    return Py_BuildValue("(O(iiOi))", (PyObject *)Py_TYPE(self), self->width, self->height,
+                         self->sides, self->line_length);
+}
+
 static PyMethodDef Replay_methods[] = {
+    {"__reduce__", (PyCFunction)Replay_reduce, METH_NOARGS,
+     "Pickled as its constructor's arguments (a game notation holding one pickles)."},
     {"keys", (PyCFunction)Replay_keys, METH_VARARGS,
      "keys(board, ply, tokens, copy=None): (keys, labels, board, ply, line) after "
      "canonical entry tokens from the position whose x | o << width * height is `board` "
