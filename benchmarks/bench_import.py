@@ -47,7 +47,11 @@ million-game corpus to write and read). docs/archive.md has the figures.
    ``--full-path`` (instead of the stages): the import's fast path against the
    full path (``PARTITA_FULL_PATH=1``), A/B, alternating runs: the CPU per ply of
    ``prepare_chunk``, the full import with one process and with the default
-   workers, and the CLI end to end against python-chess at ``--end-to-end`` sizes.
+   workers, and the CLI end to end against python-chess at ``--end-to-end`` sizes;
+   ``--native`` (instead of the stages): the compiled gravity key replay against
+   the forced Python loop (``PARTITA_PYTHON_REPLAY=1``), A/B, alternating runs:
+   ``replay_keys`` alone, the CPU per ply of ``prepare_chunk`` and of a one-process
+   import.
 
 A ply is one stored move of a game's mainline (python-chess: one mainline move).
 CPU time counts the worker processes too (``os.times``, children included).
@@ -715,6 +719,166 @@ def _partita_wall(item: dict) -> float:
     return item["partita_wall"]
 
 
+# -- the compiled gravity key replay against the Python loop ---------------------------------
+
+
+def _with_replay(native: bool, run: Callable[[], object]) -> Callable[[], object]:
+    """``run`` with the compiled key replay on (``native``) or the Python loop forced
+    (:mod:`partita.games.gravity.native_replay`: its flag here, its environment
+    variable for any child process)."""
+    from partita.games.gravity import native_replay
+
+    def switched() -> object:
+        variable = native_replay.PYTHON_REPLAY_VARIABLE
+        previous, before = os.environ.get(variable), native_replay.enabled
+        os.environ[variable] = "0" if native else "1"
+        native_replay.enabled = native and native_replay.available
+        try:
+            return run()
+        finally:
+            native_replay.enabled = before
+            if previous is None:
+                del os.environ[variable]
+            else:
+                os.environ[variable] = previous
+
+    return switched
+
+
+def measure_native_replay(corpus: Path, work: Path, repeat: int) -> dict:
+    """The compiled gravity key replay against the forced Python loop, A/B in one
+    run, alternating: ``replay_keys`` alone over the plain records' move lists, the
+    CPU per ply of ``prepare_chunk`` over the corpus's chunks (a worker's work) and a
+    one-process import."""
+    from partita.database.prepare import prepare_chunk
+    from partita.games.gravity import native_replay
+    from partita.games.gravity.notation import FORZA4X4
+    from partita.notation.chunks import CHUNK_BYTES, chunks, raw_records
+    from partita.notation.plain import replay_raw
+
+    if not native_replay.available:
+        raise SystemExit("the compiled core is not built: nothing to compare")
+    data = [chunk.data for chunk in chunks(expand_paths([corpus]), False, CHUNK_BYTES)]
+    lines = []
+    for item in data:
+        for raw in raw_records(item):
+            plain = replay_raw(raw, False, text=False)
+            if plain is not None:
+                lines.append(plain[0].moves)
+    start = FORZA4X4.rules.initial()
+
+    def replay_lines() -> list:
+        return [FORZA4X4.replay_keys(start, line) for line in lines]
+
+    def prepare() -> list:
+        return [stored for item in data for stored in prepare_chunk(item)]
+
+    def one_process() -> object:
+        return database.import_paths(fresh_db(work / "native.db"), [corpus], workers=1)
+
+    figures: dict = {"lines": len(lines), "line_plies": sum(map(len, lines))}
+    for label, run in (
+        ("replay_keys", replay_lines),
+        ("prepare_chunk", prepare),
+        ("workers=1", one_process),
+    ):
+        figures[label] = _both_orders(
+            repeat, {"python": _with_replay(False, run), "native": _with_replay(True, run)}
+        )
+    figures["plies"] = sum(len(stored.moves) for stored in prepare())
+    # Key folding in the same C call (hashlib's blake2b called from C) against the
+    # compiled replay's keys folded by keys.key_folder, as prepare_record folds them.
+    from hashlib import blake2b
+
+    from partita.database.keys import key_folder
+
+    replay = native_replay.native_replay(8, 8, "tblr", 4)
+    assert replay is not None
+    board = bytes(16)
+    fold = key_folder("forza4x4")
+    copy = blake2b(b"forza4x4\x00", digest_size=8).copy
+
+    def fold_in_python() -> list:
+        folded = []
+        for line in lines:
+            replayed = replay.keys(board, 0, line)
+            assert replayed is not None
+            folded.append([fold(key) for key in replayed[0]])
+        return folded
+
+    def fold_in_c() -> list:
+        folded = []
+        for line in lines:
+            replayed = replay.keys(board, 0, line, copy)
+            assert replayed is not None
+            folded.append(replayed[0])
+        return folded
+
+    figures["folding"] = _both_orders(repeat, {"python": fold_in_python, "native": fold_in_c})
+    return figures
+
+
+def _both_orders(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, dict]:
+    """:func:`alternate` with the order of the runs swapped every other round (a
+    load that changes within a round hits each side first as often): the best and
+    the median CPU of each, and the median over the rounds of the first run's CPU
+    over each other's in the same round (the figure a drifting load disturbs
+    least); the runs must give equal values."""
+    cpus: dict[str, list[float]] = {name: [] for name in runs}
+    walls: dict[str, list[float]] = {name: [] for name in runs}
+    values = {}
+    for round_number in range(repeat):
+        names = list(runs) if round_number % 2 == 0 else list(reversed(runs))
+        for name in names:
+            wall, cpu, values[name] = best_of(1, runs[name])
+            cpus[name].append(cpu)
+            walls[name].append(wall)
+    first, *others = values.values()
+    kept = first.plies if hasattr(first, "plies") else first
+    for other in others:
+        assert (other.plies if hasattr(other, "plies") else other) == kept, "the sides differ"
+    base = next(iter(runs))
+    return {
+        name: {
+            "cpu": min(cpus[name]),
+            "cpu_median": sorted(cpus[name])[len(cpus[name]) // 2],
+            "wall": min(walls[name]),
+            "paired_ratio": sorted(
+                ours / theirs if theirs else float("inf")
+                for ours, theirs in zip(cpus[base], cpus[name], strict=True)
+            )[repeat // 2],
+        }
+        for name in runs
+    }
+
+
+def print_native_replay(figures: dict) -> None:
+    print(f"\ncompiled key replay against the Python loop (A/B, alternating, order swapped "
+          "every other round; speed-up of the best, and the median of the paired ratios): "
+          f"{figures['lines']:,} plain records ({figures['line_plies']:,} plies) for "
+          f"replay_keys, {figures['plies']:,} plies in all")  # fmt: skip
+    print(f"{'CPU, best (median)':<34}{'python s':>15}{'native s':>15}{'us/ply py':>15}"
+          f"{'us/ply nat':>15}{'saved/ply':>10}{'speed-up':>10}{'paired':>10}")  # fmt: skip
+    for label, key, plies in (
+        ("replay_keys alone", "replay_keys", figures["line_plies"]),
+        ("prepare_chunk (a worker's work)", "prepare_chunk", figures["plies"]),
+        ("full import, workers=1", "workers=1", figures["plies"]),
+        ("compiled replay + fold: py / C", "folding", figures["line_plies"]),
+    ):
+        python, native = figures[key]["python"], figures[key]["native"]
+        cells = []
+        for side in (python, native):
+            cells.append(f"{side['cpu']:.2f} ({side['cpu_median']:.2f})")
+        for side in (python, native):
+            cells.append(
+                f"{side['cpu'] / plies * 1e6:.2f} ({side['cpu_median'] / plies * 1e6:.2f})"
+            )
+        saved = (python["cpu"] - native["cpu"]) / plies * 1e6
+        print(f"{label:<34}" + "".join(f"{cell:>15}" for cell in cells)
+              + f"{saved:>10.2f}{python['cpu'] / native['cpu']:>9.2f}x"
+              f"{native['paired_ratio']:>9.2f}x")  # fmt: skip
+
+
 def print_fast_path(figures: dict) -> None:
     prepared = figures["prepare_chunk"]
     plies = prepared["plies"]
@@ -795,6 +959,12 @@ def main(argv: list[str] | None = None) -> int:
         "(instead of the stages)",
     )
     parser.add_argument(
+        "--native",
+        action="store_true",
+        help="with --stages: the compiled gravity key replay against the forced Python "
+        "loop, A/B (instead of the stages)",
+    )
+    parser.add_argument(
         "--end-to-end",
         default="300,3000",
         help="with --full-path: CLI end-to-end sizes (games, comma-separated; '' for none)",
@@ -834,6 +1004,13 @@ def main(argv: list[str] | None = None) -> int:
             write_forza_corpus(corpus, args.games, seed=args.seed)
             print(f"corpus: {args.games:,} Forza 4x4 records written in "
                   f"{time.perf_counter() - start:.1f}s to {corpus}")  # fmt: skip
+        if args.native:  # the A/B alone, instead of the stages
+            native = measure_native_replay(corpus, work, args.repeat)
+            figures["native_replay"] = native
+            print_native_replay(native)
+            if args.json:
+                args.json.write_text(json.dumps(figures, indent=2, default=str), "utf-8")
+            return 0
         if args.full_path:  # the A/B alone, instead of the stages
             sizes = [int(size) for size in args.end_to_end.split(",") if size.strip()]
             fast_path = measure_fast_path(corpus, work, args.repeat, sizes, args.seed, args.games)

@@ -1,5 +1,6 @@
 /*
- * Optional compiled search core of partita's gravity-game solver.
+ * Optional compiled core of partita's gravity games: the solver's search, and the
+ * importers' key replay (Replay, below, the same keys as GravityRules.replay_entry_keys).
  *
  * The same two searches as the pure-Python cores (partita/games/gravity/_topentry.py
  * for top-entry boards such as Connect Four, partita/games/gravity/_anyentry.py for
@@ -9,7 +10,7 @@
  * array of `table_size` entries (full keys, so no false hits), replaced always.
  *
  * Built by setup.py as an optional extension: where it cannot be compiled the
- * package works with the pure-Python cores.
+ * package works with the pure-Python cores and loops.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -595,6 +596,374 @@ static int supported(int width, int height, const char *sides)
     return width * height <= 64 && height * (width + 1) <= 128 && width * (height + 1) <= 128;
 }
 
+/* -- the importers' key replay ------------------------------------------------------- */
+
+/*
+ * Replay(width, height, sides, line_length): GravityRules.replay_entry_keys for
+ * canonical entry tokens, for any board GravityRules allows (2..16 cells a side).
+ * The position is kept as its key without the side bit: x's pieces at bits 0..n-1,
+ * o's at n..2n-1 (n = width * height), in little-endian 64-bit words, so a key
+ * after a move is those words with the side bit 2n set or not. Anything it does
+ * not decide (a token other than a canonical entry code, a full entry cell, a move
+ * after a line, a ply out of range) makes it give up with None: the caller's
+ * checked Python loop then replays the record and finds the exact problem.
+ */
+
+#define REPLAY_MAX_SIDE 16
+#define REPLAY_MAX_CELLS (REPLAY_MAX_SIDE * REPLAY_MAX_SIDE)
+#define REPLAY_WORDS ((2 * REPLAY_MAX_CELLS + 1 + 63) / 64)
+#define REPLAY_LABELS_KEPT 1024
+
+typedef struct {
+    PyObject_HEAD
+    int width, height, cells, line_length, key_bytes, board_bytes;
+    int count[4];       /* entries of each side t, b, l, r (0: no such entry side) */
+    int path_length[4]; /* cells a piece entering from that side may pass */
+    short paths[4][REPLAY_MAX_SIDE][REPLAY_MAX_SIDE]; /* from the entry cell on */
+    PyObject *labels; /* list: labels[p] = ((p >> 1) + 1, not p & 1), grown on use */
+    PyObject *sides;  /* the entry sides as given, for pickling */
+} ReplayObject;
+
+static inline int replay_bit(const u64 *words, int bit)
+{
+    return (int)(words[bit >> 6] >> (bit & 63) & 1);
+}
+
+static inline void replay_set(u64 *words, int bit)
+{
+    words[bit >> 6] |= (u64)1 << (bit & 63);
+}
+
+/* A non-negative int from the first `size` bytes of little-endian words. */
+static PyObject *replay_long(const u64 *words, size_t size)
+{
+#if PY_LITTLE_ENDIAN
+    return _PyLong_FromByteArray((const unsigned char *)words, size, 1, 0);
+#else
+    unsigned char bytes[REPLAY_WORDS * 8];
+    size_t i;
+    for (i = 0; i < size; i++)
+        bytes[i] = (unsigned char)(words[i / 8] >> (8 * (i % 8)));
+    return _PyLong_FromByteArray(bytes, size, 1, 0);
+#endif
+}
+
+/* The side index (0..3 for t, b, l, r) and entry index (from 1) of a canonical
+   entry token of this board, or 0 if `token` is none. */
+static int replay_token(const ReplayObject *self, PyObject *token, int *side, int *index)
+{
+    const char *text;
+    Py_ssize_t length;
+    int value;
+    if (!PyUnicode_CheckExact(token) || !PyUnicode_IS_COMPACT_ASCII(token))
+        return 0;
+    length = PyUnicode_GET_LENGTH(token);
+    if (length < 2 || length > 3)
+        return 0;
+    text = (const char *)PyUnicode_DATA(token);
+    switch (text[0]) {
+    case 't': *side = 0; break;
+    case 'b': *side = 1; break;
+    case 'l': *side = 2; break;
+    case 'r': *side = 3; break;
+    default: return 0;
+    }
+    if (text[1] < '1' || text[1] > '9')
+        return 0;
+    value = text[1] - '0';
+    if (length == 3) {
+        if (text[2] < '0' || text[2] > '9')
+            return 0;
+        value = value * 10 + (text[2] - '0');
+    }
+    if (value > self->count[*side])
+        return 0;
+    *index = value;
+    return 1;
+}
+
+/* The move number label before ply `ply` (a new reference), shared while the ply
+   is small. */
+static PyObject *replay_label(ReplayObject *self, long long ply)
+{
+    PyObject *label;
+    if (ply < PyList_GET_SIZE(self->labels)) {
+        label = PyList_GET_ITEM(self->labels, ply);
+        Py_INCREF(label);
+        return label;
+    }
+    label = Py_BuildValue("(LO)", (ply >> 1) + 1, (ply & 1) ? Py_False : Py_True);
+    if (label != NULL && ply == PyList_GET_SIZE(self->labels) && ply < REPLAY_LABELS_KEPT) {
+        if (PyList_Append(self->labels, label) < 0) {
+            Py_DECREF(label);
+            return NULL;
+        }
+    }
+    return label;
+}
+
+static int Replay_init(ReplayObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"width", "height", "sides", "line_length", NULL};
+    static const char side_letters[] = "tblr";
+    int width, height, line_length, side, index, k;
+    const char *sides;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iisi", names, &width, &height, &sides,
+                                     &line_length))
+        return -1;
+    if (width < 2 || height < 2 || width > REPLAY_MAX_SIDE || height > REPLAY_MAX_SIDE ||
+        line_length < 2 || line_length > (width > height ? width : height)) {
+        PyErr_Format(PyExc_ValueError, "no gravity board is %dx%d with lines of %d", width,
+                     height, line_length);
+        return -1;
+    }
+    self->width = width;
+    self->height = height;
+    self->cells = width * height;
+    self->line_length = line_length;
+    self->key_bytes = (2 * self->cells + 1 + 7) / 8;
+    self->board_bytes = (2 * self->cells + 7) / 8;
+    for (side = 0; side < 4; side++) {
+        int vertical = side < 2;
+        self->count[side] = strchr(sides, side_letters[side]) != NULL ? (vertical ? width : height) : 0;
+        self->path_length[side] = vertical ? height : width;
+        for (index = 0; index < self->count[side]; index++)
+            for (k = 0; k < self->path_length[side]; k++) {
+                int column, row;
+                switch (side) {
+                case 0: column = index; row = k; break;
+                case 1: column = index; row = height - 1 - k; break;
+                case 2: column = k; row = index; break;
+                default: column = width - 1 - k; row = index; break;
+                }
+                self->paths[side][index][k] = (short)(row * width + column);
+            }
+    }
+    Py_XSETREF(self->labels, PyList_New(0));
+    if (self->labels == NULL)
+        return -1;
+    Py_XSETREF(self->sides, PyUnicode_FromString(sides));
+    if (self->sides == NULL)
+        return -1;
+    return 0;
+}
+
+static void Replay_dealloc(ReplayObject *self)
+{
+    Py_XDECREF(self->labels);
+    Py_XDECREF(self->sides);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The union of the lines of line_length own pieces (`own`: bit offset of the mover's
+   pieces) through `cell`, set into `line`; whether there is one. */
+static int replay_lines(const ReplayObject *self, const u64 *words, int own, int cell, u64 *line)
+{
+    static const int directions[4][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}};
+    const int w = self->width, h = self->height, n = self->line_length;
+    const int column = cell % w, row = cell / w;
+    int k, found = 0;
+    for (k = 0; k < 4; k++) {
+        const int dc = directions[k][0], dr = directions[k][1];
+        int back = 0, ahead = 0, c, r, step;
+        for (c = column - dc, r = row - dr; back < n - 1 && c >= 0 && c < w && r >= 0 && r < h &&
+                                            replay_bit(words, own + r * w + c);
+             c -= dc, r -= dr)
+            back++;
+        for (c = column + dc, r = row + dr; ahead < n - 1 && c >= 0 && c < w && r >= 0 && r < h &&
+                                             replay_bit(words, own + r * w + c);
+             c += dc, r += dr)
+            ahead++;
+        if (back + 1 + ahead < n)
+            continue;
+        found = 1;
+        for (step = -back; step <= ahead; step++)
+            replay_set(line, (row + dr * step) * w + column + dc * step);
+    }
+    return found;
+}
+
+static PyObject *replay_update_name, *replay_digest_name;
+
+/* The archive's folded key of the key in `words` (partita.database.keys.key_folder:
+   blake2b of the game's prefix, then b"i", a 4-byte little-endian length and the
+   key's two's complement little-endian bytes of the minimal length that holds the
+   sign bit, 8 bytes of digest read as a signed little-endian int), by the hash
+   object that `copy` (the prefix hash's bound copy method) returns. */
+static PyObject *replay_fold(PyObject *copy, const u64 *words, int key_words)
+{
+    unsigned char data[5 + REPLAY_WORDS * 8];
+    int top = key_words - 1, bits, size, i;
+    long long value = 0;
+    PyObject *chunk, *hasher, *updated, *digest;
+    while (top > 0 && !words[top])
+        top--;
+    bits = words[top] ? 64 * top + 64 - __builtin_clzll(words[top]) : 0;
+    size = (bits + 8) >> 3;
+    data[0] = 'i';
+    for (i = 0; i < 4; i++)
+        data[1 + i] = (unsigned char)(size >> (8 * i));
+    for (i = 0; i < size; i++)
+        data[5 + i] = (unsigned char)(words[i / 8] >> (8 * (i % 8)));
+    chunk = PyBytes_FromStringAndSize((const char *)data, 5 + size);
+    if (chunk == NULL)
+        return NULL;
+    hasher = PyObject_CallNoArgs(copy);
+    if (hasher == NULL) {
+        Py_DECREF(chunk);
+        return NULL;
+    }
+    updated = PyObject_CallMethodOneArg(hasher, replay_update_name, chunk);
+    Py_DECREF(chunk);
+    if (updated == NULL) {
+        Py_DECREF(hasher);
+        return NULL;
+    }
+    Py_DECREF(updated);
+    digest = PyObject_CallMethodNoArgs(hasher, replay_digest_name);
+    Py_DECREF(hasher);
+    if (digest == NULL)
+        return NULL;
+    if (!PyBytes_Check(digest) || PyBytes_GET_SIZE(digest) != 8) {
+        Py_DECREF(digest);
+        PyErr_SetString(PyExc_ValueError, "the key hash does not give an 8-byte digest");
+        return NULL;
+    }
+    for (i = 7; i >= 0; i--)
+        value = (long long)((unsigned long long)value << 8 |
+                            (unsigned char)PyBytes_AS_STRING(digest)[i]);
+    Py_DECREF(digest);
+    return PyLong_FromLongLong(value);
+}
+
+static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
+{
+    PyObject *board_bytes, *ply_object, *tokens, *copy = Py_None, *sequence = NULL;
+    PyObject *keys = NULL, *labels = NULL, *result = NULL, *board = NULL, *line_long = NULL;
+    PyObject **items;
+    u64 words[REPLAY_WORDS], line[REPLAY_WORDS];
+    const int n = self->cells, side_bit = 2 * self->cells, key_words = side_bit / 64 + 1;
+    Py_ssize_t count, i;
+    long long ply;
+    int overflow, lined = 0;
+    if (!PyArg_ParseTuple(args, "O!OO|O", &PyBytes_Type, &board_bytes, &ply_object, &tokens,
+                          &copy))
+        return NULL;
+    if (self->labels == NULL) {
+        PyErr_SetString(PyExc_ValueError, "this Replay was never initialised");
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(board_bytes) != self->board_bytes) {
+        PyErr_SetString(PyExc_ValueError, "the board is not 2 * width * height bits");
+        return NULL;
+    }
+    ply = PyLong_AsLongLongAndOverflow(ply_object, &overflow);
+    if (ply == -1 && PyErr_Occurred())
+        return NULL;
+    if (overflow || ply < 0 || ply > ((long long)1 << 60))
+        Py_RETURN_NONE;
+    memset(words, 0, sizeof words);
+    memset(line, 0, sizeof line);
+#if PY_LITTLE_ENDIAN
+    memcpy(words, PyBytes_AS_STRING(board_bytes), (size_t)self->board_bytes);
+#else
+    for (i = 0; i < self->board_bytes; i++)
+        words[i / 8] |= (u64)(unsigned char)PyBytes_AS_STRING(board_bytes)[i] << (8 * (i % 8));
+#endif
+    sequence = PySequence_Fast(tokens, "the tokens are a sequence");
+    if (sequence == NULL)
+        return NULL;
+    count = PySequence_Fast_GET_SIZE(sequence);
+    items = PySequence_Fast_ITEMS(sequence);
+    keys = PyList_New(count);
+    labels = PyList_New(count);
+    if (keys == NULL || labels == NULL)
+        goto done;
+    for (i = 0; i < count; i++) {
+        int side, index, k, landing, own;
+        const short *path;
+        PyObject *key, *label;
+        if (lined || !replay_token(self, items[i], &side, &index))
+            goto give_up;
+        path = self->paths[side][index - 1];
+        if (replay_bit(words, path[0]) || replay_bit(words, n + path[0]))
+            goto give_up; /* the entry cell is taken */
+        landing = path[self->path_length[side] - 1];
+        for (k = 1; k < self->path_length[side]; k++)
+            if (replay_bit(words, path[k]) || replay_bit(words, n + path[k])) {
+                landing = path[k - 1];
+                break;
+            }
+        own = (ply & 1) ? n : 0;
+        replay_set(words, own + landing);
+        label = replay_label(self, ply);
+        if (label == NULL)
+            goto done;
+        PyList_SET_ITEM(labels, i, label);
+        ply++;
+        lined = replay_lines(self, words, own, landing, line);
+        if (ply & 1)
+            replay_set(words, side_bit);
+        if (copy == Py_None)
+            key = replay_long(words, (size_t)self->key_bytes);
+        else
+            key = replay_fold(copy, words, key_words);
+        words[side_bit >> 6] &= ~((u64)1 << (side_bit & 63));
+        if (key == NULL)
+            goto done;
+        PyList_SET_ITEM(keys, i, key);
+    }
+    board = replay_long(words, (size_t)self->board_bytes);
+    line_long = board == NULL ? NULL : replay_long(line, (size_t)self->board_bytes);
+    if (line_long != NULL)
+        result = Py_BuildValue("(OOOLO)", keys, labels, board, ply, line_long);
+    goto done;
+give_up:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(board);
+    Py_XDECREF(line_long);
+    Py_XDECREF(keys);
+    Py_XDECREF(labels);
+    Py_DECREF(sequence);
+    return result;
+}
+
+static PyObject *Replay_reduce(ReplayObject *self, PyObject *unused)
+{
+    if (self->sides == NULL) {
+        PyErr_SetString(PyExc_ValueError, "this Replay was never initialised");
+        return NULL;
+    }
+    return Py_BuildValue("(O(iiOi))", (PyObject *)Py_TYPE(self), self->width, self->height,
+                         self->sides, self->line_length);
+}
+
+static PyMethodDef Replay_methods[] = {
+    {"__reduce__", (PyCFunction)Replay_reduce, METH_NOARGS,
+     "Pickled as its constructor's arguments (a game notation holding one pickles)."},
+    {"keys", (PyCFunction)Replay_keys, METH_VARARGS,
+     "keys(board, ply, tokens, copy=None): (keys, labels, board, ply, line) after "
+     "canonical entry tokens from the position whose x | o << width * height is `board` "
+     "(little-endian bytes) at `ply`, as GravityRules.replay_entry_keys gives them; None "
+     "when a token is not a legal canonical entry code (the caller's Python loop then "
+     "decides). With `copy` (a key_folder prefix hash's copy method), the keys come "
+     "folded as the archive stores them."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject ReplayType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "partita.games.gravity._native.Replay",
+    .tp_doc = "Replay(width, height, sides, line_length): the importers' key replay.",
+    .tp_basicsize = sizeof(ReplayObject),
+    .tp_itemsize = 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Replay_init,
+    .tp_dealloc = (destructor)Replay_dealloc,
+    .tp_methods = Replay_methods,
+};
+
 /* -- the Python type ------------------------------------------------------------------ */
 
 static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
@@ -795,13 +1164,17 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef native_module = {
-    PyModuleDef_HEAD_INIT, "_native", "Compiled search core of the gravity-game solver.", -1,
+    PyModuleDef_HEAD_INIT, "_native", "Compiled core of the gravity games: the solver's search, the importers' key replay.", -1,
     module_methods};
 
 PyMODINIT_FUNC PyInit__native(void)
 {
     PyObject *module;
-    if (PyType_Ready(&SearchType) < 0)
+    if (PyType_Ready(&SearchType) < 0 || PyType_Ready(&ReplayType) < 0)
+        return NULL;
+    replay_update_name = PyUnicode_InternFromString("update");
+    replay_digest_name = PyUnicode_InternFromString("digest");
+    if (replay_update_name == NULL || replay_digest_name == NULL)
         return NULL;
     module = PyModule_Create(&native_module);
     if (module == NULL)
@@ -809,6 +1182,12 @@ PyMODINIT_FUNC PyInit__native(void)
     Py_INCREF(&SearchType);
     if (PyModule_AddObject(module, "Search", (PyObject *)&SearchType) < 0) {
         Py_DECREF(&SearchType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&ReplayType);
+    if (PyModule_AddObject(module, "Replay", (PyObject *)&ReplayType) < 0) {
+        Py_DECREF(&ReplayType);
         Py_DECREF(module);
         return NULL;
     }

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
+from partita.games.gravity import native_replay
 from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
@@ -110,6 +111,10 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         self._canonical = {entry.notation(): entry for entry in rules.entries}
         #: Rows of the position notation by their (x bits, o bits), filled as met.
         self._row_text: dict[tuple[int, int], str] = {}
+        #: The compiled key replay of this board (made on first use; see
+        #: :mod:`partita.games.gravity.native_replay`).
+        self._native: native_replay.NativeReplay | None = None
+        self._board_bytes = (2 * rules.cell_count + 7) // 8
 
     @property
     def title(self) -> str:
@@ -174,7 +179,13 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         self, state: GravityState, tokens: Sequence[str]
     ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
         """The generic fast path (see :class:`GameNotation`) through the engine's
-        key replay, which builds no state but the last."""
+        key replay, which builds no state but the last; through the compiled replay
+        (:mod:`~partita.games.gravity.native_replay`) where it is built, falling back
+        to the Python loop wherever that gives up."""
+        if native_replay.enabled:
+            replayed = self._replay_native(state, tokens)
+            if replayed is not None:
+                return replayed
         canonical = self._canonical
         entries = []
         for token in tokens:
@@ -183,6 +194,34 @@ class GravityNotation(GameNotation[GravityState, Entry]):
                 return None
             entries.append(entry)
         return self.rules.replay_entry_keys(state, entries)
+
+    def _replay_native(
+        self, state: GravityState, tokens: Sequence[str]
+    ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
+        """:meth:`replay_keys` by the compiled replay, or ``None`` where it gives up."""
+        if state.line:  # the game is over: no move is legal
+            return None if tokens else ([], [], state)
+        native = self._native
+        rules = self.rules
+        if native is None:
+            native = self._native = native_replay.native_replay(
+                rules.width, rules.height, rules.entry_sides, rules.line_length
+            )
+            if native is None:
+                return None
+        cells = rules.cell_count
+        x, o = state.x, state.o
+        if (x | o) >> cells:  # bits off the board, or negative: no state play reaches
+            return None
+        replayed = native.keys(
+            (x | o << cells).to_bytes(self._board_bytes, "little"), state.ply, tokens
+        )
+        if replayed is None:
+            return None
+        keys, labels, after, ply, line = replayed
+        if not keys:
+            return keys, labels, state
+        return keys, labels, GravityState(after & (1 << cells) - 1, after >> cells, ply, line)
 
     # -- positions -------------------------------------------------------------------------
     def parse_position(self, text: str, sides: int | None = None) -> GravityState:

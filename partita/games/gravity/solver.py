@@ -43,7 +43,7 @@ __all__ = [
 
 
 try:  # the optional compiled core
-    from partita.games.gravity import _native  # type: ignore[attr-defined]
+    from partita.games.gravity import _native  # type: ignore[attr-defined, unused-ignore]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
