@@ -16,11 +16,11 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from partita.database.keys import key_folder
+from partita.database.keys import key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
 from partita.games.registry import all_games
@@ -171,7 +171,10 @@ def _problem_row(problem: Problem) -> tuple:
 
 
 #: Key folders by game name (each process keeps its own).
-_FOLDERS: dict[str, Callable[[Hashable], int]] = {}
+_FOLDERS: dict[str, Callable[[Sequence[Hashable]], list[int]]] = {}
+#: ``json.dumps(tags, ensure_ascii=False)``, its encoder made once (``dumps`` makes
+#: one per call when given an option).
+_tags_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def prepare_record(
@@ -213,7 +216,7 @@ def prepare_record(
         replayed.final_position,
         date_min,
         date_max,
-        json.dumps(tags, ensure_ascii=False),
+        _tags_json(tags),
         text,
         " ".join(replayed.moves),
         digest,
@@ -227,8 +230,7 @@ def prepare_record(
     )
     keys: list[int] = []
     if game is not None and replayed.keys:
-        fold = _folder(game.name)
-        keys = [fold(key) for key in replayed.keys]
+        keys = _folder(game.name)(replayed.keys)
     return StoredRecord(
         digest,
         row,
@@ -240,10 +242,10 @@ def prepare_record(
     )
 
 
-def _folder(game: str) -> Callable[[Hashable], int]:
+def _folder(game: str) -> Callable[[Sequence[Hashable]], list[int]]:
     fold = _FOLDERS.get(game)
     if fold is None:
-        fold = _FOLDERS[game] = key_folder(game)
+        fold = _FOLDERS[game] = key_list_folder(game)
     return fold
 
 
@@ -254,7 +256,7 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
         return []
     fold = _folder(replayed.game.name)
     return [
-        (line, variation.plies_before, [fold(key) for key in variation.keys], variation.moves)
+        (line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)
         if variation.moves
     ]

@@ -1,0 +1,114 @@
+"""The preparation's cheaper parts give the values of their reference forms.
+
+The importer's row builder folds keys a record at a time, makes the twin key from a
+hash state kept per set-up, writes the tags' JSON with one encoder, and counts sides
+through a cache; replay decides a result check without formatting the rules'
+result. Each is held here to the plain formula it replaces (``fold_key``,
+``Configuration.of``, ``json.dumps``, the uncached count), on every shipped example
+and on generated values: the stored keys must not change.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from partita.database import prepare as preparing
+from partita.database.keys import fold_key, key_list_folder
+from partita.database.twinkey import twin_key
+from partita.notation import replay as replaying
+from partita.notation.configuration import Configuration
+from partita.notation.reader import read_records
+from partita.notation.replay import count_sides, replay
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+key_parts = st.recursive(
+    st.integers(min_value=-(2**130), max_value=2**130)
+    | st.booleans()
+    | st.text(max_size=8)
+    | st.binary(max_size=8)
+    | st.none(),
+    lambda inner: st.tuples(inner, inner) | st.lists(inner, max_size=3).map(tuple),
+    max_leaves=8,
+)
+
+
+@given(st.lists(key_parts, max_size=20), st.sampled_from(["forza4x4", "connect4", "x"]))
+def test_a_list_of_keys_folds_to_each_keys_fold_key(keys, game):
+    assert key_list_folder(game)(keys) == [fold_key(game, key) for key in keys]
+
+
+@given(st.lists(st.integers(min_value=-(2**200), max_value=2**200), max_size=50))
+def test_int_keys_of_every_size_fold_as_fold_key_folds_them(keys):
+    assert key_list_folder("forza4x4")(keys) == [fold_key("forza4x4", key) for key in keys]
+
+
+def reference_twin_key(notation, sides, tags, start, moves) -> int:
+    """The twin key as its docstring defines it (what ``row_twin_key`` computes)."""
+    settings = Configuration.of(notation, sides, tags).settings
+    return fold_key(notation.name, (sides, settings, notation.rules.key(start), " ".join(moves)))
+
+
+def example_replays():
+    for path in sorted(EXAMPLES.rglob("*.pgr")):
+        for record in read_records(path):
+            replayed = replay(record)
+            if replayed.game is not None and replayed.initial_state is not None:
+                yield replayed
+
+
+def test_twin_keys_of_every_example_are_the_defined_fold():
+    seen = 0
+    for replayed in example_replays():
+        tags = replayed.record.tags
+        sides = count_sides(tags, replayed.game.rules.min_sides)[0]
+        for moves in (replayed.moves, replayed.moves[:1], []):  # a set-up seen again
+            got = twin_key(replayed.game, sides, tags, replayed.initial_state, moves)
+            assert got == reference_twin_key(
+                replayed.game, sides, tags, replayed.initial_state, moves
+            )
+        seen += 1
+    assert seen > 50
+
+
+@given(st.lists(st.sampled_from(["t4", "r5", "é1", "--", ""]), max_size=6))
+def test_twin_keys_of_any_mainline_are_the_defined_fold(moves):
+    replayed = next(example_replays())
+    tags = replayed.record.tags
+    sides = count_sides(tags, replayed.game.rules.min_sides)[0]
+    start = replayed.initial_state
+    assert twin_key(replayed.game, sides, tags, start, moves) == reference_twin_key(
+        replayed.game, sides, tags, start, moves
+    )
+
+
+@given(st.dictionaries(st.text(max_size=6), st.text(max_size=12), max_size=6))
+def test_the_tags_json_is_json_dumps_without_ascii_escapes(tags):
+    assert preparing._tags_json(tags) == json.dumps(tags, ensure_ascii=False)
+
+
+player_names = st.sampled_from(
+    ["Player1", "Player2", "Player3", "Player4", "Player5", "Player0", "Player01", "Players",
+     "Event", "Game", "Player12"]
+)  # fmt: skip
+
+
+@given(st.lists(player_names, max_size=7, unique=True), st.integers(min_value=1, max_value=3))
+def test_counted_sides_are_the_uncached_count(names, minimum):
+    tags = dict.fromkeys(names, "x")
+    assert count_sides(tags, minimum) == replaying._count_sides(tags, minimum)
+    assert count_sides(dict(tags), minimum) == replaying._count_sides(tags, minimum)  # cached
+
+
+def test_the_side_count_cache_stays_bounded():
+    for count in range(replaying._SIDES_KEPT + 10):
+        count_sides({f"Tag{count}": "x", "Player1": "a", "Player2": "b"}, 2)
+    assert len(replaying._SIDES) <= replaying._SIDES_KEPT
+    assert count_sides({"Player1": "a", "Player3": "b"}, 2) == (
+        2,
+        "player tags must run from Player1 without gaps, found Player1, Player3",
+    )
