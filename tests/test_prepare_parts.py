@@ -13,15 +13,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from partita.database import prepare as preparing
+from partita.database.fastprepare import fast_prepare, prepare_raw
 from partita.database.keys import fold_key, key_list_folder
+from partita.database.prepare import prepare_record
 from partita.database.twinkey import twin_key
 from partita.notation import replay as replaying
 from partita.notation.configuration import Configuration
-from partita.notation.reader import read_records
+from partita.notation.reader import build_record, read_records, split_records
 from partita.notation.replay import count_sides, replay
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -112,3 +115,76 @@ def test_the_side_count_cache_stays_bounded():
         2,
         "player tags must run from Player1 without gaps, found Player1, Player3",
     )
+
+
+# -- the fast path's whole-text reading -------------------------------------------------------
+
+HEADER = '[Game "forza4x4"]\n[Player1 "A"]\n[Player2 "B"]\n[Result "*"]\n\n'
+
+
+def stored_both_ways(text: str, strict: bool = False):
+    """The fast path's rows (or ``None`` when it defers) and the full path's."""
+    (raw,) = split_records(text.encode("utf-8"), name="odd.pgr")
+    full = prepare_record(replay(build_record(raw), strict=strict), strict)
+    assert prepare_raw(raw, strict) == full
+    return fast_prepare(raw, strict), full
+
+
+@pytest.mark.parametrize(
+    ("movetext", "taken"),
+    [
+        ("1. t4 r5 2. r5 t2 *", True),
+        ("t4 r5 2. r5 t2 *", True),  # no number before the first move
+        ("1. t4 r5 r5 t2 *", True),  # numbers left out
+        ("1.  t4\nr5   2. r5 t2\n*", True),  # odd spacing, still plain
+        ("01. t4 r5 02. r5 t2 *", True),  # leading zeros: plain, but written anew
+        ("*", True),  # no move at all
+        ("1.t4 r5 *", False),  # a number glued to its move
+        ("1. t4 2 r5 *", False),  # a bare number
+        ("1. t4 r5 1-0 *", False),  # a result before the end
+        ("1. t4 * r5 *", False),
+        ("1. 2. t4 r5 *", False),  # two numbers in a row
+        ("1. t4 r5 2. *", False),  # a number before the result
+        ("1.... t4 *", False),
+        ("1. t4 r5 2.. r5 *", False),
+        (f"{'9' * 12}. t4 *", False),  # a number too long
+        ("1. t4! r5 *", False),  # a suffix
+        ("1. t4 r5?! *", False),
+        ("1... t4 r5 *", False),  # the wrong dots
+        ("2. t4 r5 *", False),  # the wrong number
+        ("1. t4 2. r5 *", False),  # a number before a move that opens no round
+    ],
+)
+def test_the_fast_path_reads_numbers_and_words_as_the_full_path_does(movetext, taken):
+    fast, full = stored_both_ways(HEADER + movetext + "\n")
+    assert (fast is not None) == taken
+    if fast is not None:
+        assert fast == full
+
+
+def test_a_record_kept_as_read_is_exactly_canonical():
+    canonical = HEADER + "1. t4 r5 2. r5 t2 *\n"
+    padded = HEADER + "01. t4 r5 02. r5 t2 *\n"
+    fast, _ = stored_both_ways(canonical)
+    assert fast is not None and fast.game[18] == canonical
+    fast, _ = stored_both_ways(padded)
+    assert fast is not None and fast.game[18] == canonical  # the writer's numbers
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        '[Game "forza4x4"]\n[Result "*"]\n[Game "forza4x4"]\n\n',  # a duplicate tag
+        '[Game "forza4x4"]\n[Result "*"] \n\n',  # a space after a tag
+        '[Game "forza4x4"]\n[Result "a\\"b"]\n\n',  # an escape
+    ],
+)
+def test_tags_written_otherwise_take_the_full_path(header):
+    fast, _ = stored_both_ways(header + "1. t4 r5 *\n")
+    assert fast is None
+
+
+def test_blank_lines_among_the_tags_are_read_and_written_anew():
+    text = '\n[Game "forza4x4"]\n\n[Player1 "A"]\n[Player2 "B"]\n[Result "*"]\n\n1. t4 r5 *\n'
+    fast, full = stored_both_ways(text)
+    assert fast is not None and fast.game[18] == HEADER + "1. t4 r5 *\n"
