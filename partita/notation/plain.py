@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-from itertools import accumulate
-from operator import itemgetter
 
 from partita.games.base import MAX_DIGITS
 from partita.notation.model import Record
@@ -47,30 +45,34 @@ def fast_path_enabled() -> bool:
 
 #: A tag line as the canonical writer writes it, its value needing no escape.
 _TAG_LINE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "([^"\\\n\r\ufeff]*)"\]\n')
-#: The tag part of a plain record: tag lines and blank lines, nothing else.
-_TAG_BLOCK = re.compile(r'(?:\[[A-Za-z][A-Za-z0-9_]* "[^"\\\n\r\ufeff]*"\]\n|\n)*')
 #: What a plain movetext never holds: a character other than printable ASCII, a
 #: space or a line break (a tab, a carriage return, a non-ASCII space...), or one of
 #: the grammar's delimiters (comments, NAGs, variations, tags).
 _NOT_PLAIN = re.compile(r"[^ \n!-~]|[{}();\[\]$]")
-#: A move-number word: ``12.`` opens a round, ``12...`` continues one.
-_NUMBER_WORD = re.compile(rf"(?<!\S)([0-9]{{1,{MAX_DIGITS}}})(\.\.\.|\.)(?!\S)")
-#: A word before the result that makes the record no plain one: a word starting
-#: with a digit that is no move number (a bare or glued number, a result before the
-#: end, a number too long), or ``*`` alone (a result).
-_ODD_WORD = re.compile(
-    rf"(?<!\S)(?:\*(?!\S)|(?![0-9]{{1,{MAX_DIGITS}}}(?:\.\.\.|\.)(?!\S))[0-9])"
-)
-#: A word ending like a suffix annotation (``t4!``, ``r5?!``).
-_SUFFIX_WORD = re.compile(r"[!?](?!\S)")
-#: A move number written with a leading zero (every word starting with a digit is
-#: a move number once :data:`_ODD_WORD` found none other).
-_PADDED = re.compile(r"(?<!\S)0")
+#: A move number: ``12.`` opens a round, ``12...`` continues one.
+_NUMBER = re.compile(rf"([0-9]{{1,{MAX_DIGITS}}})(\.|\.\.\.)")
+#: Move numbers already read (``"12."`` -> ``(12, False)``), at most this many.
+_NUMBERS: dict[str, tuple[int, bool]] = {}
+_NUMBERS_KEPT = 4096
 #: A result token (the grammar's, as a whole word).
 _RESULT = re.compile(r"\*|(?:1/2|[01])(?:-(?:1/2|[01]))+")
 #: A word's first character that makes it no move: a move number, a bare number or
 #: a result starts with a digit (``*`` alone is a result, ``*y`` a move).
 _DIGITS = frozenset("0123456789")
+#: A move token's last character that would be a suffix annotation.
+_SUFFIX_END = frozenset("!?")
+
+
+def _move_number(word: str) -> tuple[int, bool] | None:
+    """``(number, continues)`` of a move-number word, ``None`` for any other word
+    that starts with a digit (the fast path defers those)."""
+    number = _NUMBER.fullmatch(word)
+    if number is None:
+        return None
+    value = (int(number[1]), number[2] == "...")
+    if len(_NUMBERS) < _NUMBERS_KEPT:
+        _NUMBERS[word] = value
+    return value
 
 
 def replay_raw(
@@ -78,40 +80,61 @@ def replay_raw(
 ) -> tuple[ReplayedRecord, str] | None:
     """The replay of a plain raw record without problems, exactly as the full path
     makes it, and its canonical text (``""`` unless ``text``: validation needs
-    none); ``None`` when the record is not plain, or replay might find a problem.
-
-    The record is read with a few regular expressions over its whole text, not
-    word by word: one match checks the tag lines, one split cuts the movetext at
-    its move numbers, one search finds any word that is not plain."""
+    none); ``None`` when the record is not plain, or replay might find a problem."""
     if raw.problems:
         return None
     raw_text = raw.text
     start = raw.movetext_start
-    if _TAG_BLOCK.fullmatch(raw_text, 0, start) is None:
+    tags: dict[str, str] = {}
+    position = 0
+    blank_lines = 0
+    match_tag = _TAG_LINE.match
+    while position < start:
+        if raw_text[position] == "\n":  # a blank line among the tags
+            position += 1
+            blank_lines += 1
+            continue
+        tag = match_tag(raw_text, position)
+        if tag is None:
+            return None
+        name = tag[1]
+        if name in tags:
+            return None  # a duplicate tag: a problem
+        tags[name] = tag[2]
+        position = tag.end()
+    if position != start:
         return None
-    pairs = _TAG_LINE.findall(raw_text, 0, start)
-    tags = dict(pairs)
-    if len(tags) != len(pairs):
-        return None  # a duplicate tag: a problem
     movetext = raw_text[start:]
     if _NOT_PLAIN.search(movetext) is not None:
         return None
-    words = movetext.rsplit(None, 1)
+    words = movetext.split()
     if not words or _RESULT.fullmatch(words[-1]) is None:
         return None
-    body = words[0] if len(words) == 2 else ""
-    if _ODD_WORD.search(body) is not None:
-        return None
-    if ("!" in body or "?" in body) and _SUFFIX_WORD.search(body) is not None:
-        return None
-    parts = _NUMBER_WORD.split(body)
-    segments = parts[0::3]  # the moves before the first number, after each number
-    counts = list(map(len, map(str.split, segments)))
-    if 0 in counts[1:]:
-        return None  # two move numbers in a row, or one before the result
-    moves = " ".join(segments).split()
-    positions = list(accumulate(counts))[:-1]  # the move each number stands before
-    written = list(zip(map(int, parts[1::3]), map(".".__eq__, parts[2::3]), strict=True))
+    suffixes = "!" in movetext or "?" in movetext
+    known_numbers = _NUMBERS
+    moves: list[str] = []
+    numbers: list[tuple[int, bool] | None] = []
+    written: tuple[int, bool] | None = None
+    padded = False  # a move number written with a leading zero
+    for word in words[:-1]:
+        number = known_numbers.get(word)
+        if number is None and word[0] in _DIGITS:
+            number = _move_number(word)
+            if number is None:
+                return None  # a bare number, a result before the end...
+        if number is not None:
+            if written is not None:
+                return None  # two move numbers in a row
+            written = number
+            padded = padded or word[0] == "0"
+            continue
+        if word == "*" or (suffixes and word[-1] in _SUFFIX_END):
+            return None
+        moves.append(word)
+        numbers.append(written)
+        written = None
+    if written is not None:
+        return None  # a move number before the result
     result = words[-1]
     record = Record(
         tags=tags,
@@ -121,17 +144,16 @@ def replay_raw(
         result_offset=start + movetext.rindex(result),
     )
     labels: list[tuple[int, bool]] = []
-    replayed = replay_plain(record, moves, positions, written, strict, labels)
+    replayed = replay_plain(record, moves, numbers, strict, labels)
     if replayed is None:
         return None
     if not text:
         return replayed, ""
     if (
-        raw_text.count("\n", 0, start) - len(pairs) == 1  # one blank line, after the tags
+        blank_lines == 1
         and raw_text[start - 2 : start] == "\n\n"
         and list(tags) == tag_order(tags)
-        and _canonical_movetext(movetext, positions, written, labels)
-        and _PADDED.search(body) is None
+        and _canonical_movetext(movetext, numbers, labels, padded)
     ):
         return replayed, raw_text + "\n"  # already as the writer writes it
     return replayed, write_mainline(tags, moves, labels, result)
@@ -139,24 +161,23 @@ def replay_raw(
 
 def _canonical_movetext(
     movetext: str,
-    positions: list[int],
-    written: list[tuple[int, bool]],
+    numbers: list[tuple[int, bool] | None],
     labels: list[tuple[int, bool]],
+    padded: bool,
 ) -> bool:
-    """Whether a plain movetext, its move numbers already found right, is what the
-    canonical writer writes (the common case for exported archives, which is then
-    kept as it is): a number before exactly the moves that open a round and the
-    first move, one space between two words, and the lines the writer's greedy
-    wrapping makes (each line as long as it can be, at most
-    :data:`~partita.notation.writer.LINE_WIDTH`). Leading zeros are the caller's
-    check."""
-    if labels and (not positions or positions[0] != 0):
-        return False  # the first move goes unnumbered
-    opens_written = list(map(itemgetter(1), written))
-    if not all(opens_written[1:]):
-        return False  # a number before a move that opens no round
-    if sum(opens_written) != sum(map(itemgetter(1), labels)):
-        return False  # a move that opens a round goes unnumbered
+    """Whether a plain movetext is already what the canonical writer writes (the
+    common case for exported archives, which is then kept as it is): a number
+    before exactly the moves that open a round and the first move, written without
+    leading zeros (``padded``: some were), one space between two words, and the
+    lines the writer's greedy wrapping makes (each line as long as it can be, at
+    most :data:`~partita.notation.writer.LINE_WIDTH`)."""
+    if padded:
+        return False
+    first = True
+    for written, (_, opens) in zip(numbers, labels, strict=True):
+        if (written is not None) != (opens or first):
+            return False
+        first = False
     if (
         "  " in movetext
         or " \n" in movetext

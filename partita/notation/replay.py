@@ -255,27 +255,25 @@ def replay(record: Record, strict: bool = False, *, keys: bool = True) -> Replay
 def replay_plain(
     record: Record,
     moves: list[str],
-    positions: list[int],
-    written: list[tuple[int, bool]],
+    numbers: list[tuple[int, bool] | None],
     strict: bool = False,
     labels: list[tuple[int, bool]] | None = None,
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
-    no node; ``moves`` are its move tokens; a move number is written before the
-    moves at ``positions``, each ``written`` as ``(number, opens)``: ``N.`` opens a
-    round, ``N...`` not), when :func:`replay` would find no problem in it at all;
-    ``None`` as soon as it might (the caller then replays the record in full). The
-    importers' fast path (see :mod:`partita.database.fastprepare`).
+    no node; ``moves`` are its move tokens, ``numbers`` the move number written
+    before each, as ``Node.written_number``), when :func:`replay` would find no
+    problem in it at all; ``None`` as soon as it might (the caller then replays the
+    record in full). The importers' fast path (see
+    :mod:`partita.database.fastprepare`).
 
     The same checks as :func:`replay`, in the same code where they are not the
     mainline's: the tags and the starting state, the game's ``replay_keys`` (its
     ``replay_canonical``, keys for states) for the moves (every move must pass it,
     so no move is misspelled or illegal and no pass is inserted), each written
-    number as :func:`_check_number` wants it (the rules' own number before that
-    move, all compared at once), and the result. ``states`` stays empty (no state
-    but the last is built); ``labels`` (when given) receives the rules'
-    ``move_number`` before each move: what the canonical writer numbers the moves
-    with.
+    number as :func:`_check_number` wants it, and the result. ``states`` stays
+    empty (no state but the last is built); ``labels`` (when given) receives the
+    rules' ``move_number`` before each move: what the canonical writer numbers the
+    moves with.
     """
     collect = _Collector(record)
     game = _check_tags(record, collect)
@@ -297,11 +295,12 @@ def replay_plain(
         if replayed_window is None:
             return None  # a move to check one by one: the full replay reports it
         window_keys, window_labels, before = replayed_window
+        for written, label in zip(numbers[done : done + _WINDOW], window_labels, strict=True):
+            if written is not None and (written[0] != label[0] or written[1] == label[1]):
+                return None  # a move-number problem
         keys.extend(window_keys)
         befores.extend(window_labels)
         done += len(window)
-    if list(map(befores.__getitem__, positions)) != written:
-        return None  # a move-number problem
     replayed = ReplayedRecord(
         record=record,
         game=game,
