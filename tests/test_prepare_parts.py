@@ -188,3 +188,53 @@ def test_blank_lines_among_the_tags_are_read_and_written_anew():
     text = '\n[Game "forza4x4"]\n\n[Player1 "A"]\n[Player2 "B"]\n[Result "*"]\n\n1. t4 r5 *\n'
     fast, full = stored_both_ways(text)
     assert fast is not None and fast.game[18] == HEADER + "1. t4 r5 *\n"
+
+
+# -- comments on the fast path ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("movetext", "taken"),
+    [
+        ("{before all} 1. t4 r5 *", True),
+        ("1. {after the number} t4 r5 *", True),  # the comment goes before the move
+        ("1. t4 {one} {two} r5 2. r5 {three\n  lines}\n t2 *", True),
+        ("1. t4 {} r5 {Zoë's  move, 1-0?} *", True),  # empty, non-ASCII, a result inside
+        ("1. t4 {a} 1... r5 {b} 2. r5 t2 {c} *", True),
+        ("1. t4{glued} r5 *", False),
+        ("1. t4 {glued}r5 *", False),
+        ("1. t4 r5 * {after the result}", False),
+        ("1. t4 {never closed r5 *", False),
+        ("1. t4 } r5 *", False),
+        ("1. t4 {a} $1 r5 *", False),  # a NAG
+        ("1. t4 {a} (1... r4) r5 *", False),  # a variation
+        ("1. t4 {a} 2. r5 *", False),  # a wrong number after a comment
+    ],
+)
+def test_the_fast_path_reads_comments_as_the_full_path_does(movetext, taken):
+    fast, full = stored_both_ways(HEADER + movetext + "\n")
+    assert (fast is not None) == taken
+    if fast is not None:
+        assert fast == full
+
+
+def test_a_commented_record_is_stored_in_the_writers_form():
+    fast, _ = stored_both_ways(HEADER + "1. t4 {a  quiet\nmove} r5 *\n")
+    assert fast is not None
+    assert fast.game[18] == HEADER + "1. t4 {a quiet move} 1... r5 *\n"
+
+
+comment_texts = st.text(
+    alphabet=st.sampled_from("ab 1-0*.\n\t;()$!?é{"), max_size=12
+).map(lambda text: "{" + text + "}")
+
+
+@given(
+    st.lists(st.tuples(st.integers(min_value=0, max_value=40), comment_texts), max_size=4),
+    st.booleans(),
+)
+def test_comments_anywhere_are_stored_as_the_full_path_stores_them(inserted, strict):
+    words = ["1.", "t4", "r5", "2.", "r5", "t2", "3.", "l8", "t4", "4.", "b1", "b2", "*"]
+    for place, comment in sorted(inserted, reverse=True):
+        words.insert(min(place, len(words)), comment)
+    stored_both_ways(HEADER + " ".join(words) + "\n", strict)
