@@ -22,10 +22,14 @@ from partita.database.fastprepare import fast_prepare, prepare_raw
 from partita.database.keys import fold_key, key_list_folder
 from partita.database.prepare import prepare_record
 from partita.database.twinkey import twin_key
+from partita.notation import plain as plain_reading
 from partita.notation import replay as replaying
 from partita.notation.configuration import Configuration
+from partita.notation.files import expand_paths
+from partita.notation.plain import FULL_PATH_VARIABLE
 from partita.notation.reader import build_record, read_records, split_records
 from partita.notation.replay import count_sides, replay
+from partita.notation.validation import validate_files
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -238,3 +242,39 @@ def test_comments_anywhere_are_stored_as_the_full_path_stores_them(inserted, str
     for place, comment in sorted(inserted, reverse=True):
         words.insert(min(place, len(words)), comment)
     stored_both_ways(HEADER + " ".join(words) + "\n", strict)
+
+
+# -- one-process validation takes the fast path ---------------------------------------------
+
+
+def checks_of(files, monkeypatch, full: bool) -> list:
+    monkeypatch.setenv(FULL_PATH_VARIABLE, "1" if full else "0")
+    return list(validate_files(files, workers=1))
+
+
+def test_one_process_validation_reports_what_the_full_path_reports(monkeypatch, tmp_path):
+    generated = tmp_path / "mixed.pgr"
+    generated.write_text(
+        HEADER + "1. t4 {a comment} r5 2. r5 t2 *\n\n"
+        + HEADER + "1. t4 r5 2. r5 t2 *\n\n"
+        + HEADER + "1. t4 r5 2. r5 t2 3. x9 *\n\n"  # an illegal move
+        + HEADER.replace('"*"', '"1-0"') + "1. t4 r5 1-0\n",  # a result the rules deny
+        encoding="utf-8",
+    )
+    files = [*expand_paths([EXAMPLES]), generated]
+    taken = []
+    original = plain_reading.replay_raw
+
+    def counting(raw, strict, *, text=True):
+        plain = original(raw, strict, text=text)
+        taken.append(plain is not None)
+        return plain
+
+    full = checks_of(files, monkeypatch, full=True)
+    assert not taken  # the full path reads nothing the fast way
+    monkeypatch.setattr(plain_reading, "replay_raw", counting)
+    fast = checks_of(files, monkeypatch, full=False)
+    assert fast == full
+    assert len(taken) == len(full) and sum(taken) >= 3
+    assert [check.valid for _, check in fast[-4:]] == [True, True, False, True]
+    assert fast[-1][1].problems and fast[-2][1].problems
