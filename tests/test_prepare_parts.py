@@ -278,3 +278,17 @@ def test_one_process_validation_reports_what_the_full_path_reports(monkeypatch, 
     assert len(taken) == len(full) and sum(taken) >= 3
     assert [check.valid for _, check in fast[-4:]] == [True, True, False, True]
     assert fast[-1][1].problems and fast[-2][1].problems
+
+
+dates = st.one_of(
+    st.none(),
+    st.from_regex(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)", fullmatch=True),
+    st.text(max_size=10),
+)
+
+
+@given(st.lists(dates, max_size=5))
+def test_date_bounds_are_the_same_asked_again(values):
+    for date in values + values:  # the second time from the cache
+        assert preparing.date_bounds(date) == preparing._date_bounds(date)
+    assert len(preparing._BOUNDS) <= preparing._BOUNDS_KEPT

@@ -70,10 +70,25 @@ class Refusal:
 _DATE = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)")
 
 
+#: :func:`date_bounds` of the dates seen (an import meets few distinct dates), at
+#: most this many.
+_BOUNDS: dict[str | None, tuple[str | None, str | None]] = {}
+_BOUNDS_KEPT = 4096
+
+
 def date_bounds(date: str | None) -> tuple[str | None, str | None]:
     """The earliest and latest day a PGR date can mean, as ``YYYY.MM.DD``:
     ``2024.03.??`` is 2024.03.01 to 2024.03.31, ``2024.??.??`` the whole year.
     ``(None, None)`` for an absent or malformed date, or an unknown year."""
+    bounds = _BOUNDS.get(date)
+    if bounds is None:
+        if len(_BOUNDS) >= _BOUNDS_KEPT:
+            _BOUNDS.clear()
+        bounds = _BOUNDS[date] = _date_bounds(date)
+    return bounds
+
+
+def _date_bounds(date: str | None) -> tuple[str | None, str | None]:
     match = _DATE.fullmatch(date or "")
     if match is None or match.group(1) == "????":
         return None, None
