@@ -228,9 +228,9 @@ def test_a_commented_record_is_stored_in_the_writers_form():
     assert fast.game[18] == HEADER + "1. t4 {a quiet move} 1... r5 *\n"
 
 
-comment_texts = st.text(
-    alphabet=st.sampled_from("ab 1-0*.\n\t;()$!?é{"), max_size=12
-).map(lambda text: "{" + text + "}")
+comment_texts = st.text(alphabet=st.sampled_from("ab 1-0*.\n\t;()$!?é{"), max_size=12).map(
+    lambda text: "{" + text + "}"
+)
 
 
 @given(
@@ -255,10 +255,14 @@ def checks_of(files, monkeypatch, full: bool) -> list:
 def test_one_process_validation_reports_what_the_full_path_reports(monkeypatch, tmp_path):
     generated = tmp_path / "mixed.pgr"
     generated.write_text(
-        HEADER + "1. t4 {a comment} r5 2. r5 t2 *\n\n"
-        + HEADER + "1. t4 r5 2. r5 t2 *\n\n"
-        + HEADER + "1. t4 r5 2. r5 t2 3. x9 *\n\n"  # an illegal move
-        + HEADER.replace('"*"', '"1-0"') + "1. t4 r5 1-0\n",  # a result the rules deny
+        HEADER
+        + "1. t4 {a comment} r5 2. r5 t2 *\n\n"
+        + HEADER
+        + "1. t4 r5 2. r5 t2 *\n\n"
+        + HEADER
+        + "1. t4 r5 2. r5 t2 3. x9 *\n\n"  # an illegal move
+        + HEADER.replace('"*"', '"1-0"')
+        + "1. t4 r5 1-0\n",  # a result the rules deny
         encoding="utf-8",
     )
     files = [*expand_paths([EXAMPLES]), generated]
