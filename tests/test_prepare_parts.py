@@ -296,3 +296,18 @@ def test_date_bounds_are_the_same_asked_again(values):
     for date in values + values:  # the second time from the cache
         assert preparing.date_bounds(date) == preparing._date_bounds(date)
     assert len(preparing._BOUNDS) <= preparing._BOUNDS_KEPT
+
+
+def test_the_twin_key_caches_stay_bounded():
+    from partita.database import twinkey
+
+    replayed = next(example_replays())
+    tags = replayed.record.tags
+    for count in range(twinkey._SPECS_KEPT + 5):
+        configured = replayed.game.configure(tags)
+        start = configured.initial(2)
+        assert twin_key(configured, 2, tags, start, [str(count)]) == reference_twin_key(
+            configured, 2, tags, start, [str(count)]
+        )
+    assert len(twinkey._SPECS) <= twinkey._SPECS_KEPT
+    assert len(twinkey._HASHERS) <= twinkey._HASHERS_KEPT

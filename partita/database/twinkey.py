@@ -53,6 +53,8 @@ def twin_key(
     rules = notation.rules
     specs = _SPECS.get(id(rules))
     if specs is None or specs[0] is not rules:
+        if len(_SPECS) >= _SPECS_KEPT:
+            _SPECS.clear()  # a game configured anew for each record keeps no engines alive
         specs = _SPECS[id(rules)] = (rules, [spec for spec in rules.tags if not spec.cosmetic])
     settings = tuple((spec.name, tags.get(spec.name) or spec.default or "") for spec in specs[1])
     setup = (notation.name, sides, settings, rules.key(start))
@@ -71,6 +73,7 @@ def twin_key(
 #: ones, as :meth:`Configuration.of` reads them), by ``id`` (the engine kept, so an
 #: id reused by another object is told apart).
 _SPECS: dict[int, tuple[Any, list[Any]]] = {}
+_SPECS_KEPT = 64
 #: The hash state of a set-up (game, sides, settings, start key), at most this many.
 _HASHERS: dict[tuple[str, int, tuple[tuple[str, str], ...], Hashable], Any] = {}
 _HASHERS_KEPT = 4096
