@@ -31,6 +31,7 @@ from partita.notation.replay import ReplayedRecord
 __all__ = [
     "LINE_WIDTH",
     "PASS_TOKEN",
+    "Notes",
     "tag_order",
     "write_mainline",
     "write_record",
