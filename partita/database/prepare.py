@@ -16,11 +16,11 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from partita.database.keys import key_folder
+from partita.database.keys import key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
 from partita.games.registry import all_games
@@ -70,10 +70,25 @@ class Refusal:
 _DATE = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)")
 
 
+#: :func:`date_bounds` of the dates seen (an import meets few distinct dates), at
+#: most this many.
+_BOUNDS: dict[str | None, tuple[str | None, str | None]] = {}
+_BOUNDS_KEPT = 4096
+
+
 def date_bounds(date: str | None) -> tuple[str | None, str | None]:
     """The earliest and latest day a PGR date can mean, as ``YYYY.MM.DD``:
     ``2024.03.??`` is 2024.03.01 to 2024.03.31, ``2024.??.??`` the whole year.
     ``(None, None)`` for an absent or malformed date, or an unknown year."""
+    bounds = _BOUNDS.get(date)
+    if bounds is None:
+        if len(_BOUNDS) >= _BOUNDS_KEPT:
+            _BOUNDS.clear()
+        bounds = _BOUNDS[date] = _date_bounds(date)
+    return bounds
+
+
+def _date_bounds(date: str | None) -> tuple[str | None, str | None]:
     match = _DATE.fullmatch(date or "")
     if match is None or match.group(1) == "????":
         return None, None
@@ -171,7 +186,10 @@ def _problem_row(problem: Problem) -> tuple:
 
 
 #: Key folders by game name (each process keeps its own).
-_FOLDERS: dict[str, Callable[[Hashable], int]] = {}
+_FOLDERS: dict[str, Callable[[Sequence[Hashable]], list[int]]] = {}
+#: ``json.dumps(tags, ensure_ascii=False)``, its encoder made once (``dumps`` makes
+#: one per call when given an option).
+_tags_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def prepare_record(
@@ -213,7 +231,7 @@ def prepare_record(
         replayed.final_position,
         date_min,
         date_max,
-        json.dumps(tags, ensure_ascii=False),
+        _tags_json(tags),
         text,
         " ".join(replayed.moves),
         digest,
@@ -227,8 +245,7 @@ def prepare_record(
     )
     keys: list[int] = []
     if game is not None and replayed.keys:
-        fold = _folder(game.name)
-        keys = [fold(key) for key in replayed.keys]
+        keys = _folder(game.name)(replayed.keys)
     return StoredRecord(
         digest,
         row,
@@ -240,10 +257,10 @@ def prepare_record(
     )
 
 
-def _folder(game: str) -> Callable[[Hashable], int]:
+def _folder(game: str) -> Callable[[Sequence[Hashable]], list[int]]:
     fold = _FOLDERS.get(game)
     if fold is None:
-        fold = _FOLDERS[game] = key_folder(game)
+        fold = _FOLDERS[game] = key_list_folder(game)
     return fold
 
 
@@ -254,7 +271,7 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
         return []
     fold = _folder(replayed.game.name)
     return [
-        (line, variation.plies_before, [fold(key) for key in variation.keys], variation.moves)
+        (line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)
         if variation.moves
     ]

@@ -1,22 +1,24 @@
 """Reading a plain record straight from its raw text: the fast path of importers.
 
-Most records of an exported archive are *plain*: tag pairs written the canonical way
-(``[Name "value"]``, one a line), then move numbers, moves and a result, nothing
-else. For those, :func:`replay_raw` skips the token stream, the record tree and the
-tree-walking writer (after python-chess, whose reader is fast because the common
-case costs little): a few regular expressions read the record, the game's
-``replay_canonical`` replays it (:func:`~partita.notation.replay.replay_plain`), and
-its canonical text is the text as read when a cheap exact check finds it canonical
-already, else :func:`~partita.notation.writer.write_mainline`'s.
+Most records of an exported archive are *plain*: tag pairs written the canonical
+way (``[Name "value"]``, one a line), then move numbers, moves, comments and a
+result, nothing else. For those, :func:`replay_raw` skips the token stream, the
+record tree and the tree-walking writer (after python-chess, whose reader is fast
+because the common case costs little): a few regular expressions read the record,
+the game's ``replay_canonical`` replays it
+(:func:`~partita.notation.replay.replay_plain`), and its canonical text is the text
+as read when a cheap exact check finds it canonical already (no comment), else
+:func:`~partita.notation.writer.write_mainline`'s.
 
 The full path (:func:`~partita.notation.reader.build_record`, then
 :func:`~partita.notation.replay.replay`) stays the reference. The moment anything is
-unusual (a line problem, a tag written otherwise, a comment, NAG, suffix,
-variation, escape, tab, carriage return or non-ASCII character in the movetext, a
-move number written otherwise, any problem replay would report), :func:`replay_raw`
-returns ``None`` and the caller takes the full path. ``tests/test_fast_prepare.py``
-holds the two equal on every shipped example and on generated records of every
-game (what an import stores, and what validation reports).
+unusual (a line problem, a tag written otherwise, a NAG, suffix, variation, line
+comment, a comment glued to a word, an escape, tab, carriage return or non-ASCII
+character outside a comment, a move number written otherwise, any problem replay
+would report), :func:`replay_raw` returns ``None`` and the caller takes the full
+path. ``tests/test_fast_prepare.py`` and ``tests/test_prepare_parts.py`` hold the
+two equal on every shipped example and on generated records of every game (what an
+import stores, and what validation reports).
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ import re
 
 from partita.games.base import MAX_DIGITS
 from partita.notation.model import Record
+from partita.notation.pgr import COMMENT
 from partita.notation.replay import ReplayedRecord, replay_plain
+from partita.notation.scanner import comment_text
 from partita.notation.splitter import RawRecord
-from partita.notation.writer import LINE_WIDTH, tag_order, write_mainline
+from partita.notation.writer import LINE_WIDTH, Notes, tag_order, write_mainline
 
 __all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
 
@@ -49,6 +53,10 @@ _TAG_LINE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "([^"\\\n\r\ufeff]*)"\]\n')
 #: space or a line break (a tab, a carriage return, a non-ASCII space...), or one of
 #: the grammar's delimiters (comments, NAGs, variations, tags).
 _NOT_PLAIN = re.compile(r"[^ \n!-~]|[{}();\[\]$]")
+#: A comment, its text in the group (the reader's: up to the first ``}``).
+_COMMENT = re.compile(r"\{([^}]*)\}")
+#: What a fast-path comment never holds: a carriage return, a byte-order mark.
+_ODD_COMMENT = re.compile("[\r\ufeff]")
 #: A move number: ``12.`` opens a round, ``12...`` continues one.
 _NUMBER = re.compile(rf"([0-9]{{1,{MAX_DIGITS}}})(\.|\.\.\.)")
 #: Move numbers already read (``"12."`` -> ``(12, False)``), at most this many.
@@ -105,37 +113,10 @@ def replay_raw(
     if position != start:
         return None
     movetext = raw_text[start:]
-    if _NOT_PLAIN.search(movetext) is not None:
+    read = _read_movetext(movetext)
+    if read is None:
         return None
-    words = movetext.split()
-    if not words or _RESULT.fullmatch(words[-1]) is None:
-        return None
-    suffixes = "!" in movetext or "?" in movetext
-    known_numbers = _NUMBERS
-    moves: list[str] = []
-    numbers: list[tuple[int, bool] | None] = []
-    written: tuple[int, bool] | None = None
-    padded = False  # a move number written with a leading zero
-    for word in words[:-1]:
-        number = known_numbers.get(word)
-        if number is None and word[0] in _DIGITS:
-            number = _move_number(word)
-            if number is None:
-                return None  # a bare number, a result before the end...
-        if number is not None:
-            if written is not None:
-                return None  # two move numbers in a row
-            written = number
-            padded = padded or word[0] == "0"
-            continue
-        if word == "*" or (suffixes and word[-1] in _SUFFIX_END):
-            return None
-        moves.append(word)
-        numbers.append(written)
-        written = None
-    if written is not None:
-        return None  # a move number before the result
-    result = words[-1]
+    moves, numbers, result, padded, notes = read
     record = Record(
         tags=tags,
         result=result,
@@ -149,6 +130,8 @@ def replay_raw(
         return None
     if not text:
         return replayed, ""
+    if notes:
+        return replayed, write_mainline(tags, moves, labels, result, notes=notes)
     if (
         blank_lines == 1
         and raw_text[start - 2 : start] == "\n\n"
@@ -157,6 +140,72 @@ def replay_raw(
     ):
         return replayed, raw_text + "\n"  # already as the writer writes it
     return replayed, write_mainline(tags, moves, labels, result)
+
+
+def _read_movetext(
+    movetext: str,
+) -> tuple[list[str], list[tuple[int, bool] | None], str, bool, Notes] | None:
+    """The moves of a plain movetext, the move number written before each, its
+    result, whether a number was written with a leading zero, and its comments
+    (:data:`~partita.notation.writer.Notes`: by the move they follow, ``-1`` before
+    the first, as the reader attaches them); ``None`` when it is not plain.
+
+    A comment (``{...}``, standing apart from the words beside it) goes to the move
+    before it, as the reader's record tree holds it; a move number written before
+    it still belongs to the move after it. NAGs, suffixes and variations take the
+    full path."""
+    notes: Notes = {}
+    comments: list[str] = []
+    if _NOT_PLAIN.search(movetext) is None:
+        parts = [movetext]
+    else:
+        if "{" not in movetext:
+            return None
+        parts = _COMMENT.split(movetext)
+        comments = parts[1::2]
+        parts = parts[0::2]
+        if _NOT_PLAIN.search("\n".join(parts)) is not None:
+            return None
+        for before, comment, after in zip(parts, comments, parts[1:], strict=False):
+            if _ODD_COMMENT.search(comment) is not None:
+                return None
+            if (before and before[-1] not in " \n") or (after and after[0] not in " \n"):
+                return None  # a comment glued to a word
+    last = parts[-1].split()
+    if not last or _RESULT.fullmatch(last[-1]) is None:
+        return None
+    result = last[-1]
+    suffixes = "!" in movetext or "?" in movetext
+    known_numbers = _NUMBERS
+    moves: list[str] = []
+    numbers: list[tuple[int, bool] | None] = []
+    written: tuple[int, bool] | None = None
+    padded = False  # a move number written with a leading zero
+    final = len(parts) - 1
+    for index, part in enumerate(parts):
+        for word in part.split() if index < final else last[:-1]:
+            number = known_numbers.get(word)
+            if number is None and word[0] in _DIGITS:
+                number = _move_number(word)
+                if number is None:
+                    return None  # a bare number, a result before the end...
+            if number is not None:
+                if written is not None:
+                    return None  # two move numbers in a row
+                written = number
+                padded = padded or word[0] == "0"
+                continue
+            if word == "*" or (suffixes and word[-1] in _SUFFIX_END):
+                return None
+            moves.append(word)
+            numbers.append(written)
+            written = None
+        if index < final:
+            text = comment_text(COMMENT, "{" + comments[index] + "}")
+            notes.setdefault(len(moves) - 1, ([], []))[1].append(text)
+    if written is not None:
+        return None  # a move number before the result
+    return moves, numbers, result, padded, notes
 
 
 def _canonical_movetext(

@@ -132,12 +132,20 @@ class _Collector:
     def __init__(self, record: Record) -> None:
         self.record = record
         self.problems: list[Problem] = []
-        tags = record.tags
-        players = [tags[f"Player{n}"] for n in range(1, 5) if f"Player{n}" in tags]
-        parts = [tags["Event"]] if tags.get("Event") else []
-        if players:
-            parts.append(" - ".join(players))
-        self.context = ", ".join(parts)
+        self._context: str | None = None
+
+    @property
+    def context(self) -> str:
+        """The record's event and players, for a problem's message (made on the
+        first problem: most records have none)."""
+        if self._context is None:
+            tags = self.record.tags
+            players = [tags[f"Player{n}"] for n in range(1, 5) if f"Player{n}" in tags]
+            parts = [tags["Event"]] if tags.get("Event") else []
+            if players:
+                parts.append(" - ".join(players))
+            self._context = ", ".join(parts)
+        return self._context
 
     def add(
         self,
@@ -181,8 +189,25 @@ def _first_out_of_sequence(tags: dict[str, str]) -> str:
     return "Player1"
 
 
+#: :func:`count_sides` by tag names and minimum: it reads only the names, and few
+#: sets of names occur (replay and the importer ask for every record, several times).
+_SIDES: dict[tuple[tuple[str, ...], int], tuple[int, str | None]] = {}
+_SIDES_KEPT = 1024
+
+
 def count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     """Sides named by Player1..PlayerN tags (which must run from 1 without gaps)."""
+    names = (tuple(tags), minimum)
+    counted = _SIDES.get(names)
+    if counted is None:
+        counted = _count_sides(tags, minimum)
+        if len(_SIDES) >= _SIDES_KEPT:
+            _SIDES.clear()
+        _SIDES[names] = counted
+    return counted
+
+
+def _count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     numbers = sorted(
         int(m.group(1))
         for name in tags
@@ -685,7 +710,6 @@ def _check_result(
     result = tags.get("Result", record.result)
     if result is None:
         return
-    offset = collect.tag_offset("Result")
     outcome = replayed.outcome
     termination = tags.get("Termination")
     sides = game.rules.sides(replayed.final_state)
@@ -693,8 +717,11 @@ def _check_result(
         scores = parse_result_token(result, sides)
     except ValueError:
         return  # reported with the tags
+    offset = collect.tag_offset("Result")
     if outcome is not None:
-        expected = outcome.result_token()
+        # Equal scores write the same token (each of 1, 0 and 1/2 is one field):
+        # the common case, decided without formatting the rules' result.
+        expected = result if scores == outcome.scores else outcome.result_token()
         if result != expected:
             collect.add(
                 "wrong-result",

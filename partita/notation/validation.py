@@ -26,6 +26,7 @@ from partita.notation.problems import Problem
 
 if TYPE_CHECKING:
     from partita.notation.replay import ReplayedRecord
+    from partita.notation.splitter import RawRecord
 
 __all__ = [
     "HELD_HERE",
@@ -34,6 +35,7 @@ __all__ = [
     "RecordCheck",
     "auto_workers",
     "check_chunk",
+    "check_raw",
     "validate_files",
 ]
 
@@ -116,18 +118,24 @@ def check_chunk(data: ChunkData) -> list[RecordCheck]:
     plain values, so that a local process or a Dask worker can run it). Plain
     records take the fast path (:mod:`~partita.notation.plain`); the checks are
     the same."""
-    from partita.notation.plain import fast_path_enabled, replay_raw
-    from partita.notation.reader import build_record
-    from partita.notation.replay import replay
+    from partita.notation.plain import fast_path_enabled
 
     strict = data[1]
     fast = fast_path_enabled()
-    checks = []
-    for raw in raw_records(data):
-        plain = replay_raw(raw, strict, text=False) if fast else None
-        replayed = plain[0] if plain is not None else replay(build_record(raw), strict=strict)
-        checks.append(RecordCheck.of(replayed))
-    return checks
+    return [check_raw(raw, strict, fast) for raw in raw_records(data)]
+
+
+def check_raw(raw: RawRecord, strict: bool, fast: bool) -> RecordCheck:
+    """The check of one raw record: by the fast path when ``fast`` and the record is
+    plain (:func:`~partita.notation.plain.replay_raw`), else read and replayed in
+    full; the same either way."""
+    from partita.notation.plain import replay_raw
+    from partita.notation.reader import build_record
+    from partita.notation.replay import replay
+
+    plain = replay_raw(raw, strict, text=False) if fast else None
+    replayed = plain[0] if plain is not None else replay(build_record(raw), strict=strict)
+    return RecordCheck.of(replayed)
 
 
 def auto_workers(total_bytes: int) -> int:
@@ -176,11 +184,13 @@ def validate_files(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     if scheduler is None and workers == 1:  # one process, record by record
-        from partita.notation.files import validate_paths
+        from partita.notation.plain import fast_path_enabled
+        from partita.notation.reader import split_records
 
+        fast = fast_path_enabled()
         for number, file in enumerate(files):
-            for replayed in validate_paths([file], strict=strict):
-                yield number, RecordCheck.of(replayed)
+            for raw in split_records(file):
+                yield number, check_raw(raw, strict, fast)
         return
     sent: deque[Chunk] = deque()  # the chunks in the workers, oldest first
     failure: list[Exception] = []

@@ -31,6 +31,7 @@ from partita.notation.replay import ReplayedRecord
 __all__ = [
     "LINE_WIDTH",
     "PASS_TOKEN",
+    "Notes",
     "tag_order",
     "write_mainline",
     "write_record",
@@ -90,34 +91,74 @@ def write_record(
     return "\n".join(lines) + "\n"
 
 
+#: A mainline's NAGs and comments by the index of the move they follow (``-1``:
+#: before the first move), as the record tree holds them: ``(nags, comments)``.
+Notes = dict[int, tuple[list[int], list[str]]]
+
+
 def write_mainline(
     tags: dict[str, str],
     moves: list[str],
     labels: list[tuple[int, bool]],
     result: str,
     width: int = LINE_WIDTH,
+    *,
+    notes: Notes | None = None,
 ) -> str:
     """The canonical text of a record that is tags and a mainline only, from its
     replay: ``moves`` in canonical spelling, ``labels`` the rules' ``move_number``
-    before each, ``result`` the movetext's result token. What :func:`write_record`
-    gives for such a record, without a tree to walk (the importers' fast path)."""
+    before each, ``result`` the movetext's result token, ``notes`` its NAGs and
+    comments. What :func:`write_record` gives for such a record, without a tree to
+    walk (the importers' fast path)."""
     lines = [_tag_line(name, tags[name]) for name in tag_order(tags)]
     units: list[str] = []
     append = units.append
-    first = True
-    for token, (number, opens) in zip(moves, labels, strict=True):
-        if opens:
-            append(f"{number}. {token}")
-        elif first:
-            append(f"{number}... {token}")
-        else:
-            append(token)
-        first = False
+    if notes:
+        _annotated_units(units, moves, labels, notes)
+    else:
+        first = True
+        for token, (number, opens) in zip(moves, labels, strict=True):
+            if opens:
+                append(f"{number}. {token}")
+            elif first:
+                append(f"{number}... {token}")
+            else:
+                append(token)
+            first = False
     append(result)
     if lines:
         lines.append("")
     lines.extend(_wrap(units, width))
     return "\n".join(lines) + "\n"
+
+
+def _annotated_units(
+    units: list[str], moves: list[str], labels: list[tuple[int, bool]], notes: Notes
+) -> None:
+    """The units of a mainline with NAGs and comments, as :func:`_replayed_units`
+    writes them: each move's NAGs then its comments after it, and a number again
+    after a comment."""
+    append = units.append
+    opening = notes.get(-1)
+    if opening is not None:
+        for comment in opening[1]:
+            units.extend(_comment_units(comment))
+    need_number = True
+    for index, (token, (number, opens)) in enumerate(zip(moves, labels, strict=True)):
+        if opens:
+            append(f"{number}. {token}")
+        elif need_number:
+            append(f"{number}... {token}")
+        else:
+            append(token)
+        need_number = False
+        note = notes.get(index)
+        if note is not None:
+            for nag in note[0]:
+                append(f"${nag}")
+            for comment in note[1]:
+                units.extend(_comment_units(comment))
+                need_number = True
 
 
 def write_records(
