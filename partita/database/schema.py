@@ -57,6 +57,7 @@ from partita.errors import ArchiveError
 __all__ = [
     "APPLICATION_ID",
     "GAME_COLUMNS",
+    "HASH_KEY_COLUMN",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "ArchiveState",
@@ -68,7 +69,8 @@ __all__ = [
     "schema_version",
 ]
 
-#: The columns of ``games`` in insertion order (the importer writes tuples in it).
+#: The columns of ``games`` a prepared row fills, in insertion order (the importer
+#: writes tuples in it); the writers add :data:`HASH_KEY_COLUMN`, derived from ``hash``.
 GAME_COLUMNS: tuple[str, ...] = (
     "id",
     "game",
@@ -98,6 +100,10 @@ GAME_COLUMNS: tuple[str, ...] = (
     "source_offset",
     "twin_key",  # added by migration 2
 )
+
+#: The column of ``games`` that indexes the content hash (added by migration 6:
+#: :mod:`partita.database.hashkey`).
+HASH_KEY_COLUMN = "hash_key"
 
 PROBLEM_COLUMNS: tuple[str, ...] = (
     "game_id",
@@ -221,6 +227,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             db, progress
         ),
         reports_progress=True,
+    ),
+    Migration(
+        6,
+        "content hashes indexed by an integer key (games.hash_key)",
+        lambda db: import_module("partita.database.hashkey").upgrade_to_v6(db),
     ),
 )
 
