@@ -5,7 +5,7 @@ description and the measurements behind the layout):
 
 * ``games``: one row per stored record (tags, result, status, the stored record
   text, the mainline as canonical tokens, the content hash that detects
-  duplicates, where it came from);
+  duplicates and its integer key, where it came from);
 * ``positions``: one row per ply of a game's legal mainline prefix (the folded
   position key after the ply, the game, the ply, the move that made the position
   and the move played from it), a ``WITHOUT ROWID`` table whose primary key starts
