@@ -6,10 +6,10 @@ indexed through ``games.hash_key``, its first 8 bytes as a signed 64-bit integer
 in the plain index ``games_hash_key``, and the text column is not indexed.
 
 Why: the hash is random, so each batch of an import inserts its keys all over the
-index. The text index (64 characters and a rowid per entry) had about 20,000 leaf
-pages at 1,000,000 games, more than the import's page cache, and a batch of 10,000
-records touched about 8,000 of them; the integer index has about a fifth of the
-pages (docs/archive.md, "Issue 16, session 7").
+index. At 1,000,000 games the text index (64 characters and a rowid per entry) has
+19,930 leaf pages (78 MB), more than the import's page cache, and a batch of
+10,000 records touches about 7,800 of them; the integer index has 4,549 (18 MB),
+which the cache holds (docs/archive.md, "Issue 16, session 7").
 
 Two different records may share a key (the chance is about n²/2⁶⁵: one in 36
 million for a million games), so a key only narrows the search: every lookup here
