@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from partita.database.sqlfunctions import register
+
+if TYPE_CHECKING:  # the import's write path need not load sqlite-utils
+    from sqlite_utils import Database
 
 __all__ = [
     "HASH_KEY_INDEX",
