@@ -9,7 +9,9 @@ Writing a million-game corpus and reading it back takes hours on a small machine
 and only the archive's side is measured here, so the records are read, replayed and
 turned into rows once (:func:`~partita.database.prepare.prepare_record`, ``--base``
 records of the seeded Forza 4x4 corpus), and the archive gets copies of them: copy
-``c`` of a record has its content hash prefixed with ``c`` and each position key
+``c`` of a record has the sha256 of ``c`` and its content hash as its hash (as
+random as a real one; until session 7 a copy's hash was the original prefixed with
+``c``, which kept the hash index's inserts in order) and each position key
 XORed with a random 64-bit number of its own (so keys stay spread over the whole
 range, as folded keys are), everything else as prepared. Each size is a fresh
 process that imports its copies the way ``import_paths`` does into a new archive:
@@ -38,6 +40,8 @@ sys.path.insert(0, str(HERE))
 
 PROBE = """
 import json, os, pickle, random, sys, time
+from hashlib import sha256
+from partita.database import importer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.importer import _tuned_for_import, batch_limit
 from partita.database.indexed import finish_loading
@@ -51,6 +55,8 @@ def write_bytes():
                 return int(line.split()[1])
     return 0
 
+if os.environ.get("PARTITA_IMPORT_CACHE_KIB"):  # --cache-kib: another page cache
+    importer.IMPORT_CACHE_KIB = int(os.environ["PARTITA_IMPORT_CACHE_KIB"])
 database, rows_path, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keep_heap = sys.argv[4] == "keep"
 with open(rows_path, "rb") as handle:
@@ -80,7 +86,9 @@ with archive(database) as db, _tuned_for_import(db):
             copy += 1
             mask = rng.getrandbits(64) - (1 << 63)
         item = base[index]
-        digest = f"{copy:07x}{item.hash[7:]}"
+        # A copy's hash as random as a real one (not the original with a prefix,
+        # which would put each copy's hashes in one run of the hash index).
+        digest = sha256(f"{copy}/{item.hash}".encode()).hexdigest() if copy else item.hash
         game = (*item.game[:HASH], digest, *item.game[HASH + 1 :])
         keys = [key ^ mask for key in item.keys] if copy else item.keys
         variations = (
@@ -144,6 +152,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--workdir", type=Path, default=None, help="keep the prepared rows here")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument(
+        "--cache-kib", type=int, default=None, help="the import's page cache (default: its own)"
+    )
+    parser.add_argument(
         "--keep-heap", action="store_true", help="stop before the final sort, keep the archive"
     )
     args = parser.parse_args(argv)
@@ -172,6 +183,7 @@ def main(argv: list[str] | None = None) -> dict:
             ],  # fmt: skip
             capture_output=True,
             text=True,
+            env={**os.environ, "PARTITA_IMPORT_CACHE_KIB": str(args.cache_kib or "")},
         )
         if not args.keep_heap:
             _fresh(database)

@@ -71,14 +71,16 @@ def test_a_new_archive_has_the_tables_keys_and_indexes(tmp_path):
         ("game_id", "games")
     }
     indexes = {index.name: (index.columns, index.unique) for index in db["games"].indexes}
-    assert indexes["games_hash"] == (["hash"], 1)
+    # The content hash is found through its integer key (migration 6), not a text index.
+    assert indexes["games_hash_key"] == (["hash_key"], 0)
+    assert "games_hash" not in indexes
     assert indexes["games_moves"] == (["moves"], 0)
     assert {index.name for index in db["problems"].indexes} >= {"problems_game"}
     columns = set(db["games"].columns_dict)
     assert columns >= {
         "game", "event", "site", "date", "round", "player1", "player2", "player3", "player4",
         "result", "termination", "sides", "plies", "status", "final_position", "tags", "pgr",
-        "moves", "hash", "source_file", "source_index", "source_offset",
+        "moves", "hash", "source_file", "source_index", "source_offset", "hash_key",
     }  # fmt: skip
     assert db.execute("SELECT version FROM schema_version").fetchall() == [
         (version,) for version in range(1, SCHEMA_VERSION + 1)

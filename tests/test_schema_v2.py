@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_hash_key import as_version_5
 
 from partita.database import SCHEMA_VERSION, import_paths, open_archive
 from partita.database.twinkey import row_twin_key
@@ -71,9 +72,10 @@ def test_migrating_a_version_1_archive_fills_the_keys_the_importer_gives(
     db.execute("DROP INDEX games_twin")
     db.execute("DROP INDEX positions_game")
     db.execute("ALTER TABLE games DROP COLUMN twin_key")
-    # migration 4's and 5's
+    # migration 4's, 5's and 6's
     for table in ("game_players", "game_tags", "positions_load", "variation_positions"):
         db.execute(f"DROP TABLE {table}")
+    as_version_5(db.conn)
     db.execute("DELETE FROM schema_version WHERE version >= 2")
     db.conn.commit()
     db.close()

@@ -17,6 +17,7 @@ import pytest
 from cli_runner import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_hash_key import as_version_5
 from test_query_output import on_a_terminal
 
 from partita.database import SCHEMA_VERSION, import_paths, query_games
@@ -494,6 +495,7 @@ def as_version_4(source: Path, copy: Path) -> Path:
     shutil.copy(source, copy)
     connection = sqlite3.connect(copy)
     connection.execute("DROP TABLE variation_positions")
+    as_version_5(connection)
     connection.execute("DELETE FROM schema_version WHERE version >= 5")
     connection.commit()
     connection.close()

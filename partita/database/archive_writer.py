@@ -3,7 +3,8 @@
 An :class:`ArchiveWriter` queues records turned into rows (by
 :func:`~partita.database.prepare.prepare_record`, in this process or a worker) and
 writes each batch in ONE transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): the
-content hashes of the batch are looked up, duplicates (already in the archive, or
+content hashes of the batch are looked up (by their integer key,
+:mod:`~partita.database.hashkey`, then in full), duplicates (already in the archive, or
 twice in the batch) are dropped, game ids are assigned (``max(id) + 1`` onwards,
 inside the transaction, so the positions and problems rows can be written with plain
 ``executemany``), and games, positions, variation positions and problems go in
@@ -17,9 +18,15 @@ from dataclasses import asdict, dataclass, field
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from partita.database.hashkey import hash_key, stored_hashes
 from partita.database.indexed import defer_game_indexes, index_games
 from partita.database.prepare import Refusal, StoredRecord, prepare_record, variation_rows
-from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS
+from partita.database.schema import (
+    GAME_COLUMNS,
+    HASH_KEY_COLUMN,
+    POSITION_COLUMNS,
+    PROBLEM_COLUMNS,
+)
 from partita.database.variations import VARIATIONS_INSERT
 from partita.notation.replay import ReplayedRecord
 
@@ -62,8 +69,10 @@ class ImportSummary:
         return data
 
 
+_STORED_COLUMNS = (*GAME_COLUMNS, HASH_KEY_COLUMN)
 _GAMES_INSERT = (
-    f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
+    f"INSERT INTO games ({', '.join(_STORED_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_STORED_COLUMNS))})"
 )
 _POSITIONS_INSERT = (
     f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
@@ -78,8 +87,6 @@ _PROBLEMS_INSERT = (
     f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
 )
 _first = itemgetter(0)
-#: Host parameters per duplicate lookup (SQLite before 3.32 allows 999).
-_LOOKUP_CHUNK = 900
 
 
 class ArchiveWriter:
@@ -164,15 +171,9 @@ class ArchiveWriter:
         summary.duplicates += duplicates
 
     def _write(self, conn, batch: list[StoredRecord]) -> tuple[int, int, int, int, int]:
-        hashes = [item.hash for item in batch]
-        existing: set[str] = set()
-        for start in range(0, len(hashes), _LOOKUP_CHUNK):
-            chunk = hashes[start : start + _LOOKUP_CHUNK]
-            marks = ", ".join("?" * len(chunk))
-            existing.update(
-                row[0]
-                for row in conn.execute(f"SELECT hash FROM games WHERE hash IN ({marks})", chunk)
-            )
+        # Looked up under the write lock (BEGIN IMMEDIATE): no other writer can store
+        # one of these hashes before this batch commits (partita.database.hashkey).
+        existing = stored_hashes(conn, [item.hash for item in batch])
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
         games: list[tuple] = []
         positions: list[tuple] = []
@@ -186,7 +187,7 @@ class ArchiveWriter:
             existing.add(item.hash)
             game_id = next_id
             next_id += 1
-            games.append((game_id, *item.game))
+            games.append((game_id, *item.game, hash_key(item.hash)))
             if item.keys:
                 moves = item.moves
                 positions.extend(

@@ -76,9 +76,12 @@ MAX_BATCH_SIZE = 10_000
 #: and WAL pages between checkpoints: a batch's dirty pages stay in memory until
 #: its commit instead of spilling into the WAL half-way, and a page changed by
 #: several batches is copied back into the archive once per checkpoint, not once
-#: per batch. Both bound the memory and the WAL file, whatever the input's size
-#: (docs/archive.md has the measurements).
-IMPORT_CACHE_KIB = 65_536
+#: per batch. Both bound the memory and the WAL file, whatever the input's size.
+#: 32 MB holds the pages a batch touches at 1,000,000 games (the content hashes'
+#: integer index, 18 MB, and the right edges of the appended tables); 16 MB is
+#: smaller than that index, and 64 MB bought no speed at 10,000 and 100,000 games
+#: for 35 MB more at 100,000 (docs/archive.md, "Issue 16, session 7").
+IMPORT_CACHE_KIB = 32_768
 IMPORT_CHECKPOINT_PAGES = 10_000
 
 

@@ -28,9 +28,10 @@ committed games whole, their positions in the heap: the next writer that opens t
 archive (the rerun, any other writing command, ``partita migrate``) moves them
 first, and reading commands refuse the archive until then.
 
-A bulk import also drops the random-key indexes of ``games`` that only readers use
-(:data:`DEFERRED_INDEXES`: mainlines, dates, twin keys), in its first batch's
-transaction, and :func:`finish_loading` builds them again, each with one sort:
+A bulk import also drops the random-key indexes that only readers use
+(:data:`DEFERRED_INDEXES`: mainlines, dates and twin keys of ``games``, folded
+names of ``game_players``, values and numbers of ``game_tags``), in its first
+batch's transaction, and :func:`finish_loading` builds them again, each with one sort:
 kept up to date, each batch of a large import would rewrite most of their pages.
 An archive that lacks one of them counts as loading (:func:`loading_pending`), so
 a stopped import's archive is completed like the heap, whatever was committed.
@@ -60,13 +61,21 @@ __all__ = [
 
 _SEATS = 4
 
-#: The indexes of ``games`` a bulk import builds at the end (name, the SQL that
-#: makes it, as the schema's migrations wrote it). Not ``games_hash``: the import
-#: looks content hashes up in every batch, and it keeps them unique.
+_PLAYERS_FOLDED = "CREATE INDEX game_players_folded ON game_players(folded)"
+_TAGS_VALUE = "CREATE INDEX game_tags_value ON game_tags(name, value)"
+_TAGS_NUMBER = "CREATE INDEX game_tags_number ON game_tags(name, number) WHERE number IS NOT NULL"
+
+#: The indexes a bulk import builds at the end (name, the SQL that makes it, as
+#: the schema's migrations wrote it): those of ``games`` and of the indexed players
+#: and tags that only readers use. Not ``games_hash_key``: the import looks content
+#: hashes up in every batch.
 DEFERRED_INDEXES: tuple[tuple[str, str], ...] = (
     ("games_moves", 'CREATE INDEX "games_moves"\n    ON "games" ("moves")'),
     ("games_game_date", 'CREATE INDEX "games_game_date"\n    ON "games" ("game", "date_min")'),
     ("games_twin", "CREATE INDEX games_twin ON games(twin_key)"),
+    ("game_players_folded", _PLAYERS_FOLDED),
+    ("game_tags_value", _TAGS_VALUE),
+    ("game_tags_number", _TAGS_NUMBER),
 )
 
 
@@ -81,7 +90,7 @@ def create_v4_tables(conn: sqlite3.Connection) -> None:
         "   PRIMARY KEY (game_id, seat)\n"
         ") WITHOUT ROWID"
     )
-    conn.execute("CREATE INDEX game_players_folded ON game_players(folded)")
+    conn.execute(_PLAYERS_FOLDED)
     conn.execute(
         "CREATE TABLE game_tags (\n"
         "   game_id INTEGER NOT NULL REFERENCES games(id),\n"
@@ -91,10 +100,8 @@ def create_v4_tables(conn: sqlite3.Connection) -> None:
         "   PRIMARY KEY (game_id, name)\n"
         ") WITHOUT ROWID"
     )
-    conn.execute("CREATE INDEX game_tags_value ON game_tags(name, value)")
-    conn.execute(
-        "CREATE INDEX game_tags_number ON game_tags(name, number) WHERE number IS NOT NULL"
-    )
+    conn.execute(_TAGS_VALUE)
+    conn.execute(_TAGS_NUMBER)
     conn.execute(
         "CREATE TABLE positions_load (\n"
         "   key INTEGER NOT NULL,\n"

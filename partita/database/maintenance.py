@@ -27,10 +27,17 @@ from typing import Any
 from sqlite_utils import Database
 
 from partita.database.filters import GameFilter
+from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import index_games, unindex_games
 from partita.database.prepare import StoredRecord, prepare_record, variation_rows
 from partita.database.query import select_games
-from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, archive
+from partita.database.schema import (
+    GAME_COLUMNS,
+    HASH_KEY_COLUMN,
+    POSITION_COLUMNS,
+    PROBLEM_COLUMNS,
+    archive,
+)
 from partita.database.variations import VARIATIONS_INSERT, delete_variations
 from partita.errors import ArchiveError
 from partita.notation.model import SourceRef
@@ -256,7 +263,10 @@ def _check_tag(name: str, value: str | None) -> None:
 _UPDATED = [
     column for column in GAME_COLUMNS if column != "id" and not column.startswith("source_")
 ]
-_UPDATE_GAME = f"UPDATE games SET {', '.join(f'{column} = ?' for column in _UPDATED)} WHERE id = ?"
+_UPDATE_GAME = (
+    f"UPDATE games SET {', '.join(f'{column} = ?' for column in (*_UPDATED, HASH_KEY_COLUMN))} "
+    "WHERE id = ?"
+)
 _ROW_INDEX = [GAME_COLUMNS.index(column) - 1 for column in _UPDATED]  # the row has no id
 _POSITIONS_INSERT = (
     f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
@@ -272,7 +282,9 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     """Replace game ``game_id``'s row (all but its id and source), positions and
     problems by those of ``stored``."""
     row = stored.game
-    conn.execute(_UPDATE_GAME, [row[index] for index in _ROW_INDEX] + [game_id])
+    conn.execute(
+        _UPDATE_GAME, [row[index] for index in _ROW_INDEX] + [hash_key(stored.hash), game_id]
+    )
     unindex_games(conn, [game_id])
     index_games(conn, game_id, game_id)
     conn.execute("DELETE FROM positions WHERE game_id = ?", (game_id,))
@@ -324,12 +336,11 @@ def _change_tag(
                 f"game {game_id}: {action} would make the game invalid: {error.message}"
             )
         if stored.hash != digest:
-            twin = conn.execute(
-                "SELECT id FROM games WHERE hash = ? AND id != ?", (stored.hash, game_id)
-            ).fetchone()
-            if twin is not None:
+            # Under the write lock (write_transaction): partita.database.hashkey.
+            same = [other for other in game_ids_with_hash(conn, stored.hash) if other != game_id]
+            if same:
                 raise ArchiveError(
-                    f"game {game_id} would become the same record as game {twin[0]} "
+                    f"game {game_id} would become the same record as game {same[0]} "
                     f"(delete one of them instead: partita delete {game_id})"
                 )
         _store_again(conn, game_id, stored)

@@ -5,7 +5,7 @@ one transaction.
 The other archive is attached to this archive's connection (read-only where this
 SQLite reads URI file names, which it says in its compile options) and never
 migrated or written: an archive of an older schema is read as it is, and the
-columns it lacks (``twin_key`` before version 2) and the variation positions it
+columns it lacks (``twin_key`` before version 2, ``hash_key`` before version 6) and the variation positions it
 lacks (before version 5) are computed as the migrations would. Rows are copied by ``INSERT ... SELECT`` through a temporary table that maps
 the other archive's ids to new ones, so no game passes through Python but its id
 and hash.
@@ -22,9 +22,16 @@ from urllib.parse import quote
 
 from sqlite_utils import Database
 
+from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import index_games
 from partita.database.maintenance import write_transaction
-from partita.database.schema import GAME_COLUMNS, POSITION_COLUMNS, PROBLEM_COLUMNS, SCHEMA_VERSION
+from partita.database.schema import (
+    GAME_COLUMNS,
+    HASH_KEY_COLUMN,
+    POSITION_COLUMNS,
+    PROBLEM_COLUMNS,
+    SCHEMA_VERSION,
+)
 from partita.database.schema import archive as open_target
 from partita.database.sqlfunctions import register
 from partita.database.twinkey import row_twin_key
@@ -136,10 +143,10 @@ def _merge(db: Database, other: str) -> Merge:
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
         first_id = next_id
         copies: list[tuple[int, int]] = []
-        lookup = conn.cursor()
+        # Looked up under the write lock (write_transaction): partita.database.hashkey.
         for old_id, digest in conn.execute(f"SELECT id, hash FROM {_ALIAS}.games ORDER BY id"):
-            held = lookup.execute("SELECT id FROM main.games WHERE hash = ?", (digest,)).fetchone()
-            if held is not None:
+            held = game_ids_with_hash(conn, digest)
+            if held:
                 merge.mapping.append({"from": old_id, "duplicate_of": held[0]})
                 merge.duplicates += 1
                 continue
@@ -230,18 +237,22 @@ def _copy_rows(conn: sqlite3.Connection, columns: set[str], copied: int) -> None
     """The games, positions and problems of the ``copied`` mapped games, with their
     new ids."""
     selected = []
-    for column in GAME_COLUMNS:
+    stored_columns = (*GAME_COLUMNS, HASH_KEY_COLUMN)
+    for column in stored_columns:
         if column == "id":
             selected.append("m.new")
         elif column in columns:
             selected.append(f"g.{column}")
         elif column == "twin_key":  # an archive from before version 2
             selected.append("partita_row_twin_key(g.game, g.sides, g.tags, g.moves, g.status)")
+        elif column == HASH_KEY_COLUMN:  # an archive from before version 6
+            selected.append("partita_hash_key(g.hash)")
         else:
             selected.append("NULL")
     register(conn, "partita_row_twin_key", 5, row_twin_key)
+    register(conn, "partita_hash_key", 1, hash_key)
     conn.execute(
-        f"INSERT INTO main.games ({', '.join(GAME_COLUMNS)}) "
+        f"INSERT INTO main.games ({', '.join(stored_columns)}) "
         # The id map drives (CROSS JOIN keeps it the outer loop): the games come in
         # id order, their new ids ascending, and no sort of whole rows is needed.
         f"SELECT {', '.join(selected)} FROM temp.partita_merge_ids m "

@@ -5,7 +5,7 @@ description and the measurements behind the layout):
 
 * ``games``: one row per stored record (tags, result, status, the stored record
   text, the mainline as canonical tokens, the content hash that detects
-  duplicates, where it came from);
+  duplicates and its integer key, where it came from);
 * ``positions``: one row per ply of a game's legal mainline prefix (the folded
   position key after the ply, the game, the ply, the move that made the position
   and the move played from it), a ``WITHOUT ROWID`` table whose primary key starts
@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APPLICATION_ID",
     "GAME_COLUMNS",
+    "HASH_KEY_COLUMN",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "ArchiveState",
@@ -82,7 +83,8 @@ __all__ = [
     "schema_version",
 ]
 
-#: The columns of ``games`` in insertion order (the importer writes tuples in it).
+#: The columns of ``games`` a prepared row fills, in insertion order (the importer
+#: writes tuples in it); the writers add :data:`HASH_KEY_COLUMN`, derived from ``hash``.
 GAME_COLUMNS: tuple[str, ...] = (
     "id",
     "game",
@@ -112,6 +114,10 @@ GAME_COLUMNS: tuple[str, ...] = (
     "source_offset",
     "twin_key",  # added by migration 2
 )
+
+#: The column of ``games`` that indexes the content hash (added by migration 6:
+#: :mod:`partita.database.hashkey`).
+HASH_KEY_COLUMN = "hash_key"
 
 PROBLEM_COLUMNS: tuple[str, ...] = (
     "game_id",
@@ -235,6 +241,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             db, progress
         ),
         reports_progress=True,
+    ),
+    Migration(
+        6,
+        "content hashes indexed by an integer key (games.hash_key)",
+        lambda db: import_module("partita.database.hashkey").upgrade_to_v6(db),
     ),
 )
 

@@ -232,4 +232,6 @@ def games_from_setups(
 
 def game_ids_with_hash(db: Database, digest: str) -> list[int]:
     """The ids of the games whose stored text has the content hash ``digest``."""
-    return [row[0] for row in db.execute("SELECT id FROM games WHERE hash = ?", (digest,))]
+    from partita.database.hashkey import game_ids_with_hash as ids_with_hash
+
+    return ids_with_hash(db.conn, digest)
