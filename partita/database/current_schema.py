@@ -3,7 +3,7 @@
 A new archive is made by running :data:`CURRENT_SCHEMA` (the ``sqlite_master`` text
 the migrations of :data:`partita.database.schema.MIGRATIONS` leave behind, in the
 order they make it) and writing the ``schema_version`` rows the migrations would
-write, in one transaction, with the stdlib ``sqlite3`` alone: running the five
+write, in one transaction, with the stdlib ``sqlite3`` alone: running the six
 migrations through sqlite-utils cost a small import the loading of sqlite-utils
 (about 70 ms) and its table introspection.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 __all__ = ["CURRENT_SCHEMA", "CURRENT_SCHEMA_VERSION", "CURRENT_STATEMENTS"]
 
 #: The migration :data:`CURRENT_SCHEMA` is the schema after.
-CURRENT_SCHEMA_VERSION = 5
+CURRENT_SCHEMA_VERSION = 6
 
 #: Every table and index of an archive at :data:`CURRENT_SCHEMA_VERSION`, as
 #: ``sqlite_master`` holds them after the migrations (sqlite-utils' quoting for the
@@ -58,9 +58,7 @@ CREATE TABLE "games" (
    "source_index" INTEGER,
    "source_line" INTEGER,
    "source_offset" INTEGER
-, twin_key INTEGER);
-CREATE UNIQUE INDEX "games_hash"
-    ON "games" ("hash");
+, twin_key INTEGER, hash_key INTEGER);
 CREATE INDEX "games_moves"
     ON "games" ("moves");
 CREATE INDEX "games_game_date"
@@ -140,6 +138,7 @@ CREATE TABLE variation_positions (
    PRIMARY KEY (key, game_id, line, ply)
 ) WITHOUT ROWID;
 CREATE INDEX variation_positions_game ON variation_positions(game_id);
+CREATE INDEX games_hash_key ON games(hash_key);
 """
 
 #: :data:`CURRENT_SCHEMA` statement by statement. They run one by one inside the
