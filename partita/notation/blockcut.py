@@ -4,17 +4,20 @@ The line path (:func:`~partita.notation.sources.binary_lines` then
 :func:`~partita.notation.splitter.cut_records`) costs three Python generator steps
 per line; an import's reading process spends most of its cutting time there. Here
 the stream is read in large blocks of whole lines. A block that is *plain* (valid
-UTF-8, no CR, no BOM, no U+FFFD, no NUL, no line over the length limit, no ``{``),
-read outside a brace comment, is cut with one regex per record and ``str``
-methods; any other block goes through the line path, which carries on from the
-same :class:`~partita.notation.splitter.LineCutter` state, so records, line numbers
-and byte offsets come out exactly as the line path alone gives them.
+UTF-8, no CR, no BOM, no U+FFFD, no NUL, no line over the length limit) is cut
+with one regex per record and ``str`` methods, except the lines from one holding
+a ``{`` to the one that closes the brace comment (braces change how lines split);
+those lines, and any block that is not plain, go through the line path, which
+carries on from the same :class:`~partita.notation.splitter.LineCutter` state, so
+records, line numbers and byte offsets come out exactly as the line path alone
+gives them.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,8 +33,8 @@ __all__ = ["BLOCK_SIZE", "cut_stream"]
 #: its lines measured.
 BLOCK_SIZE = 256 * 1024
 
-#: Bytes that make a block not plain: what sources.py normalises (CR, BOM, U+FFFD),
-#: NUL, and the brace that changes how lines split.
+#: Bytes that make a block not plain: what sources.py normalises (CR, BOM, U+FFFD)
+#: and NUL. (A ``{`` sends only its lines to the line path: see ``_cut_block``.)
 _SPECIAL = (b"\r", b"\x00")
 _SPECIAL_UTF8 = (b"\xef\xbb\xbf", b"\xef\xbf\xbd")
 
@@ -106,7 +109,7 @@ def _cut_block(cutter: LineCutter, block: bytes, limit: int) -> Iterator[RawReco
         if brace < 0:
             yield from _cut_plain(cutter, text[position:], ascii_only, final)
             return
-        line_start = text.rfind("\n", position, brace) + 1
+        line_start = max(text.rfind("\n", position, brace) + 1, position)
         if line_start > position:
             yield from _cut_plain(cutter, text[position:line_start], ascii_only, False)
         end = text.index("\n", brace) + 1
@@ -242,20 +245,25 @@ def _extend(cutter: LineCutter, part: str) -> None:
     cutter.previous_blank = not lines[-1].strip(_WHITESPACE)
 
 
-class _Prefixed(io.RawIOBase):
-    """``prefix`` and then what ``stream`` reads, as a stream with ``readline``."""
+class _Prefixed:
+    """``prefix`` and then what ``stream`` gives, read by ``readline``: the rest of
+    a stream for the line path, after a block cutter read its first bytes."""
 
     def __init__(self, prefix: bytes, stream: Any) -> None:
         self._prefix = prefix
         self._stream = stream
 
-    def readline(self, size: int | None = -1) -> bytes:
-        if self._prefix:
-            if size is None or size < 0:
-                size = len(self._prefix) + MAX_LINE_LENGTH
-            end = self._prefix.find(b"\n", 0, size) + 1 or min(size, len(self._prefix))
-            line, self._prefix = self._prefix[:end], self._prefix[end:]
-            if line.endswith(b"\n") or len(line) >= size or self._prefix:
-                return line
-            return line + self._stream.readline(size - len(line))
-        return bytes(self._stream.readline(size))
+    def readline(self, size: int = -1) -> bytes:
+        """A line (up to ``size`` bytes, LF included) of the prefix, then the stream."""
+        prefix = self._prefix
+        if not prefix:
+            line: bytes = self._stream.readline(size)
+            return line
+        if size < 0:
+            size = sys.maxsize
+        end = prefix.find(b"\n", 0, size) + 1 or min(size, len(prefix))
+        line, self._prefix = prefix[:end], prefix[end:]
+        if line.endswith(b"\n") or len(line) >= size or self._prefix:
+            return line
+        rest: bytes = self._stream.readline(size - len(line))
+        return line + rest

@@ -27,6 +27,7 @@ import io
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from partita.notation.blockcut import cut_stream
 from partita.notation.builder import HeaderCollector, RecordBuilder, record_context
 from partita.notation.driver import drive, tokenizer
 from partita.notation.model import Record, SourceRef
@@ -81,7 +82,7 @@ def visit_records(
     """Drive a fresh visitor through each record of ``source``; yield its result."""
     tokenize = tokenizer(reference)
     with LineSource(source, name) as lines:
-        for raw in cut_records(lines.lines, lines.name):
+        for raw in _cut(lines):
             yield drive(raw, visitor_factory(), tokenize)
 
 
@@ -93,7 +94,15 @@ def split_records(source: Source, *, name: str | None = None) -> Iterator[RawRec
     exactly as :func:`read_records` would have.
     """
     with LineSource(source, name) as lines:
-        yield from cut_records(lines.lines, lines.name)
+        yield from _cut(lines)
+
+
+def _cut(lines: LineSource) -> Iterator[RawRecord]:
+    """The records of an open source: a binary one cut in blocks (the same records,
+    faster), a text one line by line."""
+    if lines.binary is not None:
+        return cut_stream(lines.binary, lines.name)
+    return cut_records(lines.lines, lines.name)
 
 
 def build_record(raw: RawRecord, *, reference: bool = False) -> Record:
