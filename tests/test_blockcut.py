@@ -18,7 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from partita.errors import InputError
 from partita.notation import blockcut, reader, sources, splitter
+from partita.notation.inputs import open_input
 from partita.notation.sources import MAX_LINE_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,3 +216,53 @@ def test_split_records_reads_files_and_compressed_files_in_blocks(
     for source in (plain, packed, data):
         assert _records(reader.split_records(source, name="f")) == expected
     assert calls == ["f", "f", "f"]
+
+
+def _until_error(cut: Iterator[splitter.RawRecord]) -> tuple[list[tuple[object, ...]], str]:
+    got: list[tuple[object, ...]] = []
+    try:
+        for raw in cut:
+            got.append((raw.text, raw.source, raw.movetext_start, raw.problems))
+    except InputError as error:
+        return got, str(error)
+    return got, ""
+
+
+def test_damaged_compressed_data_gives_the_records_before_the_damage(tmp_path: Path) -> None:
+    """Compressed data is read by whole lines: the records before the damage come
+    out (as on the line path), then the error."""
+    whole = b"".join(path.read_bytes() for path in sorted((ROOT / "examples").glob("*/*.pgr")))
+    packed = gzip.compress(whole * 4, mtime=0)
+    cut = tmp_path / "cut.pgr.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    with open_input(cut) as stream:
+        expected = _until_error(
+            splitter.cut_records(sources.binary_lines(stream), "f")  # type: ignore[arg-type]
+        )
+    with open_input(cut) as stream:
+        got = _until_error(blockcut.cut_stream(stream, "f", block_size=4096))
+    assert "damaged or cut short" in expected[1] and len(expected[0]) > 50
+    assert got == expected
+
+
+class _Trickle(io.RawIOBase):
+    """A pipe that gives at most 5 bytes a read."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        piece, self._data = self._data[:5], self._data[5:]
+        buffer[: len(piece)] = piece
+        return len(piece)
+
+
+@pytest.mark.parametrize("wrap", [lambda raw: raw, io.BufferedReader])
+def test_short_reads_cut_alike(wrap: object) -> None:
+    """A stream that gives little at a time (``read`` only, or ``read1``)."""
+    data = b'[A "1"]\n1. a b\n\n[B "2"]\n{ c\n\n[C "3"]\n} 1. d\n[D "4"]\n1. e'
+    stream = wrap(_Trickle(data))  # type: ignore[operator]
+    assert _records(blockcut.cut_stream(stream, "f", block_size=64)) == _line_path(data)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import io
 import re
 import sys
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 from partita.notation import pgr
 from partita.notation.model import SourceRef
@@ -31,7 +31,7 @@ __all__ = ["BLOCK_SIZE", "cut_stream"]
 #: Bytes read at a time: large enough that the per-block checks cost nothing, well
 #: under :data:`~partita.notation.sources.MAX_LINE_LENGTH` so a block never needs
 #: its lines measured.
-BLOCK_SIZE = 256 * 1024
+BLOCK_SIZE = 16 * 1024
 
 #: Bytes that make a block not plain: what sources.py normalises (CR, BOM, U+FFFD)
 #: and NUL. (A ``{`` sends only its lines to the line path: see ``_cut_block``.)
@@ -60,23 +60,68 @@ def cut_stream(
     ``cut_records(binary_lines(stream, limit), name)`` gives them."""
     cutter = LineCutter(name)
     pending = b""  # an unfinished last line, carried to the next block
+    read = _block_reader(stream, limit)
     while True:
-        data = stream.read(block_size)
+        try:
+            data = read(block_size)
+        except Exception as error:
+            # What was read before the damage, as the line path would have cut it.
+            gathered = getattr(error, "gathered", b"")
+            if gathered or pending:
+                data = pending + gathered
+                end = data.rfind(b"\n") + 1
+                yield from _cut_lines(cutter, data[:end], limit)
+            raise
         if not data:
             break
         data = pending + data if pending else data
         end = data.rfind(b"\n") + 1
-        pending = data[end:]
+        if end == len(data):
+            block, pending = data, b""
+        else:
+            block, pending = data[:end], data[end:]
+        del data  # one copy of the block held, not two
         if len(pending) > limit:  # a line too long: the line path skips it in parts
-            yield from _cut_lines(cutter, data[:end], limit)
+            yield from _cut_lines(cutter, block, limit)
             yield from cutter.feed(binary_lines(_Prefixed(pending, stream), limit))
             yield from cutter.finish()
             return
-        if end:
-            yield from _cut_block(cutter, data[:end], limit)
+        if block:
+            yield from _cut_block(cutter, block, limit)
+        del block
     if pending:
         yield from _cut_block(cutter, pending, limit)
     yield from cutter.finish()
+
+
+def _block_reader(stream: Any, limit: int) -> Callable[[int], bytes]:
+    """How to read a block from ``stream``: ``read1`` (what is there, up to the size:
+    a pipe gives its records as they come), ``read``, or for compressed data whole
+    lines by ``readline``, so that damage found part way through loses no more than
+    the line path loses (the lines before it are cut, then the error is raised)."""
+    if getattr(stream, "compression", None) is not None:
+
+        def read_lines(size: int) -> bytes:
+            lines: list[bytes] = []
+            gathered = 0
+            readline = stream.readline
+            try:
+                while gathered < size:
+                    line = readline(limit + 1)
+                    if not line:
+                        break
+                    lines.append(line)
+                    gathered += len(line)
+            except Exception as error:
+                error.gathered = b"".join(lines)  # type: ignore[attr-defined]
+                raise
+            return b"".join(lines)
+
+        return read_lines
+    read1 = getattr(stream, "read1", None)
+    if read1 is not None:
+        return cast(Callable[[int], bytes], read1)
+    return cast(Callable[[int], bytes], stream.read)
 
 
 def _cut_lines(cutter: LineCutter, block: bytes, limit: int) -> Iterator[RawRecord]:
