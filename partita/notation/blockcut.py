@@ -19,7 +19,7 @@ import io
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, cast
+from typing import Any
 
 from partita.notation import pgr
 from partita.notation.model import SourceRef
@@ -60,17 +60,14 @@ def cut_stream(
     ``cut_records(binary_lines(stream, limit), name)`` gives them."""
     cutter = LineCutter(name)
     pending = b""  # an unfinished last line, carried to the next block
-    read = _block_reader(stream, limit)
+    blocks = _Blocks(stream, limit)
     while True:
         try:
-            data = read(block_size)
-        except Exception as error:
-            # What was read before the damage, as the line path would have cut it.
-            gathered = getattr(error, "gathered", b"")
-            if gathered or pending:
-                data = pending + gathered
-                end = data.rfind(b"\n") + 1
-                yield from _cut_lines(cutter, data[:end], limit)
+            data = blocks.read(block_size)
+        except Exception:
+            # The lines read before the damage, cut as the line path would have.
+            data = pending + blocks.partial
+            yield from _cut_lines(cutter, data[: data.rfind(b"\n") + 1], limit)
             raise
         if not data:
             break
@@ -94,34 +91,37 @@ def cut_stream(
     yield from cutter.finish()
 
 
-def _block_reader(stream: Any, limit: int) -> Callable[[int], bytes]:
-    """How to read a block from ``stream``: ``read1`` (what is there, up to the size:
-    a pipe gives its records as they come), ``read``, or for compressed data whole
-    lines by ``readline``, so that damage found part way through loses no more than
-    the line path loses (the lines before it are cut, then the error is raised)."""
-    if getattr(stream, "compression", None) is not None:
+class _Blocks:
+    """Reads blocks from a stream: by ``read1`` (what is there, up to the size: a
+    pipe gives its records as they come) or ``read``; compressed data by whole lines
+    (``readline``), so that damage found part way through loses no more than the
+    line path loses: the lines read before it stay in ``partial``."""
 
-        def read_lines(size: int) -> bytes:
-            lines: list[bytes] = []
-            gathered = 0
-            readline = stream.readline
-            try:
-                while gathered < size:
-                    line = readline(limit + 1)
-                    if not line:
-                        break
-                    lines.append(line)
-                    gathered += len(line)
-            except Exception as error:
-                error.gathered = b"".join(lines)  # type: ignore[attr-defined]
-                raise
-            return b"".join(lines)
+    def __init__(self, stream: Any, limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+        self.partial = b""
+        self.read: Callable[[int], bytes]
+        if getattr(stream, "compression", None) is not None:
+            self.read = self._read_lines
+        else:
+            self.read = getattr(stream, "read1", None) or stream.read
 
-        return read_lines
-    read1 = getattr(stream, "read1", None)
-    if read1 is not None:
-        return cast(Callable[[int], bytes], read1)
-    return cast(Callable[[int], bytes], stream.read)
+    def _read_lines(self, size: int) -> bytes:
+        lines: list[bytes] = []
+        gathered = 0
+        readline, limit = self._stream.readline, self._limit
+        try:
+            while gathered < size:
+                line: bytes = readline(limit + 1)
+                if not line:
+                    break
+                lines.append(line)
+                gathered += len(line)
+        except Exception:
+            self.partial = b"".join(lines)
+            raise
+        return b"".join(lines)
 
 
 def _cut_lines(cutter: LineCutter, block: bytes, limit: int) -> Iterator[RawRecord]:
