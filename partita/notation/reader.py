@@ -27,6 +27,7 @@ import io
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from partita.notation.blockcut import cut_stream
 from partita.notation.builder import HeaderCollector, RecordBuilder, record_context
 from partita.notation.driver import drive, tokenizer
 from partita.notation.model import Record, SourceRef
@@ -81,6 +82,8 @@ def visit_records(
     """Drive a fresh visitor through each record of ``source``; yield its result."""
     tokenize = tokenizer(reference)
     with LineSource(source, name) as lines:
+        # Line by line: a reader holds a record at a time and little more (a
+        # test keeps its peak memory near one record's); the block cutter holds a block.
         for raw in cut_records(lines.lines, lines.name):
             yield drive(raw, visitor_factory(), tokenize)
 
@@ -90,10 +93,21 @@ def split_records(source: Source, *, name: str | None = None) -> Iterator[RawRec
 
     The cheap first layer alone (about a sixth of reading), for a caller that hands
     the records to other processes: :func:`build_record` makes each a ``Record``,
-    exactly as :func:`read_records` would have.
+    exactly as :func:`read_records` would have. A binary source (a path, compressed
+    or not, standard input, ``bytes``, a binary stream) is cut in blocks by
+    :func:`~partita.notation.blockcut.cut_stream`: the same records, about a fifth
+    of the line path's time.
     """
     with LineSource(source, name) as lines:
-        yield from cut_records(lines.lines, lines.name)
+        yield from _cut(lines)
+
+
+def _cut(lines: LineSource) -> Iterator[RawRecord]:
+    """The records of an open source: a binary one cut in blocks (the same records,
+    faster), a text one line by line."""
+    if lines.binary is not None:
+        return cut_stream(lines.binary, lines.name)
+    return cut_records(lines.lines, lines.name)
 
 
 def build_record(raw: RawRecord, *, reference: bool = False) -> Record:

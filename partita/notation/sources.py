@@ -66,8 +66,12 @@ class LineSource:
     def __init__(self, source: Source, name: str | None) -> None:
         self._close = None
         self.lines: Iterator[Line]
+        #: The binary stream the lines come from (``None`` for text), for a reader
+        #: that cuts it in blocks (:mod:`~partita.notation.blockcut`) instead.
+        self.binary: Any = None
         if isinstance(source, bytes | bytearray | memoryview):
-            self.lines = binary_lines(io.BytesIO(bytes(source)))
+            self.binary = io.BytesIO(bytes(source))
+            self.lines = binary_lines(self.binary)
             self.name = name or "<bytes>"
         elif isinstance(source, str) and (not source or "\n" in source or "\r" in source):
             self.lines = text_lines(io.StringIO(source))
@@ -75,12 +79,14 @@ class LineSource:
         elif isinstance(source, str | os.PathLike):
             stream = open_input(source)  # "-" is stdin; compressed files decompressed
             self._close = stream
+            self.binary = stream
             self.lines = binary_lines(stream)
             self.name = name or input_name(source)
         elif hasattr(source, "read"):
             stream_name = getattr(source, "name", None)
             self.name = name or (str(stream_name) if stream_name is not None else "<stream>")
             if isinstance(source.read(0), bytes):
+                self.binary = source
                 self.lines = binary_lines(source)
             else:
                 self.lines = text_lines(source)

@@ -16,7 +16,7 @@ from partita.notation import pgr
 from partita.notation.model import SourceRef
 from partita.notation.sources import Line
 
-__all__ = ["RawRecord", "cut_records"]
+__all__ = ["LineCutter", "RawRecord", "cut_records"]
 
 
 class RawRecord:
@@ -82,57 +82,109 @@ def cut_records(lines: Iterable[Line], name: str, *, split: bool = True) -> Iter
     ``}`` cannot swallow the rest of a file). Blank lines never split a record.
     ``split=False`` makes all the lines one record.
     """
-    index = 0
-    buffer: list[str] = []
-    chars = 0  # length of the record text so far, newlines included
-    start_line = start_byte = 0
-    movetext_start = -1
-    problems: list[tuple[int, str]] = []
-    in_brace = False
-    previous_blank = False
-    line_number = 0
-    byte = 0
+    cutter = LineCutter(name, split=split)
+    yield from cutter.feed(lines)
+    yield from cutter.finish()
 
-    def emit() -> RawRecord:
+
+class LineCutter:
+    """The state of :func:`cut_records` between lines, kept so that a caller can feed
+    it lines in several parts (and cut other parts itself, as
+    :mod:`~partita.notation.blockcut` does with plain blocks): the record being
+    read (its lines, place, movetext start, problems), whether a brace comment is
+    open, and how many lines and bytes were read."""
+
+    def __init__(self, name: str, *, split: bool = True) -> None:
+        self.name = name
+        self.split = split
+        self.index = 0  # of the record being read (or the next one)
+        self.buffer: list[str] = []  # the lines of the record being read
+        self.chars = 0  # length of the record text so far, newlines included
+        self.start_line = 0
+        self.start_byte = 0
+        self.movetext_start = -1
+        self.problems: list[tuple[int, str]] = []
+        self.in_brace = False
+        self.previous_blank = False
+        self.line_number = 0  # lines read
+        self.byte = 0  # bytes read
+
+    def emit(self) -> RawRecord:
+        """The record being read, finished (trailing blank lines dropped); the next
+        one starts empty."""
+        buffer = self.buffer
         while buffer and not buffer[-1].strip(_WHITESPACE):
             buffer.pop()
         text = "\n".join(buffer)
-        start = movetext_start if movetext_start >= 0 else len(text)
-        source = SourceRef(file=name, index=index, line=start_line, byte_offset=start_byte)
-        return RawRecord(text, source, min(start, len(text)), problems)
+        start = self.movetext_start if self.movetext_start >= 0 else len(text)
+        source = SourceRef(
+            file=self.name, index=self.index, line=self.start_line, byte_offset=self.start_byte
+        )
+        record = RawRecord(text, source, min(start, len(text)), self.problems)
+        self.index += 1
+        self.buffer, self.chars, self.movetext_start, self.problems = [], 0, -1, []
+        self.in_brace = False
+        return record
 
-    for text, size, lead, line_problems in lines:
-        line_number += 1
-        line_byte = byte + lead
-        byte += size
-        blank = not text.strip(_WHITESPACE)
-        if split and buffer:
-            new_record = False
-            if not in_brace:
-                new_record = movetext_start >= 0 and text.lstrip(" \t").startswith("[")
-            elif previous_blank and _TAG_LINE.fullmatch(text):
-                new_record = True
-            if new_record:
-                yield emit()
-                index += 1
-                buffer, chars, movetext_start, problems, in_brace = [], 0, -1, [], False
-        if not buffer:
-            if blank:
-                continue
-            start_line, start_byte = line_number, line_byte
-        if (
-            movetext_start < 0
-            and not in_brace
-            and not blank
-            and not text.lstrip(" \t").startswith("[")
-        ):
-            movetext_start = chars
-        if line_problems:
-            problems.extend((chars + column - 1, message) for column, message in line_problems)
-        buffer.append(text)
-        chars += len(text) + 1
-        if in_brace or "{" in text:
-            in_brace = _brace_after(text, in_brace)
-        previous_blank = blank
-    if buffer:
-        yield emit()
+    def finish(self) -> Iterator[RawRecord]:
+        """The last record, if one is being read (at the end of the input)."""
+        if self.buffer:
+            yield self.emit()
+
+    def feed(self, lines: Iterable[Line]) -> Iterator[RawRecord]:
+        """The records that ``lines`` finish; the unfinished one stays."""
+        split = self.split
+        buffer = self.buffer
+        chars = self.chars
+        movetext_start = self.movetext_start
+        problems = self.problems
+        in_brace = self.in_brace
+        previous_blank = self.previous_blank
+        line_number = self.line_number
+        byte = self.byte
+        for text, size, lead, line_problems in lines:
+            line_number += 1
+            line_byte = byte + lead
+            byte += size
+            blank = not text.strip(_WHITESPACE)
+            if split and buffer:
+                new_record = False
+                if not in_brace:
+                    new_record = movetext_start >= 0 and text.lstrip(" \t").startswith("[")
+                elif previous_blank and _TAG_LINE.fullmatch(text):
+                    new_record = True
+                if new_record:
+                    self.buffer, self.movetext_start, self.problems = (
+                        buffer,
+                        movetext_start,
+                        problems,
+                    )
+                    yield self.emit()
+                    buffer, chars, movetext_start, problems, in_brace = [], 0, -1, [], False
+                    self.buffer, self.problems = buffer, problems
+            if not buffer:
+                if blank:
+                    continue
+                self.start_line, self.start_byte = line_number, line_byte
+            if (
+                movetext_start < 0
+                and not in_brace
+                and not blank
+                and not text.lstrip(" \t").startswith("[")
+            ):
+                movetext_start = chars
+            if line_problems:
+                problems.extend((chars + column - 1, message) for column, message in line_problems)
+            buffer.append(text)
+            chars += len(text) + 1
+            if in_brace or "{" in text:
+                in_brace = _brace_after(text, in_brace)
+            previous_blank = blank
+        self.buffer, self.chars, self.movetext_start, self.problems = (
+            buffer,
+            chars,
+            movetext_start,
+            problems,
+        )
+        self.in_brace, self.previous_blank = in_brace, previous_blank
+        self.line_number, self.byte = line_number, byte
