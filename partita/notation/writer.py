@@ -118,12 +118,7 @@ def write_mainline(
     else:
         first = True
         for token, (number, opens) in zip(moves, labels, strict=True):
-            if opens:
-                append(f"{number}. {token}")
-            elif first:
-                append(f"{number}... {token}")
-            else:
-                append(token)
+            append(_numbered(token, number, opens, first))
             first = False
     append(result)
     if lines:
@@ -145,12 +140,7 @@ def _annotated_units(
             units.extend(_comment_units(comment))
     need_number = True
     for index, (token, (number, opens)) in enumerate(zip(moves, labels, strict=True)):
-        if opens:
-            append(f"{number}. {token}")
-        elif need_number:
-            append(f"{number}... {token}")
-        else:
-            append(token)
+        append(_numbered(token, number, opens, need_number))
         need_number = False
         note = notes.get(index)
         if note is not None:
@@ -294,6 +284,17 @@ def _start(
     return _Numbering(game, max(sides, 1)), state, counter
 
 
+def _numbered(token: str, number: int, opens: bool, need_number: bool) -> str:
+    """A move as the movetext writes it: ``4. t4`` when it opens move 4, ``4... b2``
+    when the other side's move needs its number (the first move written, or after a
+    comment or a variation), else the bare token."""
+    if opens:
+        return f"{number}. {token}"
+    if need_number:
+        return f"{number}... {token}"
+    return token
+
+
 def _movetext_units(record: Record, game: GameNotation[Any, Any] | None) -> Iterator[str]:
     """The movetext as units the wrapper never breaks (a move number with its move,
     a word of a comment, a parenthesis, a NAG, the result)."""
@@ -331,13 +332,13 @@ def _movetext_units(record: Record, game: GameNotation[Any, Any] | None) -> Iter
         forced = numbering.forced_pass(state_before, token)
         if forced is not None:  # an omitted forced pass is written as '--'
             number, place = numbering.label(state_before, counter_before)
-            yield _numbered(PASS_TOKEN, number, place, need_number)
+            yield _numbered(PASS_TOKEN, number, place == 0, need_number)
             need_number = False
             counter_before = numbering.advance((number, place))
             state_before = forced[1]
         number, place = numbering.label(state_before, counter_before)
         spelled, state_after = numbering.play(state_before, _without_bom(token))
-        yield _numbered(spelled + move_node.suffix, number, place, need_number)
+        yield _numbered(spelled + move_node.suffix, number, place == 0, need_number)
         need_number = False
         counter_after = numbering.advance((number, place))
         for nag in move_node.nags:
@@ -383,12 +384,7 @@ def _replayed_units(record: Record, replayed: ReplayedRecord) -> list[str] | Non
             need_number = True
         number, opens = move_number(before)
         token = spelled + node.suffix if node.suffix else spelled
-        if opens:
-            append(f"{number}. {token}")
-        elif need_number:
-            append(f"{number}... {token}")
-        else:
-            append(token)
+        append(_numbered(token, number, opens, need_number))
         need_number = False
         if node.nags:
             for nag in node.nags:
@@ -408,14 +404,6 @@ def _result_token(record: Record) -> str:
         return record.result
     tag = record.tags.get("Result", "*")
     return tag if _RESULT.fullmatch(tag) else "*"
-
-
-def _numbered(token: str, number: int, place: int, need_number: bool) -> str:
-    if place == 0:
-        return f"{number}. {token}"
-    if need_number:
-        return f"{number}... {token}"
-    return token
 
 
 def _wrap(units: Iterable[str], width: int = LINE_WIDTH) -> list[str]:
