@@ -274,9 +274,7 @@ class _Counter:
 
     def line(self, start: int, end: int) -> tuple[str, int, int, None]:
         """The line ``text[start:end]`` (ended by LF) as the line path gives it."""
-        line = self.text[start : end - 1]
-        size = end - start if self.ascii_only else len(line.encode("utf-8")) + 1
-        return line, size, 0, None
+        return _line(self.text[start : end - 1], self.ascii_only)
 
 
 def _extend(cutter: LineCutter, part: str) -> None:
