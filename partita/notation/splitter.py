@@ -159,9 +159,9 @@ class LineCutter:
                         movetext_start,
                         problems,
                     )
-                    yield self.emit()
-                    buffer, chars, movetext_start, problems, in_brace = [], 0, -1, [], False
-                    self.buffer, self.problems = buffer, problems
+                    yield self.emit()  # which starts the next record empty
+                    buffer, chars, movetext_start, problems = self.buffer, 0, -1, self.problems
+                    in_brace = False
             if not buffer:
                 if blank:
                     continue
