@@ -21,12 +21,7 @@ from typing import TYPE_CHECKING
 from partita.database.hashkey import hash_key, stored_hashes
 from partita.database.indexed import defer_game_indexes, index_games
 from partita.database.prepare import Refusal, StoredRecord, prepare_record, variation_rows
-from partita.database.schema import (
-    GAME_COLUMNS,
-    HASH_KEY_COLUMN,
-    POSITION_COLUMNS,
-    PROBLEM_COLUMNS,
-)
+from partita.database.schema import POSITION_COLUMNS, PROBLEM_COLUMNS, STORED_GAME_COLUMNS
 from partita.database.variations import VARIATIONS_INSERT
 from partita.notation.replay import ReplayedRecord
 
@@ -69,10 +64,9 @@ class ImportSummary:
         return data
 
 
-_STORED_COLUMNS = (*GAME_COLUMNS, HASH_KEY_COLUMN)
 _GAMES_INSERT = (
-    f"INSERT INTO games ({', '.join(_STORED_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(_STORED_COLUMNS))})"
+    f"INSERT INTO games ({', '.join(STORED_GAME_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(STORED_GAME_COLUMNS))})"
 )
 _POSITIONS_INSERT = (
     f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "

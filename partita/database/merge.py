@@ -26,11 +26,11 @@ from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import index_games
 from partita.database.maintenance import write_transaction
 from partita.database.schema import (
-    GAME_COLUMNS,
     HASH_KEY_COLUMN,
     POSITION_COLUMNS,
     PROBLEM_COLUMNS,
     SCHEMA_VERSION,
+    STORED_GAME_COLUMNS,
 )
 from partita.database.schema import archive as open_target
 from partita.database.sqlfunctions import register
@@ -237,8 +237,7 @@ def _copy_rows(conn: sqlite3.Connection, columns: set[str], copied: int) -> None
     """The games, positions and problems of the ``copied`` mapped games, with their
     new ids."""
     selected = []
-    stored_columns = (*GAME_COLUMNS, HASH_KEY_COLUMN)
-    for column in stored_columns:
+    for column in STORED_GAME_COLUMNS:
         if column == "id":
             selected.append("m.new")
         elif column in columns:
@@ -252,7 +251,7 @@ def _copy_rows(conn: sqlite3.Connection, columns: set[str], copied: int) -> None
     register(conn, "partita_row_twin_key", 5, row_twin_key)
     register(conn, "partita_hash_key", 1, hash_key)
     conn.execute(
-        f"INSERT INTO main.games ({', '.join(stored_columns)}) "
+        f"INSERT INTO main.games ({', '.join(STORED_GAME_COLUMNS)}) "
         # The id map drives (CROSS JOIN keeps it the outer loop): the games come in
         # id order, their new ids ascending, and no sort of whole rows is needed.
         f"SELECT {', '.join(selected)} FROM temp.partita_merge_ids m "

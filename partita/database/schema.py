@@ -72,6 +72,7 @@ __all__ = [
     "HASH_KEY_COLUMN",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "STORED_GAME_COLUMNS",
     "ArchiveState",
     "Migration",
     "archive",
@@ -118,6 +119,10 @@ GAME_COLUMNS: tuple[str, ...] = (
 #: The column of ``games`` that indexes the content hash (added by migration 6:
 #: :mod:`partita.database.hashkey`).
 HASH_KEY_COLUMN = "hash_key"
+
+#: Every column a writer fills in a new ``games`` row, in insertion order: a
+#: prepared row's (:data:`GAME_COLUMNS`), then :data:`HASH_KEY_COLUMN`.
+STORED_GAME_COLUMNS: tuple[str, ...] = (*GAME_COLUMNS, HASH_KEY_COLUMN)
 
 PROBLEM_COLUMNS: tuple[str, ...] = (
     "game_id",
@@ -726,9 +731,8 @@ def archive(
     except sqlite3.Error as error:
         raise archive_error(error, archive_name(target)) from None
     finally:
-        if _is_database(target):
-            pass
-        elif readonly:
-            db.close()
-        else:
-            _close_writing(db.conn)
+        if not _is_database(target):  # a caller's Database stays open
+            if readonly:
+                db.close()
+            else:
+                _close_writing(db.conn)
