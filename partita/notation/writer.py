@@ -112,27 +112,20 @@ def write_mainline(
     walk (the importers' fast path)."""
     lines = [_tag_line(name, tags[name]) for name in tag_order(tags)]
     units: list[str] = []
-    append = units.append
-    if notes:
-        _annotated_units(units, moves, labels, notes)
-    else:
-        first = True
-        for token, (number, opens) in zip(moves, labels, strict=True):
-            append(_numbered(token, number, opens, first))
-            first = False
-    append(result)
+    _mainline_units(units, moves, labels, notes or {})
+    units.append(result)
     if lines:
         lines.append("")
     lines.extend(_wrap(units, width))
     return "\n".join(lines) + "\n"
 
 
-def _annotated_units(
+def _mainline_units(
     units: list[str], moves: list[str], labels: list[tuple[int, bool]], notes: Notes
 ) -> None:
-    """The units of a mainline with NAGs and comments, as :func:`_replayed_units`
-    writes them: each move's NAGs then its comments after it, and a number again
-    after a comment."""
+    """The units of a mainline and its NAGs and comments (``notes``, maybe none), as
+    :func:`_replayed_units` writes them: each move's NAGs then its comments after
+    it, and a number again after a comment."""
     append = units.append
     opening = notes.get(-1)
     if opening is not None:
