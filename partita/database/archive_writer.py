@@ -183,17 +183,9 @@ class ArchiveWriter:
             next_id += 1
             games.append((game_id, *item.game, hash_key(item.hash)))
             if item.keys:
-                moves = item.moves
-                positions.extend(
-                    zip(
-                        item.keys,
-                        [game_id] * len(moves),
-                        range(1, len(moves) + 1),
-                        moves,
-                        [*moves[1:], None],
-                        strict=True,
-                    )
-                )
+                keys = item.keys
+                plies = range(1, len(keys) + 1)
+                positions.extend(zip(keys, [game_id] * len(keys), plies, strict=True))
             if item.problems:
                 problems.extend((game_id, *problem) for problem in item.problems)
             if item.variations:
