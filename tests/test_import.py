@@ -202,9 +202,9 @@ def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monk
     real = ArchiveWriter._insert_positions
     calls = []
 
-    def fail_on_second_batch(self, conn, rows):
-        calls.append(len(rows))
-        real(self, conn, rows)
+    def fail_on_second_batch(self, *rows):
+        calls.append(rows)
+        real(self, *rows)
         if len(calls) == 2:  # the batch's positions written, its problems not yet
             raise OSError("disk unplugged")
 

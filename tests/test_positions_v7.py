@@ -9,11 +9,18 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_import import write_games
 
 from partita.database import import_paths
-from partita.database.schema import SCHEMA_VERSION, migrate_archive, open_archive
+from partita.database.archive_writer import ArchiveWriter
+from partita.database.current_schema import CURRENT_STATEMENTS
+from partita.database.prepare import StoredRecord, prepare_record
+from partita.database.schema import GAME_COLUMNS, SCHEMA_VERSION, migrate_archive, open_archive
 from partita.errors import ArchiveError
+from partita.notation.reader import read_records
+from partita.notation.replay import replay
 
 #: The two tables as partita wrote them before version 7 (migrations 1 and 4).
 _V6_POSITIONS = (
@@ -119,3 +126,52 @@ def test_an_archive_at_version_6_migrates_to_the_same_positions(tmp_path, fresh,
     summary = import_paths(older, [tmp_path / "in", tmp_path / "more"])
     assert (summary.imported, summary.duplicates) == (3, 30)
     assert positions(older)[: len(positions(fresh))] == positions(fresh)
+
+
+def _template() -> StoredRecord:
+    """A real prepared record, whose rows the property test below varies."""
+    text = '[Game "forza4x4"]\n\n1. t4 r5 2. t4 *\n'
+    [record] = read_records(text)
+    prepared = prepare_record(replay(record), strict=False)
+    assert isinstance(prepared, StoredRecord)
+    return prepared
+
+
+_TEMPLATE = _template()
+_HASH_AT = GAME_COLUMNS.index("hash") - 1  # the prepared row has no id
+
+_KEYS = st.lists(st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1), max_size=12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    games=st.lists(st.tuples(st.integers(0, 5), _KEYS), min_size=1, max_size=8),
+    bulk=st.booleans(),
+)
+def test_the_writer_stores_every_key_with_its_game_and_ply(games, bulk):
+    """Whatever the keys (the extremes of 64 bits, none, repeated), each stored game
+    gets the row ``(key, id, ply)`` for its ``ply``-th key; duplicates get none."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    for statement in CURRENT_STATEMENTS:
+        conn.execute(statement)
+    writer = ArchiveWriter(conn, bulk=bulk)
+    for content, keys in games:
+        digest = f"{content:064x}"
+        game = list(_TEMPLATE.game)
+        game[_HASH_AT] = digest
+        moves = [f"m{ply}" for ply in range(len(keys))]
+        writer.add_prepared(
+            _TEMPLATE._replace(hash=digest, game=tuple(game), keys=keys, moves=moves)
+        )
+    writer.flush()
+    expected, seen = [], set()
+    for content, keys in games:
+        if content in seen:
+            continue
+        seen.add(content)
+        expected.extend((key, len(seen), ply) for ply, key in enumerate(keys, 1))
+    table = "positions_load" if bulk else "positions"
+    stored = conn.execute(f"SELECT key, game_id, ply, typeof(key) FROM {table}").fetchall()
+    assert sorted(stored) == sorted((*row, "integer") for row in expected)
+    assert writer.summary.plies == len(expected)
+    assert writer.summary.duplicates == len(games) - len(seen)
