@@ -327,10 +327,10 @@ def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, f
             "stored_text",
             lambda replayed: replayed.record.text + "\n",
         ),
-        "positions inserts (executemany)": (
+        "positions inserts (INSERT ... SELECT from json_each)": (
             importer.ArchiveWriter,
             "_insert_positions",
-            lambda self, conn, rows: None,
+            lambda self, *rows: None,
         ),
         "key folding (blake2b; a multiplication instead)": (
             prepare,

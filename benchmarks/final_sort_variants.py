@@ -71,8 +71,8 @@ def run_variant(source: Path, variant: dict) -> dict:
         first = low + number * span
         last = first + span - 1 if number < ranges - 1 else (1 << 63) - 1
         moves.append(
-            "INSERT INTO positions (key, game_id, ply, move, next_move) "
-            "SELECT key, game_id, ply, move, next_move FROM positions_load "
+            "INSERT INTO positions (key, game_id, ply) "
+            "SELECT key, game_id, ply FROM positions_load "
             f"WHERE key BETWEEN {first} AND {last} ORDER BY key, game_id, ply"
         )
     conn.execute("BEGIN IMMEDIATE")

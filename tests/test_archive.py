@@ -361,7 +361,7 @@ def archive_content(db_path: Path) -> dict:
         "games": Counter(db.execute(f"SELECT {GAME_FIELDS} FROM games").fetchall()),
         "positions": Counter(
             db.execute(
-                "SELECT g.hash, p.ply, p.move, p.key FROM positions p JOIN games g ON g.id = p.game_id"
+                "SELECT g.hash, p.ply, p.key FROM positions p JOIN games g ON g.id = p.game_id"
             ).fetchall()
         ),
         "problems": Counter(
@@ -443,13 +443,21 @@ def test_archive_functions_accept_an_open_database(tmp_path):
         db.execute("SELECT 1")
 
 
+#: The canonical token of ply ``p.ply`` of game ``g`` and the one played after it
+#: (NULL after the last), in plain SQL from ``games.moves``, as docs/archive.md
+#: writes them (no canonical token holds a quote, a backslash or a space).
+MOVES_ARRAY_SQL = "'[\"' || replace(g.moves, ' ', '\",\"') || '\"]'"
+MOVE_SQL = f"json_extract({MOVES_ARRAY_SQL}, '$[' || (p.ply - 1) || ']')"
+NEXT_MOVE_SQL = f"json_extract({MOVES_ARRAY_SQL}, '$[' || p.ply || ']')"
+
+
 def test_positions_know_the_move_played_from_them(hand_archive):
     forza = get_game("forza4x4")
     after_t4 = forza.parse_position("8/8/8/8/8/8/8/3x4 o")
     key = fold_key("forza4x4", forza.rules.key(after_t4))
     db = Database(hand_archive)
     rows = db.execute(
-        "SELECT g.event, p.ply, p.move, p.next_move FROM positions p "
+        f"SELECT g.event, p.ply, {MOVE_SQL}, {NEXT_MOVE_SQL} FROM positions p "
         "JOIN games g ON g.id = p.game_id WHERE p.key = ? ORDER BY g.id",
         (key,),
     ).fetchall()

@@ -202,15 +202,11 @@ def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monk
     real = ArchiveWriter._insert_positions
     calls = []
 
-    def fail_on_second_batch(self, conn, rows):
-        calls.append(len(rows))
-        if len(calls) == 2:
-            conn.executemany(
-                "INSERT INTO positions VALUES (?, ?, ?, ?, ?)",
-                rows[: len(rows) // 2],
-            )
+    def fail_on_second_batch(self, *rows):
+        calls.append(rows)
+        real(self, *rows)
+        if len(calls) == 2:  # the batch's positions written, its problems not yet
             raise OSError("disk unplugged")
-        real(self, conn, rows)
 
     monkeypatch.setattr(ArchiveWriter, "_insert_positions", fail_on_second_batch)
     with pytest.raises(OSError, match="disk unplugged"):

@@ -43,7 +43,7 @@ def by_hash(path: Path) -> dict[str, tuple]:
         for values in conn.execute(f"SELECT id, {', '.join(kept)} FROM games"):
             game_id, row = values[0], dict(zip(kept, values[1:], strict=True))
             positions = conn.execute(
-                "SELECT key, ply, move, next_move FROM positions WHERE game_id = ? ORDER BY ply",
+                "SELECT key, ply FROM positions WHERE game_id = ? ORDER BY ply",
                 (game_id,),
             ).fetchall()
             problems = conn.execute(

@@ -150,7 +150,7 @@ def positions_dump(path: Path) -> list[tuple]:
     connection = sqlite3.connect(path)
     try:
         return connection.execute(
-            "SELECT g.hash, p.key, p.ply, p.move, p.next_move FROM positions p "
+            "SELECT g.hash, p.key, p.ply FROM positions p "
             "JOIN games g ON g.id = p.game_id ORDER BY g.id, p.ply"
         ).fetchall()
     finally:

@@ -7,7 +7,8 @@ content hashes of the batch are looked up (by their integer key,
 :mod:`~partita.database.hashkey`, then in full), duplicates (already in the archive, or
 twice in the batch) are dropped, game ids are assigned (``max(id) + 1`` onwards,
 inside the transaction, so the positions and problems rows can be written with plain
-``executemany``), and games, positions, variation positions and problems go in
+``executemany``, the positions of the whole batch with one ``INSERT ... SELECT`` from
+``json_each``), and games, positions, variation positions and problems go in
 together. A batch that fails leaves no row behind.
 """
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import asdict, dataclass, field
-from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from partita.database.hashkey import hash_key, stored_hashes
@@ -68,19 +68,29 @@ _GAMES_INSERT = (
     f"INSERT INTO games ({', '.join(STORED_GAME_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(STORED_GAME_COLUMNS))})"
 )
-_POSITIONS_INSERT = (
-    f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
+#: A batch's positions rows in one statement: ``?2`` is a JSON array with one array
+#: of folded keys per stored game of the batch, in id order (the ids are consecutive
+#: from ``?1``); key ``i`` of array ``g`` (both counted from 0) is the row
+#: ``(key, ?1 + g, ply i + 1)``. SQLite makes the rows itself, for about a third of
+#: the CPU of ``executemany`` of 3-tuples, which builds and binds a tuple per row
+#: (docs/archive.md, "Issue 16, session 8").
+_POSITIONS_FROM_JSON = (
+    "INSERT INTO {table} ({columns}) SELECT k.value, ?1 + g.key, k.key + 1 "
+    "FROM json_each(?2) g, json_each(g.value) k"
 )
-_LOAD_INSERT = (
-    f"INSERT INTO positions_load ({', '.join(POSITION_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
+#: Into the ``positions`` B-tree: in key order, so the inserts walk it forwards.
+_POSITIONS_INSERT = (
+    _POSITIONS_FROM_JSON.format(table="positions", columns=", ".join(POSITION_COLUMNS))
+    + " ORDER BY 1"
+)
+#: Into the ``positions_load`` heap (a bulk import): an append per row, unsorted.
+_LOAD_INSERT = _POSITIONS_FROM_JSON.format(
+    table="positions_load", columns=", ".join(POSITION_COLUMNS)
 )
 _PROBLEMS_INSERT = (
     f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
 )
-_first = itemgetter(0)
 
 
 class ArchiveWriter:
@@ -170,7 +180,8 @@ class ArchiveWriter:
         existing = stored_hashes(conn, [item.hash for item in batch])
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
         games: list[tuple] = []
-        positions: list[tuple] = []
+        keys: list[list[int]] = []  # per stored game, in id order
+        plies = 0
         problems: list[tuple] = []
         variations: list[tuple] = []
         duplicates = invalid = 0
@@ -182,18 +193,8 @@ class ArchiveWriter:
             game_id = next_id
             next_id += 1
             games.append((game_id, *item.game, hash_key(item.hash)))
-            if item.keys:
-                moves = item.moves
-                positions.extend(
-                    zip(
-                        item.keys,
-                        [game_id] * len(moves),
-                        range(1, len(moves) + 1),
-                        moves,
-                        [*moves[1:], None],
-                        strict=True,
-                    )
-                )
+            keys.append(item.keys)
+            plies += len(item.keys)
             if item.problems:
                 problems.extend((game_id, *problem) for problem in item.problems)
             if item.variations:
@@ -205,25 +206,22 @@ class ArchiveWriter:
         self._insert_games(conn, games)
         if games:
             index_games(conn, games[0][0], games[-1][0])
-        if self.bulk:
-            conn.executemany(_LOAD_INSERT, positions)
-        else:
-            # Keys in order: the inserts walk the positions B-tree forwards (see docs).
-            positions.sort(key=_first)
-            self._insert_positions(conn, positions)
+        if plies:
+            # Folded keys are ints, whose repr is JSON: str() writes the array in C.
+            self._insert_positions(conn, games[0][0], str(keys))
         # Few (a game in twenty has a variation in a club's archive): straight into
         # their B-tree, in key order, in bulk mode too.
         variations.sort()
         self._insert_variations(conn, variations)
         self._insert_problems(conn, problems)
-        return len(games), invalid, len(positions), len(problems), duplicates
+        return len(games), invalid, plies, len(problems), duplicates
 
     # The inserts are methods so that tests can make one fail half-way.
     def _insert_games(self, conn, rows: list[tuple]) -> None:
         conn.executemany(_GAMES_INSERT, rows)
 
-    def _insert_positions(self, conn, rows: list[tuple]) -> None:
-        conn.executemany(_POSITIONS_INSERT, rows)
+    def _insert_positions(self, conn, first_id: int, keys_json: str) -> None:
+        conn.execute(_LOAD_INSERT if self.bulk else _POSITIONS_INSERT, (first_id, keys_json))
 
     def _insert_variations(self, conn, rows: list[tuple]) -> None:
         conn.executemany(VARIATIONS_INSERT, rows)

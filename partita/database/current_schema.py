@@ -3,7 +3,7 @@
 A new archive is made by running :data:`CURRENT_SCHEMA` (the ``sqlite_master`` text
 the migrations of :data:`partita.database.schema.MIGRATIONS` leave behind, in the
 order they make it) and writing the ``schema_version`` rows the migrations would
-write, in one transaction, with the stdlib ``sqlite3`` alone: running the six
+write, in one transaction, with the stdlib ``sqlite3`` alone: running the seven
 migrations through sqlite-utils cost a small import the loading of sqlite-utils
 (about 70 ms) and its table introspection.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 __all__ = ["CURRENT_SCHEMA", "CURRENT_SCHEMA_VERSION", "CURRENT_STATEMENTS"]
 
 #: The migration :data:`CURRENT_SCHEMA` is the schema after.
-CURRENT_SCHEMA_VERSION = 6
+CURRENT_SCHEMA_VERSION = 7
 
 #: Every table and index of an archive at :data:`CURRENT_SCHEMA_VERSION`, as
 #: ``sqlite_master`` holds them after the migrations (sqlite-utils' quoting for the
@@ -63,14 +63,6 @@ CREATE INDEX "games_moves"
     ON "games" ("moves");
 CREATE INDEX "games_game_date"
     ON "games" ("game", "date_min");
-CREATE TABLE positions (
-   key INTEGER NOT NULL,
-   game_id INTEGER NOT NULL REFERENCES games(id),
-   ply INTEGER NOT NULL,
-   move TEXT NOT NULL,
-   next_move TEXT,
-   PRIMARY KEY (key, game_id, ply)
-) WITHOUT ROWID;
 CREATE TABLE "problems" (
    "id" INTEGER PRIMARY KEY,
    "game_id" INTEGER NOT NULL REFERENCES "games"("id"),
@@ -102,7 +94,6 @@ CREATE TABLE book (
    seconds REAL,
    PRIMARY KEY (game, setup, kind, key)
 ) WITHOUT ROWID;
-CREATE INDEX positions_game ON positions(game_id);
 CREATE INDEX games_twin ON games(twin_key);
 CREATE TABLE game_players (
    game_id INTEGER NOT NULL REFERENCES games(id),
@@ -121,13 +112,6 @@ CREATE TABLE game_tags (
 ) WITHOUT ROWID;
 CREATE INDEX game_tags_value ON game_tags(name, value);
 CREATE INDEX game_tags_number ON game_tags(name, number) WHERE number IS NOT NULL;
-CREATE TABLE positions_load (
-   key INTEGER NOT NULL,
-   game_id INTEGER NOT NULL,
-   ply INTEGER NOT NULL,
-   move TEXT NOT NULL,
-   next_move TEXT
-);
 CREATE TABLE variation_positions (
    key INTEGER NOT NULL,
    game_id INTEGER NOT NULL REFERENCES games(id),
@@ -139,6 +123,18 @@ CREATE TABLE variation_positions (
 ) WITHOUT ROWID;
 CREATE INDEX variation_positions_game ON variation_positions(game_id);
 CREATE INDEX games_hash_key ON games(hash_key);
+CREATE TABLE positions (
+   key INTEGER NOT NULL,
+   game_id INTEGER NOT NULL REFERENCES games(id),
+   ply INTEGER NOT NULL,
+   PRIMARY KEY (key, game_id, ply)
+) WITHOUT ROWID;
+CREATE INDEX positions_game ON positions(game_id);
+CREATE TABLE positions_load (
+   key INTEGER NOT NULL,
+   game_id INTEGER NOT NULL,
+   ply INTEGER NOT NULL
+);
 """
 
 #: :data:`CURRENT_SCHEMA` statement by statement. They run one by one inside the

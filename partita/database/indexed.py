@@ -206,8 +206,8 @@ def finish_loading(conn: sqlite3.Connection) -> int:
         if empty:
             conn.execute("DROP INDEX IF EXISTS positions_game")
         moved = conn.execute(
-            "INSERT INTO positions (key, game_id, ply, move, next_move) "
-            "SELECT key, game_id, ply, move, next_move FROM positions_load "
+            "INSERT INTO positions (key, game_id, ply) "
+            "SELECT key, game_id, ply FROM positions_load "
             "ORDER BY key, game_id, ply"
         ).rowcount
         conn.execute("PRAGMA secure_delete = FAST")

@@ -291,19 +291,9 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     conn.execute("DELETE FROM problems WHERE game_id = ?", (game_id,))
     delete_variations(conn, [game_id])
     conn.executemany(VARIATIONS_INSERT, sorted(variation_rows(game_id, stored.variations)))
-    moves = stored.moves
-    if stored.keys:
-        conn.executemany(
-            _POSITIONS_INSERT,
-            zip(
-                stored.keys,
-                [game_id] * len(moves),
-                range(1, len(moves) + 1),
-                moves,
-                [*moves[1:], None],
-                strict=True,
-            ),
-        )
+    keys = stored.keys
+    plies = range(1, len(keys) + 1)
+    conn.executemany(_POSITIONS_INSERT, zip(keys, [game_id] * len(keys), plies, strict=True))
     conn.executemany(_PROBLEMS_INSERT, [(game_id, *problem) for problem in stored.problems])
 
 

@@ -7,10 +7,10 @@ description and the measurements behind the layout):
   text, the mainline as canonical tokens, the content hash that detects
   duplicates and its integer key, where it came from);
 * ``positions``: one row per ply of a game's legal mainline prefix (the folded
-  position key after the ply, the game, the ply, the move that made the position
-  and the move played from it), a ``WITHOUT ROWID`` table whose primary key starts
-  with the key, so a position lookup (and "what was played here") is one index
-  range and an import writes one B-tree per ply;
+  position key after the ply, the game, the ply; the move of a ply is the game's
+  ``moves`` token there), a ``WITHOUT ROWID`` table whose primary key is all of
+  it, so a position lookup is one index range and an import writes one B-tree per
+  ply;
 * ``problems``: every problem of every stored record;
 * ``variation_positions`` (version 5): the same for every legal ply of every
   variation, with the variation's number (:mod:`partita.database.variations`);
@@ -136,7 +136,46 @@ PROBLEM_COLUMNS: tuple[str, ...] = (
     "message",
 )
 
-POSITION_COLUMNS: tuple[str, ...] = ("key", "game_id", "ply", "move", "next_move")
+#: The columns of ``positions`` and of its load heap ``positions_load`` (version 7:
+#: the move and the next move went; they are ``games.moves`` at the ply).
+POSITION_COLUMNS: tuple[str, ...] = ("key", "game_id", "ply")
+
+#: Migration 7, in order: ``positions`` rebuilt as ``(key, game_id, ply)`` (the old
+#: table renamed, its rows copied in key order into the new one, so its B-tree is
+#: written page after page, then dropped with its index; the index made again),
+#: and ``positions_load`` likewise (a stopped bulk import's rows kept). The
+#: ``move`` and ``next_move`` columns cost a third of the insert rate and 7 bytes a
+#: row, and nothing reads them: the token of a ply is in ``games.moves``
+#: (docs/archive.md, "Issue 16, session 8"). ``variation_positions`` keeps its
+#: own (few rows).
+MIGRATION_7: tuple[str, ...] = (
+    "ALTER TABLE positions RENAME TO positions_v6",
+    "CREATE TABLE positions (\n"
+    "   key INTEGER NOT NULL,\n"
+    "   game_id INTEGER NOT NULL REFERENCES games(id),\n"
+    "   ply INTEGER NOT NULL,\n"
+    "   PRIMARY KEY (key, game_id, ply)\n"
+    ") WITHOUT ROWID",
+    "INSERT INTO positions (key, game_id, ply) "
+    "SELECT key, game_id, ply FROM positions_v6 ORDER BY key, game_id, ply",
+    "DROP TABLE positions_v6",
+    "CREATE INDEX positions_game ON positions(game_id)",
+    "ALTER TABLE positions_load RENAME TO positions_load_v6",
+    "CREATE TABLE positions_load (\n"
+    "   key INTEGER NOT NULL,\n"
+    "   game_id INTEGER NOT NULL,\n"
+    "   ply INTEGER NOT NULL\n"
+    ")",
+    "INSERT INTO positions_load (key, game_id, ply) "
+    "SELECT key, game_id, ply FROM positions_load_v6",
+    "DROP TABLE positions_load_v6",
+)
+
+
+def _upgrade_to_v7(db: Database) -> None:
+    """Migration 7: :data:`MIGRATION_7`, inside the migration's transaction."""
+    for statement in MIGRATION_7:
+        db.conn.execute(statement)
 
 
 def _create_v1(db: Database) -> None:
@@ -252,6 +291,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "content hashes indexed by an integer key (games.hash_key)",
         lambda db: import_module("partita.database.hashkey").upgrade_to_v6(db),
     ),
+    Migration(7, "positions without the moves (key, game_id, ply)", _upgrade_to_v7),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
