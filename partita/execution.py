@@ -39,13 +39,14 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
-from multiprocessing.context import SpawnContext, SpawnProcess
+from multiprocessing.context import ForkContext, ForkProcess, SpawnContext, SpawnProcess
 from typing import Any
 
 from partita.cores import usable_cpus
@@ -57,10 +58,14 @@ __all__ = [
     "ClusterUnavailable",
     "Execution",
     "InlineExecutor",
+    "QuietForkContext",
     "QuietSpawnContext",
     "check_scheduler",
     "default_workers",
     "open_executor",
+    "quiet_context",
+    "running_threads",
+    "worker_start_method",
 ]
 
 #: The environment variable a command reads when ``--scheduler`` is not given.
@@ -299,23 +304,30 @@ def open_executor(
         pool.shutdown(wait=True)
 
 
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while it starts a worker process: the process
+    inherits the mask (through a fork, and an exec too), so a Ctrl-C while it
+    starts up (before its initializer ignores SIGINT) prints no traceback; here a
+    Ctrl-C meanwhile waits, or goes to another thread, and is not lost."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 class _QuietSpawnProcess(SpawnProcess):
-    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
-    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
-    starts up (before its initializer ignores SIGINT) prints no traceback; the
+    """A spawned worker process that never sees Ctrl-C (:func:`_ctrl_c_held`); the
     process that started it stops the run and the workers."""
 
     @staticmethod
     def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
-        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+        with _ctrl_c_held():
             return SpawnProcess._Popen(process_obj)
-        # Blocked in this thread only while it starts the process: a Ctrl-C
-        # meanwhile waits, or goes to another thread, and is not lost.
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            return SpawnProcess._Popen(process_obj)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class QuietSpawnContext(SpawnContext):
@@ -323,6 +335,56 @@ class QuietSpawnContext(SpawnContext):
     context of every local worker pool (here and an import's)."""
 
     Process = _QuietSpawnProcess
+
+
+class _QuietForkProcess(ForkProcess):
+    """A forked worker process that never sees Ctrl-C (:func:`_ctrl_c_held`)."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        with _ctrl_c_held():
+            return ForkProcess._Popen(process_obj)
+
+
+class QuietForkContext(ForkContext):
+    """The ``fork`` start method, with workers that start deaf to Ctrl-C: only
+    where :func:`worker_start_method` says it is safe."""
+
+    Process = _QuietForkProcess
+
+
+def worker_start_method(
+    fork: bool, *, platform: str | None = None, threads: int | None = None
+) -> str:
+    """How to start local worker processes: ``"fork"`` when the caller allows it
+    (``fork``: it holds nothing a copy of the process must not share, as the CLI's
+    import), on Linux, and this process runs no other thread now (``threads``,
+    default :func:`running_threads`); else ``"spawn"``, a fresh interpreter.
+
+    A fork copies the process as it is, in a few milliseconds, where a spawned
+    worker imports partita again (about a second of CPU on this machine,
+    docs/archive.md); but a thread running during the fork may hold a lock the
+    copy then never sees released, and macOS's system libraries are not safe to
+    use after a fork at all. Checked by the caller right before it forks."""
+    if not fork or (platform or sys.platform) != "linux":
+        return "spawn"
+    if threads is None:
+        threads = running_threads()
+    return "fork" if threads == 1 else "spawn"
+
+
+def running_threads() -> int | None:
+    """The threads this process runs now, those no Python code started included
+    (Linux's ``/proc/self/task``), ``None`` where that cannot be read."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return None
+
+
+def quiet_context(method: str) -> QuietForkContext | QuietSpawnContext:
+    """The quiet context of a start method :func:`worker_start_method` chose."""
+    return QuietForkContext() if method == "fork" else QuietSpawnContext()
 
 
 def _start_worker(initializer: Callable[..., object] | None, initargs: tuple) -> None:

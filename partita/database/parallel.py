@@ -10,6 +10,7 @@ the number of workers.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
@@ -77,10 +78,15 @@ class Preparer:
     the workers start, and whenever writing leaves it time). Chunks in flight are
     bounded, so memory stays flat.
 
-    Workers are started with ``spawn`` (a fresh interpreter: safe whatever threads
-    this process runs, the same on every platform). If a worker does not know the
-    same games as this process (one registered at run time), this process prepares
-    everything itself, so that the archive is the same.
+    Workers are started with ``fork`` when the caller allows it (``fork``: the
+    CLI's import) and :func:`partita.execution.worker_start_method` finds it safe
+    (Linux, no other thread running at the time): a copy of this process, ready
+    in milliseconds, started here at once while that check holds. Else with
+    ``spawn`` (a fresh interpreter, which imports partita again: safe whatever
+    threads this process runs, the same on every platform), at the first chunk;
+    and if a spawned worker does not know the same games as this process (one
+    registered at run time), this process prepares everything itself, so that
+    the archive is the same. :attr:`start_method` says which it was.
 
     With ``scheduler`` (a Dask scheduler's address, or ``local:N``) the chunks go to
     that cluster's workers through :func:`partita.execution.open_executor` instead
@@ -88,11 +94,15 @@ class Preparer:
     travel there, and the prepared rows back, to the one writer here.
     """
 
-    def __init__(self, workers: int, scheduler: str | None = None) -> None:
+    def __init__(self, workers: int, scheduler: str | None = None, *, fork: bool = False) -> None:
         self.workers = workers
         self.scheduler = scheduler
+        self.fork = fork
+        #: How the local workers started (``"fork"``, ``"spawn"``), None without.
+        self.start_method: str | None = None
         self._pool: Executor | None = None
         self._cluster: ExitStack | None = None
+        self._forked = False
 
     def __enter__(self) -> Preparer:
         if self.scheduler is not None:
@@ -107,13 +117,20 @@ class Preparer:
         elif self.workers > 1:
             from concurrent.futures import ProcessPoolExecutor
 
-            from partita.execution import QuietSpawnContext
+            from partita.execution import quiet_context, worker_start_method
 
+            self.start_method = worker_start_method(self.fork)
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
-                mp_context=QuietSpawnContext(),
+                mp_context=quiet_context(self.start_method),
                 initializer=start_worker,
             )
+            if self.start_method == "fork":
+                # Forked now, while the check holds (a first task makes the pool
+                # fork its workers, then start its threads). A copy knows the
+                # games this process knows: no probe.
+                self._pool.submit(os.getpid)
+                self._forked = True
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -133,7 +150,7 @@ class Preparer:
             for chunk in chunks:
                 yield chunk, _prepare_here(chunk)
             return
-        probe: Future | None = pool.submit(known_games)
+        probe: Future | None = None if self._forked else pool.submit(known_games)
         queued = _QUEUED_PER_WORKER * (self.workers - 1)
         # Chunks in input order, each with its Future (in a worker) or its records.
         in_flight: deque[tuple[Chunk, Future | list]] = deque()

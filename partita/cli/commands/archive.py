@@ -99,6 +99,7 @@ def import_(
                 progress=lambda done: update(done.bytes_done),
                 workers=workers,
                 scheduler=scheduler,
+                fork_workers=True,
             )
         empty = {Path(name) for name in summary.empty_files}
         inputs.check_records({file: int(file not in empty) for file in inputs.files})
