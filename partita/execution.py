@@ -39,7 +39,6 @@ import multiprocessing
 import os
 import re
 import signal
-import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -64,8 +63,6 @@ __all__ = [
     "default_workers",
     "open_executor",
     "quiet_context",
-    "running_threads",
-    "worker_start_method",
 ]
 
 #: The environment variable a command reads when ``--scheduler`` is not given.
@@ -348,42 +345,13 @@ class _QuietForkProcess(ForkProcess):
 
 class QuietForkContext(ForkContext):
     """The ``fork`` start method, with workers that start deaf to Ctrl-C: only
-    where :func:`worker_start_method` says it is safe."""
+    where :func:`partita.cores.worker_start_method` says it is safe."""
 
     Process = _QuietForkProcess
 
 
-def worker_start_method(
-    fork: bool, *, platform: str | None = None, threads: int | None = None
-) -> str:
-    """How to start local worker processes: ``"fork"`` when the caller allows it
-    (``fork``: it holds nothing a copy of the process must not share, as the CLI's
-    import), on Linux, and this process runs no other thread now (``threads``,
-    default :func:`running_threads`); else ``"spawn"``, a fresh interpreter.
-
-    A fork copies the process as it is, in a few milliseconds, where a spawned
-    worker imports partita again (about a second of CPU on this machine,
-    docs/archive.md); but a thread running during the fork may hold a lock the
-    copy then never sees released, and macOS's system libraries are not safe to
-    use after a fork at all. Checked by the caller right before it forks."""
-    if not fork or (platform or sys.platform) != "linux":
-        return "spawn"
-    if threads is None:
-        threads = running_threads()
-    return "fork" if threads == 1 else "spawn"
-
-
-def running_threads() -> int | None:
-    """The threads this process runs now, those no Python code started included
-    (Linux's ``/proc/self/task``), ``None`` where that cannot be read."""
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return None
-
-
 def quiet_context(method: str) -> QuietForkContext | QuietSpawnContext:
-    """The quiet context of a start method :func:`worker_start_method` chose."""
+    """The quiet context of a start method (:func:`partita.cores.worker_start_method`)."""
     return QuietForkContext() if method == "fork" else QuietSpawnContext()
 
 

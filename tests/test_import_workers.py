@@ -3,6 +3,7 @@ either way the same archive as one process, and a stopped import leaves whole ga
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -23,7 +24,7 @@ from test_import import (
     write_games,
 )
 
-from partita import execution
+from partita import cores
 from partita.database import import_paths, importer, parallel
 
 
@@ -41,22 +42,32 @@ from partita.database import import_paths, importer, parallel
 def test_workers_fork_only_when_allowed_on_linux_with_no_other_thread(
     fork, platform, threads, expected
 ):
-    assert execution.worker_start_method(fork, platform=platform, threads=threads) == expected
+    assert cores.worker_start_method(fork, platform=platform, threads=threads) == expected
+
+
+#: Threads counted in a fresh process: alone, with a thread Python started, after it.
+COUNT_THREADS = """
+import threading
+from partita.cores import running_threads
+counted = [running_threads()]
+release = threading.Event()
+thread = threading.Thread(target=release.wait)
+thread.start()
+counted.append(running_threads())
+release.set()
+thread.join()
+counted.append(running_threads())
+print(counted)
+"""
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/task is Linux's")
 def test_running_threads_counts_every_thread_of_the_process():
-    before = execution.running_threads()
-    assert before is not None and before >= 1
-    release = threading.Event()
-    thread = threading.Thread(target=release.wait)
-    thread.start()
-    try:
-        assert execution.running_threads() == before + 1
-    finally:
-        release.set()
-        thread.join()
-    assert execution.running_threads() == before
+    run = subprocess.run(
+        [sys.executable, "-c", COUNT_THREADS],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=True,
+    )  # fmt: skip
+    assert run.stdout.strip() == "[1, 2, 1]"
 
 
 def test_a_process_running_a_thread_starts_spawned_workers():
@@ -101,13 +112,13 @@ def test_the_cli_import_allows_forked_workers(tmp_path, monkeypatch):
 #: progress calls, and whether a worker held the archive open.
 FORKED_IMPORT = """
 import json, multiprocessing, os, sys
-from partita import execution
+from partita import cores
 from partita.database import import_paths, importer
 
 importer.CHUNK_BYTES = 1500  # several chunks a file
 methods = []
-choose = execution.worker_start_method
-execution.worker_start_method = lambda *a, **k: methods.append(choose(*a, **k)) or methods[-1]
+choose = cores.worker_start_method
+cores.worker_start_method = lambda *a, **k: methods.append(choose(*a, **k)) or methods[-1]
 database = os.path.realpath(sys.argv[1])
 events, archive_in_a_worker = [], []
 
@@ -221,11 +232,33 @@ def test_forked_workers_are_not_used_by_a_library_import(tmp_path, monkeypatch):
     """import_paths' default keeps spawn: a script's own threads and state are
     not partita's to copy."""
     chosen = []
-    choose = execution.worker_start_method
+    choose = cores.worker_start_method
     monkeypatch.setattr(
-        execution, "worker_start_method", lambda *a, **k: chosen.append(choose(*a, **k)) or chosen[-1]
+        cores, "worker_start_method", lambda *a, **k: chosen.append(choose(*a, **k)) or chosen[-1]
     )
     write_games(tmp_path / "a.pgr", 5, seed=31)
     summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=2)
     assert summary.imported == 5 and chosen == ["spawn"]
     assert Path(tmp_path / "db.sqlite").exists()
+
+
+@pytest.mark.parametrize("redraw_thread", [True, False])
+def test_the_import_progress_bar_can_be_drawn_without_a_thread(monkeypatch, redraw_thread):
+    """The import's bar (``redraw_thread=False``) is drawn at each update by no
+    thread of its own, so the workers may still fork on a terminal; rich's own
+    redraw thread is the contrast."""
+    from partita.cli.output import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    before = set(threading.enumerate())
+    with progress_bar("importing", total=10, unit="bytes", redraw_thread=redraw_thread) as update:
+        update(5)
+        started = [thread for thread in threading.enumerate() if thread not in before]
+        assert len(started) == redraw_thread
+        assert "importing" in sys.stderr.getvalue()
+        if not redraw_thread:  # drawn at the update itself
+            assert "5/10" in sys.stderr.getvalue()

@@ -225,7 +225,7 @@ def import_paths(
     sizes = [input_size(file) for file in files]
     total = sum(sizes)
     if workers is None:
-        workers = auto_workers(total)
+        workers = auto_workers(total, fork=fork_workers)
     with (
         # First: forked workers copy no open archive.
         Preparer(workers, scheduler, fork=fork_workers) as preparer,

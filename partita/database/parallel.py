@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from partita.cores import processes_for_idle_cores
+from partita import cores
 from partita.database.prepare import (
     Refusal,
     StoredRecord,
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # starts worker processes: a small import in one process does without them.
 
 __all__ = [
+    "FORK_PARALLEL_MIN_BYTES",
     "MAX_AUTO_WORKERS",
     "PARALLEL_MIN_BYTES",
     "Preparer",
@@ -45,6 +46,10 @@ __all__ = [
 #: process starts elsewhere.
 PARALLEL_MIN_BYTES = 1_000_000
 
+#: The same for workers that start with ``fork`` (a copy of this process: no
+#: interpreter to start, no partita to import again).
+FORK_PARALLEL_MIN_BYTES = 300_000
+
 #: The most processes ``workers=None`` uses (one process writes SQLite, and past a
 #: few workers the writer is the limit).
 MAX_AUTO_WORKERS = 4
@@ -56,16 +61,19 @@ _QUEUED_PER_WORKER = 8
 _QUEUED_HERE = 8
 
 
-def auto_workers(total_bytes: int) -> int:
+def auto_workers(total_bytes: int, *, fork: bool = False) -> int:
     """The processes an import of ``total_bytes`` uses when the caller does not say:
-    one for an input under :data:`PARALLEL_MIN_BYTES` (starting a worker costs more
-    than it saves), else this process and one worker per further idle core, at most
-    :data:`MAX_AUTO_WORKERS` in all. A worker on a core other work keeps busy only
-    takes turns with it, and the single writer then waits for the worker
-    (docs/archive.md has the measurements)."""
-    if total_bytes < PARALLEL_MIN_BYTES:
+    one for an input under :data:`PARALLEL_MIN_BYTES`, or
+    :data:`FORK_PARALLEL_MIN_BYTES` when its workers would fork (``fork``: the
+    caller allows it, and :func:`partita.cores.worker_start_method` agrees now):
+    starting a worker costs more than it saves there. Else this process and one
+    worker per further idle core, at most :data:`MAX_AUTO_WORKERS` in all. A worker
+    on a core other work keeps busy only takes turns with it, and the single
+    writer then waits for the worker (docs/archive.md has the measurements)."""
+    forked = fork and cores.worker_start_method(True) == "fork"
+    if total_bytes < (FORK_PARALLEL_MIN_BYTES if forked else PARALLEL_MIN_BYTES):
         return 1
-    return processes_for_idle_cores(MAX_AUTO_WORKERS)
+    return cores.processes_for_idle_cores(MAX_AUTO_WORKERS)
 
 
 class Preparer:
@@ -79,7 +87,7 @@ class Preparer:
     bounded, so memory stays flat.
 
     Workers are started with ``fork`` when the caller allows it (``fork``: the
-    CLI's import) and :func:`partita.execution.worker_start_method` finds it safe
+    CLI's import) and :func:`partita.cores.worker_start_method` finds it safe
     (Linux, no other thread running at the time): a copy of this process, ready
     in milliseconds, started here at once while that check holds. Else with
     ``spawn`` (a fresh interpreter, which imports partita again: safe whatever
@@ -117,9 +125,9 @@ class Preparer:
         elif self.workers > 1:
             from concurrent.futures import ProcessPoolExecutor
 
-            from partita.execution import quiet_context, worker_start_method
+            from partita.execution import quiet_context
 
-            self.start_method = worker_start_method(self.fork)
+            self.start_method = cores.worker_start_method(self.fork)
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
                 mp_context=quiet_context(self.start_method),

@@ -90,7 +90,11 @@ def import_(
     if inputs.files:
         sizes = [input_size(file) for file in inputs.files]
         with progress_bar(
-            "importing", total=sum(sizes) or 1, enabled=not as_json, unit="bytes"
+            "importing",
+            total=sum(sizes) or 1,
+            enabled=not as_json,
+            unit="bytes",
+            redraw_thread=False,  # no thread: the workers may fork
         ) as update:
             summary = database.import_paths(
                 target,
