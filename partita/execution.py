@@ -5,7 +5,8 @@ machines through :func:`open_executor`, which gives a
 :class:`concurrent.futures.Executor`; so does a validation with several workers
 (:mod:`partita.notation.validation`). An import's preparation goes through it on a
 cluster (``import --scheduler``), and locally keeps its own tuned process pool
-(:mod:`partita.database.parallel`, where this process also prepares while it waits):
+(:mod:`partita.database.parallel`, where this process also prepares while it waits,
+and whose workers may start with :class:`QuietForkContext`):
 
 * ``workers=1``: the work runs inline, in this process, as it is submitted (no
   process to start, nothing pickled: the library's default and the reference

@@ -262,3 +262,21 @@ def test_the_import_progress_bar_can_be_drawn_without_a_thread(monkeypatch, redr
         assert "importing" in sys.stderr.getvalue()
         if not redraw_thread:  # drawn at the update itself
             assert "5/10" in sys.stderr.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("method", "size", "expected"),
+    [
+        ("fork", parallel.FORK_PARALLEL_MIN_BYTES - 1, 1),
+        ("fork", parallel.FORK_PARALLEL_MIN_BYTES, 2),  # a forked worker pays from here
+        ("spawn", parallel.FORK_PARALLEL_MIN_BYTES, 1),  # a spawned one does not yet
+        ("spawn", parallel.PARALLEL_MIN_BYTES - 1, 1),
+        ("spawn", parallel.PARALLEL_MIN_BYTES, 2),
+    ],
+)
+def test_automatic_workers_start_lower_when_they_fork(monkeypatch, method, size, expected):
+    monkeypatch.setattr(cores, "processes_for_idle_cores", lambda limit: 2)
+    monkeypatch.setattr(cores, "worker_start_method", lambda fork, **how: method)
+    assert parallel.auto_workers(size, fork=True) == expected
+    # Not allowed to fork (a library import): the spawn threshold, whatever the check says.
+    assert parallel.auto_workers(size) == (2 if size >= parallel.PARALLEL_MIN_BYTES else 1)

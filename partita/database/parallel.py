@@ -41,13 +41,16 @@ __all__ = [
 ]
 
 #: With ``workers=None``, inputs smaller than this import in one process: a
-#: worker process takes about 0.15 s to start, which on less than about 0.6 MB
-#: costs more than it saves (docs/archive.md); this leaves a margin for slower
-#: process starts elsewhere.
+#: spawned worker process takes about 0.25 s of CPU to start, which on less than
+#: about 0.6 MB costs more than it saves (docs/archive.md); this leaves a margin
+#: for slower process starts elsewhere.
 PARALLEL_MIN_BYTES = 1_000_000
 
-#: The same for workers that start with ``fork`` (a copy of this process: no
-#: interpreter to start, no partita to import again).
+#: The same for workers that start with ``fork``: a copy of this process, no
+#: interpreter to start and no partita to import again (about 0.07 s of CPU with
+#: the games loaded). At 0.1 MB a second process saves nothing, at 0.33 MB it
+#: takes about a third off this process's CPU (docs/archive.md, "Issue 16,
+#: session 8").
 FORK_PARALLEL_MIN_BYTES = 300_000
 
 #: The most processes ``workers=None`` uses (one process writes SQLite, and past a

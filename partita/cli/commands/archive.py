@@ -70,7 +70,12 @@ def import_(
     db: ArchiveOption = None,
     exclude: ExcludeOption = None,
     strict: StrictOption = False,
-    workers: Annotated[int | None, reading_workers_option("the one that writes")] = None,
+    workers: Annotated[
+        int | None,
+        reading_workers_option(
+            "the one that writes", "300 KB (1 MB where the workers cannot fork)"
+        ),
+    ] = None,
     scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
 ) -> None:
