@@ -131,6 +131,10 @@ class Preparer:
             from partita.execution import quiet_context
 
             self.start_method = cores.worker_start_method(self.fork)
+            if self.start_method == "fork":
+                # The games and their notations loaded once, here, for the copies
+                # too: this process prepares chunks itself as well.
+                known_games()
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
                 mp_context=quiet_context(self.start_method),
