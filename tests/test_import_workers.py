@@ -47,7 +47,7 @@ def test_workers_fork_only_when_allowed_on_linux_with_no_other_thread(
 
 #: Threads counted in a fresh process: alone, with a thread Python started, after it.
 COUNT_THREADS = """
-import threading
+import threading, time
 from partita.cores import running_threads
 counted = [running_threads()]
 release = threading.Event()
@@ -56,6 +56,9 @@ thread.start()
 counted.append(running_threads())
 release.set()
 thread.join()
+deadline = time.monotonic() + 5  # a joined thread's task can linger a moment
+while running_threads() != 1 and time.monotonic() < deadline:
+    time.sleep(0.001)
 counted.append(running_threads())
 print(counted)
 """
