@@ -109,8 +109,8 @@ def worker_start_method(
     default :func:`running_threads`); else ``"spawn"``, a fresh interpreter.
 
     A fork copies the process as it is, in a few milliseconds, where a spawned
-    worker imports partita again (about a second of CPU on this machine,
-    docs/archive.md); but a thread running during the fork may hold a lock the
+    worker imports partita again (0.25-0.47 s of CPU on this machine,
+    docs/archive.md "Issue 16, session 8"); but a thread running during the fork may hold a lock the
     copy then never sees released, and macOS's system libraries are not safe to
     use after a fork at all. Checked by the caller right before it forks."""
     if not fork or (platform or sys.platform) != "linux":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -19,6 +20,8 @@ from test_import import (
     check_whole_games,
     counts,
     dump,
+    random_game,
+    record_text,
     running,
     write_corpus,
     write_games,
@@ -283,3 +286,48 @@ def test_automatic_workers_start_lower_when_they_fork(monkeypatch, method, size,
     assert parallel.auto_workers(size, fork=True) == expected
     # Not allowed to fork (a library import): the spawn threshold, whatever the check says.
     assert parallel.auto_workers(size) == (2 if size >= parallel.PARALLEL_MIN_BYTES else 1)
+
+
+#: A game registered at run time, imported with forked workers that prepare every
+#: chunk: prints the start method, what this process prepared itself, the summary.
+FORKED_RUN_TIME_GAME = """
+import json, sys
+from partita import cores
+from partita.database import import_paths, importer, parallel
+from partita.games import registry
+from partita.games.gravity.notation import GravityNotation
+from partita.games.spec import GameSpec
+
+class RenamedForza(GravityNotation):
+    name = "forza-here"
+
+forza = registry.get_game("forza4x4")
+registry.register(GameSpec("forza-here", "Forza here", RenamedForza(forza.rules)))
+importer.CHUNK_BYTES = 1  # one record a chunk
+parallel._QUEUED_HERE = 0  # every chunk goes to the worker
+here = []
+real_prepare_here = parallel._prepare_here
+parallel._prepare_here = lambda chunk: here.append(chunk) or real_prepare_here(chunk)
+methods = []
+choose = cores.worker_start_method
+cores.worker_start_method = lambda *a, **k: methods.append(choose(*a, **k)) or methods[-1]
+summary = import_paths(sys.argv[1], [sys.argv[2]], workers=2, fork_workers=True)
+print(json.dumps([methods, len(here), summary.imported, summary.invalid]))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers fork on Linux only")
+def test_forked_workers_know_a_game_registered_at_run_time(tmp_path):
+    """A copy of the importing process knows its run-time games: the worker
+    prepares them (no fallback to this process), and they are valid."""
+    rng = random.Random(15)
+    texts = [record_text(random_game(rng, 10), event=f"game {n}") for n in range(6)]
+    text = "\n".join(texts).replace('[Game "forza4x4"]', '[Game "forza-here"]')
+    (tmp_path / "a.pgr").write_text(text, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-c", FORKED_RUN_TIME_GAME, str(tmp_path / "db.sqlite"),
+         str(tmp_path / "a.pgr")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [["fork"], 0, 6, 0]

@@ -202,7 +202,8 @@ def import_paths(
     ``fork_workers``: start the worker processes with ``fork`` where that is safe
     (Linux, and this process runs no other thread when they start; else
     ``spawn``), a copy of this process ready in milliseconds instead of a new
-    interpreter that imports partita again (about a second of CPU). For a caller
+    interpreter that imports partita again (a quarter of a second of CPU or
+    more). For a caller
     that holds nothing a copy must not share (the `partita import` command).
 
     ``scheduler``: prepare the records on a Dask cluster instead (an address, or
