@@ -171,8 +171,7 @@ def test_forked_workers_give_the_archive_of_one_process(tmp_path, monkeypatch, w
     assert methods == ["fork"]
     assert summary == json.loads(json.dumps(serial.as_dict()))  # refusals and problems too
     assert progress == [
-        [e.records, e.bytes_done, e.bytes_total, e.imported, e.duplicates, e.file]
-        for e in events
+        [e.records, e.bytes_done, e.bytes_total, e.imported, e.duplicates, e.file] for e in events
     ]
     assert not archive_in_a_worker  # forked before the archive was opened
     assert dump(tmp_path / "serial.sqlite") == dump(database)  # every row, ids included

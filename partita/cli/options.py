@@ -19,9 +19,7 @@ LARGEST = 2**63 - 1
 MAX_WORKERS = 64
 
 
-def reading_workers_option(
-    main_process: str, from_size: str = "1 MB"
-) -> typer.models.OptionInfo:
+def reading_workers_option(main_process: str, from_size: str = "1 MB") -> typer.models.OptionInfo:
     """``--workers`` of a command whose processes read and replay records (import,
     validate), the main process counted (``main_process`` says what it is), with
     workers by default for inputs of ``from_size`` or more."""
