@@ -49,9 +49,9 @@ PARALLEL_MIN_BYTES = 1_000_000
 #: The same for workers that start with ``fork``: a copy of this process, no
 #: interpreter to start and no partita to import again (about 0.07 s of CPU with
 #: the games loaded). At 0.1 MB a second process saves nothing, at 0.33 MB it
-#: takes about a third off this process's CPU (docs/archive.md, "Issue 16,
-#: session 8").
-FORK_PARALLEL_MIN_BYTES = 300_000
+#: takes 0.1-0.3 s off this process's CPU (docs/archive.md, "Issue 16, session
+#: 8"); this leaves a margin, as the spawned threshold does.
+FORK_PARALLEL_MIN_BYTES = 500_000
 
 #: The most processes ``workers=None`` uses (one process writes SQLite, and past a
 #: few workers the writer is the limit).

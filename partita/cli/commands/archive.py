@@ -73,7 +73,7 @@ def import_(
     workers: Annotated[
         int | None,
         reading_workers_option(
-            "the one that writes", "300 KB (1 MB where the workers cannot fork)"
+            "the one that writes", "500 KB (1 MB where the workers cannot fork)"
         ),
     ] = None,
     scheduler: SchedulerOption = None,
