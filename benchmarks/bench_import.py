@@ -551,7 +551,8 @@ def measure_crossover(work: Path, seed: int, repeat: int) -> list[dict]:
     """The full import at each of :data:`CROSSOVER_GAMES` in one process and in two,
     A/B interleaved run by run (so that the machine's load weighs on both alike),
     with the load average around each size: where a second process starts to pay,
-    the measurement behind ``PARALLEL_MIN_BYTES`` and ``auto_workers``."""
+    the measurement behind ``FORK_PARALLEL_MIN_BYTES`` and ``auto_workers``. The
+    workers start as the CLI's import starts them (forked where that is safe)."""
     results = []
     for games in CROSSOVER_GAMES:
         corpus = work / f"forza-{games}-{seed}-small"
@@ -566,7 +567,10 @@ def measure_crossover(work: Path, seed: int, repeat: int) -> list[dict]:
                 wall, cpu, _ = best_of(
                     1,
                     lambda count=count, corpus=corpus: database.import_paths(
-                        fresh_db(work / "crossover.db"), [corpus], workers=count
+                        fresh_db(work / "crossover.db"),
+                        [corpus],
+                        workers=count,
+                        fork_workers=True,
                     ),
                 )
                 walls[count] = min(walls[count], wall)

@@ -1,5 +1,6 @@
-"""How many cores this process may use, and how many of them other work leaves
-idle now: what the automatic worker counts of import and validate are made of.
+"""How many cores this process may use, how many of them other work leaves idle
+now, and how worker processes may start: what the automatic worker counts of
+import and validate are made of.
 
 No heavy import (a one-process import loads this module too).
 """
@@ -7,14 +8,17 @@ No heavy import (a one-process import loads this module too).
 from __future__ import annotations
 
 import os
+import sys
 
 __all__ = [
     "IDLE_SAMPLE_SECONDS",
     "PROC_STAT",
     "idle_cores",
     "processes_for_idle_cores",
+    "running_threads",
     "sampled_idle_share",
     "usable_cpus",
+    "worker_start_method",
 ]
 
 
@@ -93,4 +97,33 @@ def _cpu_times() -> list[int] | None:
     try:
         return [int(field) for field in fields[1:9]]
     except ValueError:
+        return None
+
+
+def worker_start_method(
+    fork: bool, *, platform: str | None = None, threads: int | None = None
+) -> str:
+    """How to start local worker processes: ``"fork"`` when the caller allows it
+    (``fork``: it holds nothing a copy of the process must not share, as the CLI's
+    import), on Linux, and this process runs no other thread now (``threads``,
+    default :func:`running_threads`); else ``"spawn"``, a fresh interpreter.
+
+    A fork copies the process as it is, in a few milliseconds, where a spawned
+    worker imports partita again (0.25-0.47 s of CPU on this machine,
+    docs/archive.md "Issue 16, session 8"); but a thread running during the fork may hold a lock the
+    copy then never sees released, and macOS's system libraries are not safe to
+    use after a fork at all. Checked by the caller right before it forks."""
+    if not fork or (platform or sys.platform) != "linux":
+        return "spawn"
+    if threads is None:
+        threads = running_threads()
+    return "fork" if threads == 1 else "spawn"
+
+
+def running_threads() -> int | None:
+    """The threads this process runs now, those no Python code started included
+    (Linux's ``/proc/self/task``), ``None`` where that cannot be read."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
         return None

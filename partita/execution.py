@@ -5,7 +5,8 @@ machines through :func:`open_executor`, which gives a
 :class:`concurrent.futures.Executor`; so does a validation with several workers
 (:mod:`partita.notation.validation`). An import's preparation goes through it on a
 cluster (``import --scheduler``), and locally keeps its own tuned process pool
-(:mod:`partita.database.parallel`, where this process also prepares while it waits):
+(:mod:`partita.database.parallel`, where this process also prepares while it waits,
+and whose workers may start with :class:`QuietForkContext`):
 
 * ``workers=1``: the work runs inline, in this process, as it is submitted (no
   process to start, nothing pickled: the library's default and the reference
@@ -45,7 +46,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
-from multiprocessing.context import SpawnContext, SpawnProcess
+from multiprocessing.context import ForkContext, ForkProcess, SpawnContext, SpawnProcess
 from typing import Any
 
 from partita.cores import usable_cpus
@@ -57,10 +58,12 @@ __all__ = [
     "ClusterUnavailable",
     "Execution",
     "InlineExecutor",
+    "QuietForkContext",
     "QuietSpawnContext",
     "check_scheduler",
     "default_workers",
     "open_executor",
+    "quiet_context",
 ]
 
 #: The environment variable a command reads when ``--scheduler`` is not given.
@@ -299,23 +302,30 @@ def open_executor(
         pool.shutdown(wait=True)
 
 
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while it starts a worker process: the process
+    inherits the mask (through a fork, and an exec too), so a Ctrl-C while it
+    starts up (before its initializer ignores SIGINT) prints no traceback; here a
+    Ctrl-C meanwhile waits, or goes to another thread, and is not lost."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 class _QuietSpawnProcess(SpawnProcess):
-    """A spawned worker process that never sees Ctrl-C: it starts with SIGINT
-    blocked (a signal mask survives the fork and the exec), so a Ctrl-C while it
-    starts up (before its initializer ignores SIGINT) prints no traceback; the
+    """A spawned worker process that never sees Ctrl-C (:func:`_ctrl_c_held`); the
     process that started it stops the run and the workers."""
 
     @staticmethod
     def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
-        if not hasattr(signal, "pthread_sigmask"):  # not on every platform
+        with _ctrl_c_held():
             return SpawnProcess._Popen(process_obj)
-        # Blocked in this thread only while it starts the process: a Ctrl-C
-        # meanwhile waits, or goes to another thread, and is not lost.
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            return SpawnProcess._Popen(process_obj)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class QuietSpawnContext(SpawnContext):
@@ -323,6 +333,27 @@ class QuietSpawnContext(SpawnContext):
     context of every local worker pool (here and an import's)."""
 
     Process = _QuietSpawnProcess
+
+
+class _QuietForkProcess(ForkProcess):
+    """A forked worker process that never sees Ctrl-C (:func:`_ctrl_c_held`)."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        with _ctrl_c_held():
+            return ForkProcess._Popen(process_obj)
+
+
+class QuietForkContext(ForkContext):
+    """The ``fork`` start method, with workers that start deaf to Ctrl-C: only
+    where :func:`partita.cores.worker_start_method` says it is safe."""
+
+    Process = _QuietForkProcess
+
+
+def quiet_context(method: str) -> QuietForkContext | QuietSpawnContext:
+    """The quiet context of a start method (:func:`partita.cores.worker_start_method`)."""
+    return QuietForkContext() if method == "fork" else QuietSpawnContext()
 
 
 def _start_worker(initializer: Callable[..., object] | None, initargs: tuple) -> None:

@@ -19,16 +19,17 @@ LARGEST = 2**63 - 1
 MAX_WORKERS = 64
 
 
-def reading_workers_option(main_process: str) -> typer.models.OptionInfo:
+def reading_workers_option(main_process: str, from_size: str = "1 MB") -> typer.models.OptionInfo:
     """``--workers`` of a command whose processes read and replay records (import,
-    validate), the main process counted (``main_process`` says what it is)."""
+    validate), the main process counted (``main_process`` says what it is), with
+    workers by default for inputs of ``from_size`` or more."""
     return typer.Option(
         "--workers",
         min=1,
         max=MAX_WORKERS,
         help=f"Processes that read and replay the records, {main_process} included "
-        "(1: everything in one process). Default: for inputs of 1 MB or more, one per "
-        "idle core, at most 4; 1 for smaller ones.",
+        f"(1: everything in one process). Default: for inputs of {from_size} or more, "
+        "one per idle core, at most 4; 1 for smaller ones.",
     )
 
 

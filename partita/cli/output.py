@@ -116,6 +116,7 @@ def progress_bar(
     enabled: bool = True,
     streams_output: bool = False,
     unit: str = "",
+    redraw_thread: bool = True,
 ) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr when it is a terminal (and ``enabled``); yields
     ``update(done, total)`` for the library's progress callback. Nothing is drawn
@@ -123,7 +124,11 @@ def progress_bar(
     while it works, when standard output is the terminal too (its lines are the
     progress there, and a bar would break them up). Standard output is never
     redirected: what the command prints goes where the user sent it. With no bar
-    to draw, rich is not imported (a small import's start-up)."""
+    to draw, rich is not imported (a small import's start-up).
+
+    ``redraw_thread=False``: the bar is drawn at each ``update`` only, by no
+    thread of rich's own (an import forks its workers only from a process that
+    runs no other thread)."""
     shown = enabled and sys.stderr.isatty() and not (streams_output and sys.stdout.isatty())
     if not shown:
         yield _no_progress
@@ -147,12 +152,13 @@ def progress_bar(
         transient=True,
         redirect_stdout=False,
         redirect_stderr=False,
+        auto_refresh=redraw_thread,
     ) as progress:
         task = progress.add_task(label, total=total)
 
         def update(done: int, new_total: int | None = None) -> None:
             if new_total is not None:
                 progress.update(task, total=new_total)
-            progress.update(task, completed=done)
+            progress.update(task, completed=done, refresh=not redraw_thread)
 
         yield update

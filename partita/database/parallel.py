@@ -10,12 +10,13 @@ the number of workers.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from partita.cores import processes_for_idle_cores
+from partita import cores
 from partita.database.prepare import (
     Refusal,
     StoredRecord,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 # starts worker processes: a small import in one process does without them.
 
 __all__ = [
+    "FORK_PARALLEL_MIN_BYTES",
     "MAX_AUTO_WORKERS",
     "PARALLEL_MIN_BYTES",
     "Preparer",
@@ -39,10 +41,17 @@ __all__ = [
 ]
 
 #: With ``workers=None``, inputs smaller than this import in one process: a
-#: worker process takes about 0.15 s to start, which on less than about 0.6 MB
-#: costs more than it saves (docs/archive.md); this leaves a margin for slower
-#: process starts elsewhere.
+#: spawned worker process takes about 0.25 s of CPU to start, which on less than
+#: about 0.6 MB costs more than it saves (docs/archive.md); this leaves a margin
+#: for slower process starts elsewhere.
 PARALLEL_MIN_BYTES = 1_000_000
+
+#: The same for workers that start with ``fork``: a copy of this process, no
+#: interpreter to start and no partita to import again (about 0.07 s of CPU with
+#: the games loaded). At 0.1 MB a second process saves nothing, at 0.33 MB it
+#: takes 0.1-0.3 s off this process's CPU (docs/archive.md, "Issue 16, session
+#: 8"); this leaves a margin, as the spawned threshold does.
+FORK_PARALLEL_MIN_BYTES = 500_000
 
 #: The most processes ``workers=None`` uses (one process writes SQLite, and past a
 #: few workers the writer is the limit).
@@ -55,16 +64,19 @@ _QUEUED_PER_WORKER = 8
 _QUEUED_HERE = 8
 
 
-def auto_workers(total_bytes: int) -> int:
+def auto_workers(total_bytes: int, *, fork: bool = False) -> int:
     """The processes an import of ``total_bytes`` uses when the caller does not say:
-    one for an input under :data:`PARALLEL_MIN_BYTES` (starting a worker costs more
-    than it saves), else this process and one worker per further idle core, at most
-    :data:`MAX_AUTO_WORKERS` in all. A worker on a core other work keeps busy only
-    takes turns with it, and the single writer then waits for the worker
-    (docs/archive.md has the measurements)."""
-    if total_bytes < PARALLEL_MIN_BYTES:
+    one for an input under :data:`PARALLEL_MIN_BYTES`, or
+    :data:`FORK_PARALLEL_MIN_BYTES` when its workers would fork (``fork``: the
+    caller allows it, and :func:`partita.cores.worker_start_method` agrees now):
+    starting a worker costs more than it saves there. Else this process and one
+    worker per further idle core, at most :data:`MAX_AUTO_WORKERS` in all. A worker
+    on a core other work keeps busy only takes turns with it, and the single
+    writer then waits for the worker (docs/archive.md has the measurements)."""
+    forked = fork and cores.worker_start_method(True) == "fork"
+    if total_bytes < (FORK_PARALLEL_MIN_BYTES if forked else PARALLEL_MIN_BYTES):
         return 1
-    return processes_for_idle_cores(MAX_AUTO_WORKERS)
+    return cores.processes_for_idle_cores(MAX_AUTO_WORKERS)
 
 
 class Preparer:
@@ -77,10 +89,15 @@ class Preparer:
     the workers start, and whenever writing leaves it time). Chunks in flight are
     bounded, so memory stays flat.
 
-    Workers are started with ``spawn`` (a fresh interpreter: safe whatever threads
-    this process runs, the same on every platform). If a worker does not know the
-    same games as this process (one registered at run time), this process prepares
-    everything itself, so that the archive is the same.
+    Workers are started with ``fork`` when the caller allows it (``fork``: the
+    CLI's import) and :func:`partita.cores.worker_start_method` finds it safe
+    (Linux, no other thread running at the time): a copy of this process, ready
+    in milliseconds, started here at once while that check holds. Else with
+    ``spawn`` (a fresh interpreter, which imports partita again: safe whatever
+    threads this process runs, the same on every platform), at the first chunk;
+    and if a spawned worker does not know the same games as this process (one
+    registered at run time), this process prepares everything itself, so that
+    the archive is the same. :attr:`start_method` says which it was.
 
     With ``scheduler`` (a Dask scheduler's address, or ``local:N``) the chunks go to
     that cluster's workers through :func:`partita.execution.open_executor` instead
@@ -88,11 +105,15 @@ class Preparer:
     travel there, and the prepared rows back, to the one writer here.
     """
 
-    def __init__(self, workers: int, scheduler: str | None = None) -> None:
+    def __init__(self, workers: int, scheduler: str | None = None, *, fork: bool = False) -> None:
         self.workers = workers
         self.scheduler = scheduler
+        self.fork = fork
+        #: How the local workers started (``"fork"``, ``"spawn"``), None without.
+        self.start_method: str | None = None
         self._pool: Executor | None = None
         self._cluster: ExitStack | None = None
+        self._forked = False
 
     def __enter__(self) -> Preparer:
         if self.scheduler is not None:
@@ -107,13 +128,24 @@ class Preparer:
         elif self.workers > 1:
             from concurrent.futures import ProcessPoolExecutor
 
-            from partita.execution import QuietSpawnContext
+            from partita.execution import quiet_context
 
+            self.start_method = cores.worker_start_method(self.fork)
+            if self.start_method == "fork":
+                # The games and their notations loaded once, here, for the copies
+                # too: this process prepares chunks itself as well.
+                known_games()
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
-                mp_context=QuietSpawnContext(),
+                mp_context=quiet_context(self.start_method),
                 initializer=start_worker,
             )
+            if self.start_method == "fork":
+                # Forked now, while the check holds (a first task makes the pool
+                # fork its workers, then start its threads). A copy knows the
+                # games this process knows: no probe.
+                self._pool.submit(os.getpid)
+                self._forked = True
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -133,7 +165,7 @@ class Preparer:
             for chunk in chunks:
                 yield chunk, _prepare_here(chunk)
             return
-        probe: Future | None = pool.submit(known_games)
+        probe: Future | None = None if self._forked else pool.submit(known_games)
         queued = _QUEUED_PER_WORKER * (self.workers - 1)
         # Chunks in input order, each with its Future (in a worker) or its records.
         in_flight: deque[tuple[Chunk, Future | list]] = deque()

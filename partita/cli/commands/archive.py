@@ -70,7 +70,12 @@ def import_(
     db: ArchiveOption = None,
     exclude: ExcludeOption = None,
     strict: StrictOption = False,
-    workers: Annotated[int | None, reading_workers_option("the one that writes")] = None,
+    workers: Annotated[
+        int | None,
+        reading_workers_option(
+            "the one that writes", "500 KB (1 MB where the workers cannot fork)"
+        ),
+    ] = None,
     scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -90,7 +95,11 @@ def import_(
     if inputs.files:
         sizes = [input_size(file) for file in inputs.files]
         with progress_bar(
-            "importing", total=sum(sizes) or 1, enabled=not as_json, unit="bytes"
+            "importing",
+            total=sum(sizes) or 1,
+            enabled=not as_json,
+            unit="bytes",
+            redraw_thread=False,  # no thread: the workers may fork
         ) as update:
             summary = database.import_paths(
                 target,
@@ -99,6 +108,7 @@ def import_(
                 progress=lambda done: update(done.bytes_done),
                 workers=workers,
                 scheduler=scheduler,
+                fork_workers=True,
             )
         empty = {Path(name) for name in summary.empty_files}
         inputs.check_records({file: int(file not in empty) for file in inputs.files})
