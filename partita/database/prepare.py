@@ -16,11 +16,10 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from partita.database.keys import key_list_folder
+from partita.database.keys import KeyListFolder, key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
 from partita.games.registry import all_games
@@ -36,6 +35,7 @@ __all__ = [
     "ChunkData",
     "Refusal",
     "StoredRecord",
+    "archive_folder",
     "date_bounds",
     "known_games",
     "prepare_chunk",
@@ -186,7 +186,7 @@ def _problem_row(problem: Problem) -> tuple:
 
 
 #: Key folders by game name (each process keeps its own).
-_FOLDERS: dict[str, Callable[[Sequence[Hashable]], list[int]]] = {}
+_FOLDERS: dict[str, KeyListFolder] = {}
 #: ``json.dumps(tags, ensure_ascii=False)``, its encoder made once (``dumps`` makes
 #: one per call when given an option).
 _tags_json = json.JSONEncoder(ensure_ascii=False).encode
@@ -244,8 +244,10 @@ def prepare_record(
         else None,
     )
     keys: list[int] = []
-    if game is not None and replayed.keys:
-        keys = _folder(game.name)(replayed.keys)
+    if replayed.folded_keys is not None:
+        keys = replayed.folded_keys
+    elif game is not None and replayed.keys:
+        keys = archive_folder(game.name)(replayed.keys)
     return StoredRecord(
         digest,
         row,
@@ -257,7 +259,9 @@ def prepare_record(
     )
 
 
-def _folder(game: str) -> Callable[[Sequence[Hashable]], list[int]]:
+def archive_folder(game: str) -> KeyListFolder:
+    """The archive's key fold of one game (:func:`~partita.database.keys.key_list_folder`),
+    made once per process."""
     fold = _FOLDERS.get(game)
     if fold is None:
         fold = _FOLDERS[game] = key_list_folder(game)
@@ -269,7 +273,7 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
     (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
     if replayed.game is None or not replayed.variations:
         return []
-    fold = _folder(replayed.game.name)
+    fold = archive_folder(replayed.game.name)
     return [
         (line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)

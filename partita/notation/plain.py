@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from partita.games.base import MAX_DIGITS
 from partita.notation.model import Record
@@ -33,6 +35,9 @@ from partita.notation.replay import ReplayedRecord, replay_plain
 from partita.notation.scanner import comment_text
 from partita.notation.splitter import RawRecord
 from partita.notation.writer import LINE_WIDTH, Notes, tag_order, write_mainline
+
+if TYPE_CHECKING:
+    from partita.notation.base import KeyFolder
 
 __all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
 
@@ -84,11 +89,16 @@ def _move_number(word: str) -> tuple[int, bool] | None:
 
 
 def replay_raw(
-    raw: RawRecord, strict: bool, *, text: bool = True
+    raw: RawRecord,
+    strict: bool,
+    *,
+    text: bool = True,
+    folders: Callable[[str], KeyFolder] | None = None,
 ) -> tuple[ReplayedRecord, str] | None:
     """The replay of a plain raw record without problems, exactly as the full path
     makes it, and its canonical text (``""`` unless ``text``: validation needs
-    none); ``None`` when the record is not plain, or replay might find a problem."""
+    none); ``None`` when the record is not plain, or replay might find a problem.
+    ``folders``: the keys come folded (see :func:`~partita.notation.replay.replay_plain`)."""
     if raw.problems:
         return None
     raw_text = raw.text
@@ -125,7 +135,7 @@ def replay_raw(
         result_offset=start + movetext.rindex(result),
     )
     labels: list[tuple[int, bool]] = []
-    replayed = replay_plain(record, moves, numbers, strict, labels)
+    replayed = replay_plain(record, moves, numbers, strict, labels, folders)
     if replayed is None:
         return None
     if not text:

@@ -9,7 +9,7 @@ keeps the legal prefix; strict mode turns every warning into an error.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -27,7 +27,7 @@ from partita.errors import (
 )
 from partita.games.base import POSITIVE, WIN, Outcome, parse_result_token
 from partita.games.registry import get_game
-from partita.notation.base import GameNotation
+from partita.notation.base import GameNotation, KeyFolder
 from partita.notation.model import Node, Record
 from partita.notation.problems import ERROR, KINDS, Problem
 
@@ -68,6 +68,9 @@ class ReplayedRecord:
     #: The variations in the record's reading order (the order their ``(`` stand
     #: in its text), each as far as it is legal; filled when replay computes keys.
     variations: list[VariationLine] = field(default_factory=list)
+    #: The keys of ``moves`` already folded as an archive stores them, when the
+    #: fast path was given a fold (:func:`replay_plain`); ``keys`` is then empty.
+    folded_keys: list[int] | None = None
 
     @property
     def valid(self) -> bool:
@@ -258,6 +261,7 @@ def replay_plain(
     numbers: list[tuple[int, bool] | None],
     strict: bool = False,
     labels: list[tuple[int, bool]] | None = None,
+    folders: Callable[[str], KeyFolder] | None = None,
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
     no node; ``moves`` are its move tokens, ``numbers`` the move number written
@@ -273,7 +277,8 @@ def replay_plain(
     number as :func:`_check_number` wants it, and the result. ``states`` stays
     empty (no state but the last is built); ``labels`` (when given) receives the
     rules' ``move_number`` before each move: what the canonical writer numbers the
-    moves with.
+    moves with. ``folders`` (a game's name to its archive key fold): the keys come
+    folded, in ``folded_keys`` (the game's ``replay_keys`` folds them).
     """
     collect = _Collector(record)
     game = _check_tags(record, collect)
@@ -285,13 +290,14 @@ def replay_plain(
     if len(moves) > KEPT_STATES:
         return None  # the full replay's bounded memory for a huge record
     rules = game.rules
+    fold = None if folders is None else folders(game.name)
     keys: list[Hashable] = []
     befores: list[tuple[int, bool]] = labels if labels is not None else []
     before = start
     done = 0
     while done < len(moves):  # a window at a time, as the mainline replay does
         window = moves[done : done + _WINDOW]
-        replayed_window = game.replay_keys(before, window)
+        replayed_window = game.replay_keys(before, window, fold)
         if replayed_window is None:
             return None  # a move to check one by one: the full replay reports it
         window_keys, window_labels, before = replayed_window
@@ -306,10 +312,11 @@ def replay_plain(
         game=game,
         strict=strict,
         moves=moves,
-        keys=keys,
+        keys=keys if fold is None else [],
         initial_state=start,
         final_state=before,
         outcome=rules.outcome(before),
+        folded_keys=None if fold is None else cast("list[int]", keys),
     )
     _check_result(record, game, replayed, collect)
     if collect.problems:
