@@ -823,13 +823,17 @@ static u64 blake2b_rotr(u64 value, int bits)
 static void blake2b_compress(Blake2b *state, const unsigned char *block, int last)
 {
     u64 m[16], v[16];
-    int i, round;
+    int i;
+#if PY_LITTLE_ENDIAN
+    memcpy(m, block, sizeof m);
+#else
     for (i = 0; i < 16; i++) {
         int b;
         m[i] = 0;
         for (b = 7; b >= 0; b--)
             m[i] = m[i] << 8 | block[8 * i + b];
     }
+#endif
     for (i = 0; i < 8; i++) {
         v[i] = state->h[i];
         v[i + 8] = blake2b_iv[i];
@@ -837,28 +841,42 @@ static void blake2b_compress(Blake2b *state, const unsigned char *block, int las
     v[12] ^= state->counter;
     if (last)
         v[14] = ~v[14];
-#define BLAKE2B_G(a, b, c, d, x, y)                                                      \
+#define BLAKE2B_G(r, i, a, b, c, d)                                                      \
     do {                                                                                 \
-        v[a] = v[a] + v[b] + (x);                                                        \
+        v[a] = v[a] + v[b] + m[blake2b_sigma[r][2 * (i)]];                               \
         v[d] = blake2b_rotr(v[d] ^ v[a], 32);                                            \
         v[c] = v[c] + v[d];                                                              \
         v[b] = blake2b_rotr(v[b] ^ v[c], 24);                                            \
-        v[a] = v[a] + v[b] + (y);                                                        \
+        v[a] = v[a] + v[b] + m[blake2b_sigma[r][2 * (i) + 1]];                           \
         v[d] = blake2b_rotr(v[d] ^ v[a], 16);                                            \
         v[c] = v[c] + v[d];                                                              \
         v[b] = blake2b_rotr(v[b] ^ v[c], 63);                                            \
     } while (0)
-    for (round = 0; round < 12; round++) {
-        const unsigned char *s = blake2b_sigma[round];
-        BLAKE2B_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
-        BLAKE2B_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
-        BLAKE2B_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
-        BLAKE2B_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
-        BLAKE2B_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
-        BLAKE2B_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
-        BLAKE2B_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
-        BLAKE2B_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
-    }
+#define BLAKE2B_ROUND(r)                                                                 \
+    do {                                                                                 \
+        BLAKE2B_G(r, 0, 0, 4, 8, 12);                                                    \
+        BLAKE2B_G(r, 1, 1, 5, 9, 13);                                                    \
+        BLAKE2B_G(r, 2, 2, 6, 10, 14);                                                   \
+        BLAKE2B_G(r, 3, 3, 7, 11, 15);                                                   \
+        BLAKE2B_G(r, 4, 0, 5, 10, 15);                                                   \
+        BLAKE2B_G(r, 5, 1, 6, 11, 12);                                                   \
+        BLAKE2B_G(r, 6, 2, 7, 8, 13);                                                    \
+        BLAKE2B_G(r, 7, 3, 4, 9, 14);                                                    \
+    } while (0)
+    /* Unrolled, so that every message index is a constant. */
+    BLAKE2B_ROUND(0);
+    BLAKE2B_ROUND(1);
+    BLAKE2B_ROUND(2);
+    BLAKE2B_ROUND(3);
+    BLAKE2B_ROUND(4);
+    BLAKE2B_ROUND(5);
+    BLAKE2B_ROUND(6);
+    BLAKE2B_ROUND(7);
+    BLAKE2B_ROUND(8);
+    BLAKE2B_ROUND(9);
+    BLAKE2B_ROUND(10);
+    BLAKE2B_ROUND(11);
+#undef BLAKE2B_ROUND
 #undef BLAKE2B_G
     for (i = 0; i < 8; i++)
         state->h[i] ^= v[i] ^ v[i + 8];
