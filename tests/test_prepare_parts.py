@@ -332,3 +332,64 @@ def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():
             assert folded[0].moves == plain[0].moves and folded[1] == plain[1]
             assert plain[0].folded_keys is None
     assert len(games) >= 4, games
+
+
+def test_the_plain_movetext_class_is_printable_ascii_without_delimiters():
+    """``_NOT_PLAIN`` (one character class) refuses exactly what its definition says:
+    anything but a line break, a space or printable ASCII, and ``{}();[]$``."""
+    for code in range(0x3100):
+        character = chr(code)
+        plain_character = character in "\n " or (
+            "!" <= character <= "~" and character not in "{}();[]$"
+        )
+        assert (plain_reading._NOT_PLAIN.search(character) is None) == plain_character, code
+
+
+move_words = st.sampled_from(["t4", "r5", "l10", "b2", "*y", "x", "--", "t4!", "1", "0-1"])
+number_words = st.builds(
+    lambda number, dots, zero: f"{'0' if zero else ''}{number}{dots}",
+    st.integers(1, 12),
+    st.sampled_from([".", "..."]),
+    st.booleans(),
+)
+
+
+any_words = st.lists(st.one_of(move_words, number_words), max_size=30)
+#: Mostly whole rounds (a number, two moves), sometimes a last round of one move.
+round_words = st.tuples(
+    st.lists(st.tuples(number_words, move_words, move_words), max_size=10),
+    st.lists(st.tuples(number_words, move_words), max_size=1),
+).map(lambda rounds: [word for part in rounds for group in part for word in group])
+
+
+@given(st.one_of(any_words, round_words))
+def test_whole_rounds_read_by_slices_as_the_word_loop_reads_them(words):
+    """``_read_rounds`` (rounds of a number and two moves, by slices) gives what the
+    word loop gives for the same words, or leaves them to it."""
+    for word in words:  # the numbers the word loop has read before
+        if word[0].isdigit():
+            plain_reading._move_number(word)
+    movetext = " ".join([*words, "1-0"])
+    rounds = plain_reading._read_rounds(words)
+    saved = plain_reading._read_rounds
+    plain_reading._read_rounds = lambda words: None
+    try:
+        expected = plain_reading._read_movetext(movetext)
+    finally:
+        plain_reading._read_rounds = saved
+    assert plain_reading._read_movetext(movetext) == expected
+    if rounds is not None and "!" not in movetext:
+        assert expected is not None
+        assert (rounds[0], rounds[1], rounds[2]) == (expected[0], expected[1], expected[3])
+
+
+def test_canonical_rounds_take_the_slices():
+    plain_reading._move_number("1.")
+    plain_reading._move_number("2.")
+    assert plain_reading._read_rounds(["1.", "t4", "t5", "2.", "r3"]) == (
+        ["t4", "t5", "r3"],
+        [(1, False), None, (2, False)],
+        False,
+    )
+    assert plain_reading._read_rounds(["1.", "t4", "t5", "2."]) is None
+    assert plain_reading._read_rounds(["1.", "t4", "2.", "t5"]) is None

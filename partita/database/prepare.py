@@ -213,6 +213,7 @@ def prepare_record(
     sides = count_sides(tags, game.rules.min_sides if game is not None else 2)[0]
     date = tags.get("Date")
     date_min, date_max = date_bounds(date)
+    mainline = " ".join(replayed.moves)
     row = (
         tags.get("Game"),
         tags.get("Event"),
@@ -233,13 +234,13 @@ def prepare_record(
         date_max,
         _tags_json(tags),
         text,
-        " ".join(replayed.moves),
+        mainline,
         digest,
         str(source.file),
         source.index,
         source.line,
         source.byte_offset,
-        twin_key(game, sides, tags, replayed.initial_state, replayed.moves)
+        twin_key(game, sides, tags, replayed.initial_state, replayed.moves, mainline)
         if valid and game is not None and replayed.initial_state is not None
         else None,
     )

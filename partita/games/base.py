@@ -78,11 +78,20 @@ class Outcome:
         """``reason`` may be a function that writes it: an engine whose reason text
         costs more than the scores (a line described cell by cell) leaves it to the
         first reader (importers only compare scores)."""
-        return _outcome(tuple(WIN if side == winner else LOSS for side in range(sides)), reason)
+        scores = _WIN_SCORES.get((winner, sides))
+        if scores is None:
+            scores = tuple(WIN if side == winner else LOSS for side in range(sides))
+            if len(_WIN_SCORES) < 1024:
+                _WIN_SCORES[winner, sides] = scores
+        return _outcome(scores, reason)
 
     @classmethod
     def draw(cls, sides: int, reason: str | Callable[[], str]) -> Outcome:
         return _outcome(tuple(DRAW for _ in range(sides)), reason)
+
+
+#: The scores of a sole winner, by (winner, sides): every decided replay asks.
+_WIN_SCORES: dict[tuple[int, int], tuple[Fraction, ...]] = {}
 
 
 def _outcome(scores: tuple[Fraction, ...], reason: str | Callable[[], str]) -> Outcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, cast
 
 from partita.errors import (
@@ -224,6 +225,24 @@ def _count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     return len(numbers), None
 
 
+#: :func:`result_scores` of the result tokens seen (few: ``1-0``, ``0-1``...).
+_SCORES: dict[tuple[str, int], tuple[Fraction, ...] | None] = {}
+_SCORES_KEPT = 256
+
+
+def result_scores(token: str, sides: int) -> tuple[Fraction, ...] | None:
+    """:func:`~partita.games.base.parse_result_token`, kept for the tokens it reads
+    (replay reads every record's result twice, and there are few distinct ones)."""
+    key = (token, sides)
+    if key in _SCORES:
+        return _SCORES[key]
+    scores = parse_result_token(token, sides)  # ValueError when malformed: not kept
+    if len(_SCORES) >= _SCORES_KEPT:
+        _SCORES.clear()
+    _SCORES[key] = scores
+    return scores
+
+
 def replay(record: Record, strict: bool = False, *, keys: bool = True) -> ReplayedRecord:
     """Replay a record through its game's rules and collect every problem.
 
@@ -390,7 +409,7 @@ def _check_tags(record: Record, collect: _Collector) -> GameNotation[Any, Any] |
         return None
     if "Result" in tags:
         try:
-            parse_result_token(tags["Result"], sides)
+            result_scores(tags["Result"], sides)
         except ValueError as error:
             collect.add(
                 "bad-result", str(error), offset=collect.tag_offset("Result"), token=tags["Result"]
@@ -721,10 +740,9 @@ def _check_result(
     termination = tags.get("Termination")
     sides = game.rules.sides(replayed.final_state)
     try:
-        scores = parse_result_token(result, sides)
+        scores = result_scores(result, sides)
     except ValueError:
         return  # reported with the tags
-    offset = collect.tag_offset("Result")
     if outcome is not None:
         # Equal scores write the same token (each of 1, 0 and 1/2 is one field):
         # the common case, decided without formatting the rules' result.
@@ -733,7 +751,7 @@ def _check_result(
             collect.add(
                 "wrong-result",
                 f"result {result} contradicts the final position: {outcome.reason} ({expected})",
-                offset=offset,
+                offset=collect.tag_offset("Result"),
                 token=result,
             )
         elif termination is not None and termination != "normal":
@@ -759,7 +777,7 @@ def _check_result(
         collect.add(
             "wrong-result",
             f"result {result} with termination 'normal', but the rules have not ended the game",
-            offset=offset,
+            offset=collect.tag_offset("Result"),
             token=result,
         )
         return
@@ -770,7 +788,7 @@ def _check_result(
     collect.add(
         "unexplained-result",
         f"result {result} on a position the rules have not decided: {reason}",
-        offset=offset,
+        offset=collect.tag_offset("Result"),
         token=result,
     )
 
