@@ -388,7 +388,7 @@ def test_canonical_rounds_take_the_slices():
     plain_reading._move_number("2.")
     assert plain_reading._read_rounds(["1.", "t4", "t5", "2.", "r3"]) == (
         ["t4", "t5", "r3"],
-        [(1, False), None, (2, False)],
+        [(1, True), None, (2, True)],
         False,
     )
     assert plain_reading._read_rounds(["1.", "t4", "t5", "2."]) is None

@@ -66,7 +66,8 @@ _COMMENT = re.compile(r"\{([^}]*)\}")
 _ODD_COMMENT = re.compile("[\r\ufeff]")
 #: A move number: ``12.`` opens a round, ``12...`` continues one.
 _NUMBER = re.compile(rf"([0-9]{{1,{MAX_DIGITS}}})(\.|\.\.\.)")
-#: Move numbers already read (``"12."`` -> ``(12, False)``), at most this many.
+#: Move numbers already read, as the label each claims (``"12."`` -> ``(12, True)``:
+#: move 12, opening its round), at most this many.
 _NUMBERS: dict[str, tuple[int, bool]] = {}
 _NUMBERS_KEPT = 4096
 #: A result token (the grammar's, as a whole word).
@@ -79,12 +80,13 @@ _SUFFIX_END = frozenset("!?")
 
 
 def _move_number(word: str) -> tuple[int, bool] | None:
-    """``(number, continues)`` of a move-number word, ``None`` for any other word
-    that starts with a digit (the fast path defers those)."""
+    """The label a move-number word claims, the rules' ``move_number`` form
+    ``(number, opens a round)`` (``12.`` opens, ``12...`` continues); ``None`` for
+    any other word that starts with a digit (the fast path defers those)."""
     number = _NUMBER.fullmatch(word)
     if number is None:
         return None
-    value = (int(number[1]), number[2] == "...")
+    value = (int(number[1]), number[2] == ".")
     if len(_NUMBERS) < _NUMBERS_KEPT:
         _NUMBERS[word] = value
     return value
@@ -150,7 +152,8 @@ def replay_raw(
 def _read_movetext(
     movetext: str,
 ) -> tuple[list[str], list[tuple[int, bool] | None], str, bool, Notes] | None:
-    """The moves of a plain movetext, the move number written before each, its
+    """The moves of a plain movetext, the move number written before each (the
+    label it claims: :func:`_move_number`), its
     result, whether a number was written with a leading zero, and its comments
     (:data:`~partita.notation.writer.Notes`: by the move they follow, ``-1`` before
     the first, as the reader attaches them); ``None`` when it is not plain.

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from itertools import compress
 from typing import Any, cast
 
 from partita.errors import (
@@ -284,7 +285,8 @@ def replay_plain(
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
     no node; ``moves`` are its move tokens, ``numbers`` the move number written
-    before each, as ``Node.written_number``), when :func:`replay` would find no
+    before each, as the rules' ``move_number`` it claims: ``12.`` is ``(12, True)``,
+    ``12...`` ``(12, False)``), when :func:`replay` would find no
     problem in it at all; ``None`` as soon as it might (the caller then replays the
     record in full). The importers' fast path (see
     :mod:`partita.database.fastprepare`).
@@ -320,9 +322,9 @@ def replay_plain(
         if replayed_window is None:
             return None  # a move to check one by one: the full replay reports it
         window_keys, window_labels, before = replayed_window
-        for written, label in zip(numbers[done : done + _WINDOW], window_labels, strict=True):
-            if written is not None and (written[0] != label[0] or written[1] == label[1]):
-                return None  # a move-number problem
+        written = numbers[done : done + _WINDOW]
+        if list(compress(written, written)) != list(compress(window_labels, written)):
+            return None  # a move-number problem: a number other than the rules
         keys.extend(window_keys)
         befores.extend(window_labels)
         done += len(window)

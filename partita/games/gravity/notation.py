@@ -109,8 +109,11 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         # Fast path: canonical tokens map straight to their entries; everything
         # else goes through the grammar (which accepts the same canonical tokens).
         self._canonical = {entry.notation(): entry for entry in rules.entries}
-        #: Rows of the position notation by their (x bits, o bits), filled as met.
-        self._row_text: dict[tuple[int, int], str] = {}
+        #: Rows of the position notation by ``x_row | o_row << width`` (a row's
+        #: bits), filled as met.
+        self._row_text: dict[int, str] = {}
+        #: The shift of each row's bits in a state's ``x`` and ``o``, top row first.
+        self._shifts = range(0, rules.width * rules.height, rules.width)
         #: The compiled key replay of this board (made on first use; see
         #: :mod:`partita.games.gravity.native_replay`).
         self._native: native_replay.NativeReplay | None = None
@@ -273,14 +276,21 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         mask = (1 << width) - 1
         row_text = self._row_text
         x, o = state.x, state.o
-        rows = []
-        for shift in range(0, width * self.rules.height, width):
-            pair = (x >> shift & mask, o >> shift & mask)
-            text = row_text.get(pair)
-            if text is None:
-                text = row_text[pair] = self._format_row(*pair)
-            rows.append(text)
-        return "/".join(rows) + " " + "xo"[state.ply & 1]
+        rows = [
+            row_text.get(x >> shift & mask | (o >> shift & mask) << width) for shift in self._shifts
+        ]
+        if None in rows:  # a row not seen yet
+            rows = [
+                text
+                if text is not None
+                else self._remember_row(x >> shift & mask, o >> shift & mask)
+                for text, shift in zip(rows, self._shifts, strict=True)
+            ]
+        return "/".join(cast("list[str]", rows)) + (" o" if state.ply & 1 else " x")
+
+    def _remember_row(self, x_row: int, o_row: int) -> str:
+        text = self._row_text[x_row | o_row << self.rules.width] = self._format_row(x_row, o_row)
+        return text
 
     def _format_row(self, x_row: int, o_row: int) -> str:
         """One row of the position notation from its bits (column 1 is bit 0)."""
