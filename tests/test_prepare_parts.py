@@ -30,6 +30,7 @@ from partita.notation.plain import FULL_PATH_VARIABLE
 from partita.notation.reader import build_record, read_records, split_records
 from partita.notation.replay import count_sides, replay
 from partita.notation.validation import validate_files
+from partita.notation.writer import tag_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -393,3 +394,43 @@ def test_canonical_rounds_take_the_slices():
     )
     assert plain_reading._read_rounds(["1.", "t4", "t5", "2."]) is None
     assert plain_reading._read_rounds(["1.", "t4", "2.", "t5"]) is None
+
+
+tag_names = st.sampled_from(["Game", "Event", "Site", "Date", "Round", "Player1", "Result", "X"])
+
+
+@given(st.lists(tag_names, unique=True, max_size=8))
+def test_the_kept_tag_order_check_is_the_writers_order(names):
+    tags = dict.fromkeys(names, "v")
+    expected = list(tags) == tag_order(tags)
+    assert plain_reading._in_tag_order(tags) == expected
+    assert plain_reading._in_tag_order(tags) == expected  # asked again: kept
+
+
+def reference_numbered_as_written(numbers, labels) -> bool:
+    """The canonical numbering, move by move: a number before the first move and
+    before exactly the moves that open a round."""
+    return all(
+        (written is not None) == (opens or index == 0)
+        for index, (written, (_, opens)) in enumerate(zip(numbers, labels, strict=True))
+    )
+
+
+@given(
+    st.lists(st.tuples(st.booleans(), st.booleans()), max_size=8),  # one line
+)
+def test_the_numbering_check_is_the_move_by_move_rule(plies):
+    numbers = [
+        (index + 1, opens) if written else None for index, (written, opens) in enumerate(plies)
+    ]
+    labels = [(index + 1, opens) for index, (_, opens) in enumerate(plies)]
+    words = []
+    for number, (_, opens) in zip(numbers, labels, strict=True):
+        if number is not None:
+            words.append(f"{number[0]}{'.' if opens else '...'}")
+        words.append("t4")
+    movetext = " ".join([*words, "*"])
+    if reference_numbered_as_written(numbers, labels):
+        assert plain_reading._canonical_movetext(movetext, numbers, labels, False)
+    else:
+        assert not plain_reading._canonical_movetext(movetext, numbers, labels, False)

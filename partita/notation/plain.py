@@ -26,7 +26,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from operator import itemgetter
+from itertools import repeat
+from operator import is_not, itemgetter
 from typing import TYPE_CHECKING
 
 from partita.games.base import MAX_DIGITS
@@ -142,11 +143,27 @@ def replay_raw(
     if (
         blank_lines == 1
         and raw_text[start - 2 : start] == "\n\n"
-        and list(tags) == tag_order(tags)
+        and _in_tag_order(tags)
         and _canonical_movetext(movetext, numbers, labels, padded)
     ):
         return replayed, raw_text + "\n"  # already as the writer writes it
     return replayed, write_mainline(tags, moves, labels, result)
+
+
+#: Whether tags with these names (in this order) stand in the canonical order.
+_IN_ORDER: dict[tuple[str, ...], bool] = {}
+_IN_ORDER_KEPT = 1024
+
+
+def _in_tag_order(tags: dict[str, str]) -> bool:
+    """``list(tags) == tag_order(tags)``, kept per tuple of names (few occur)."""
+    names = tuple(tags)
+    in_order = _IN_ORDER.get(names)
+    if in_order is None:
+        if len(_IN_ORDER) >= _IN_ORDER_KEPT:
+            _IN_ORDER.clear()
+        in_order = _IN_ORDER[names] = list(names) == tag_order(tags)
+    return in_order
 
 
 def _read_movetext(
@@ -266,11 +283,12 @@ def _canonical_movetext(
     most :data:`~partita.notation.writer.LINE_WIDTH`)."""
     if padded:
         return False
-    first = True
-    for written, (_, opens) in zip(numbers, labels, strict=True):
-        if (written is not None) != (opens or first):
+    if numbers:  # numbered exactly where a round opens, and at the first move
+        numbered = list(map(is_not, numbers, repeat(None)))
+        opening = list(map(itemgetter(1), labels))
+        opening[0] = True
+        if numbered != opening:
             return False
-        first = False
     if (
         "  " in movetext
         or " \n" in movetext
