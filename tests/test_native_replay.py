@@ -15,7 +15,7 @@ from budget import examples
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from partita.database.keys import key_folder
+from partita.database.keys import encode_key, fold_key, key_list_folder
 from partita.games.gravity import native_replay
 from partita.games.gravity.notation import CONNECT4, FORZA4X4, GravityNotation
 from partita.games.gravity.rules import SIDES, GravityRules, GravityState
@@ -118,10 +118,10 @@ def test_every_board_replays_as_the_python_loop(data):
 
 @needs_native
 @settings(max_examples=examples(300, fast=60), deadline=None)
-@given(data=st.data())
-def test_keys_folded_in_the_call_are_the_archives_folded_keys(data):
-    """With a prefix hash's copy method the call folds each key as
-    ``keys.key_folder`` does (hashlib's own blake2b, called from C)."""
+@given(data=st.data(), game_name=st.text(max_size=150))
+def test_keys_folded_in_the_call_are_the_archives_folded_keys(data, game_name):
+    """With a fold prefix the call folds each key as ``keys.fold_key`` does (its
+    own BLAKE2b: game names of one to several hash blocks, any key size)."""
     game = data.draw(boards())
     start, tokens = data.draw(lines(game))
     accepted = tokens[: len(game.replay_canonical(start, tokens))]
@@ -133,26 +133,47 @@ def test_keys_folded_in_the_call_are_the_archives_folded_keys(data):
         return
     board = (start.x | start.o << game.rules.cell_count).to_bytes(game._board_bytes, "little")
     plain = replay.keys(board, start.ply, accepted)
-    copy = blake2b(b"somegame\x00", digest_size=8).copy
-    folded = replay.keys(board, start.ply, accepted, copy)
+    folder = key_list_folder(game_name)
+    folded = replay.keys(board, start.ply, accepted, folder.prefix)
     assert plain is not None and folded is not None
-    fold = key_folder("somegame")
-    assert folded[0] == [fold(key) for key in plain[0]]
+    assert folded[0] == [fold_key(game_name, key) for key in plain[0]]
     assert all(-(2**63) <= key < 2**63 for key in folded[0])
     assert folded[1:] == plain[1:]
 
 
 @needs_native
-def test_a_bad_hash_in_the_folding_call_raises():
+@pytest.mark.parametrize("size", [0, 1, 111, 112, 113, 127, 128, 129, 255, 256, 257, 1000])
+def test_the_c_blake2b_is_hashlibs_at_every_block_boundary(size):
+    """The prefix lengths around the 128-byte blocks (the key adds 6 to 22 bytes):
+    every folded key of a line on the largest board equals hashlib's."""
+    game = GravityNotation(GravityRules(16, 16, "t", 4))
+    replay = native_replay.native_replay(16, 16, "t", 4)
+    assert replay is not None
+    name = "g" * size
+    tokens = [f"t{column}" for column in range(1, 17)] * 3
+    board = bytes(game._board_bytes)
+    plain = replay.keys(board, 0, tokens)
+    folded = replay.keys(board, 0, tokens, (name + "\x00").encode())
+    assert plain is not None and folded is not None
+    expected = [
+        int.from_bytes(
+            blake2b((name + "\x00").encode() + encode_key(key), digest_size=8).digest(),
+            "little",
+            signed=True,
+        )
+        for key in plain[0]
+    ]
+    assert folded[0] == expected
+
+
+@needs_native
+def test_a_fold_prefix_that_is_no_bytes_is_refused():
     replay = native_replay.native_replay(7, 6, "t", 4)
     assert replay is not None
-    with pytest.raises(ValueError, match="8-byte digest"):
-        replay.keys(bytes(11), 0, ["t4"], blake2b(digest_size=16).copy)
+    with pytest.raises(TypeError, match="prefix is bytes"):
+        replay.keys(bytes(11), 0, ["t4"], "forza4x4\x00")
     with pytest.raises(TypeError):
         replay.keys(bytes(11), 0, ["t4"], 5)
-    with pytest.raises(AttributeError):
-        replay.keys(bytes(11), 0, ["t4"], object)
-    assert replay.keys(bytes(11), 0, ["t9"], 5) is None  # gave up before any fold
 
 
 @needs_native
@@ -302,3 +323,25 @@ def test_the_environment_switch_is_read_at_import(value, enabled):
         [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
     ).stdout
     assert output.strip() == str(enabled)
+
+
+@settings(max_examples=examples(300, fast=60), deadline=None)
+@given(data=st.data(), compiled=st.booleans())
+def test_replay_keys_given_a_fold_gives_the_folded_keys_either_way(data, compiled):
+    """``replay_keys(..., fold)`` (the import's call) is the fold of the Python
+    loop's keys, by the compiled replay (its own BLAKE2b) and by the Python loop
+    (``PARTITA_PYTHON_REPLAY=1``); it refuses exactly the same lines."""
+    game = data.draw(boards())
+    start, tokens = data.draw(lines(game))
+    expected = python_replay(game, start, tokens)
+    fold = key_list_folder("forza4x4")
+    saved = native_replay.enabled
+    native_replay.enabled = compiled and native_replay.available
+    try:
+        got = game.replay_keys(start, tokens, fold)
+    finally:
+        native_replay.enabled = saved
+    if expected is None:
+        assert got is None
+        return
+    assert got == ([fold_key("forza4x4", key) for key in expected[0]], *expected[1:])

@@ -30,6 +30,7 @@ from partita.notation.plain import FULL_PATH_VARIABLE
 from partita.notation.reader import build_record, read_records, split_records
 from partita.notation.replay import count_sides, replay
 from partita.notation.validation import validate_files
+from partita.notation.writer import tag_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -311,3 +312,125 @@ def test_the_twin_key_caches_stay_bounded():
         )
     assert len(twinkey._SPECS) <= twinkey._SPECS_KEPT
     assert len(twinkey._HASHERS) <= twinkey._HASHERS_KEPT
+
+
+def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():
+    """The fast path hands the game's ``replay_keys`` the archive's fold: the keys
+    it gives back (gravity folds them in its compiled replay, the other games by
+    the generic path) are ``fold_key`` of the keys it gives without one."""
+    games = set()
+    for path in sorted(EXAMPLES.rglob("*.pgr")):
+        for raw in split_records(path):
+            plain = plain_reading.replay_raw(raw, False)
+            if plain is None or not plain[0].moves:
+                continue
+            folded = plain_reading.replay_raw(raw, False, folders=preparing.archive_folder)
+            assert folded is not None
+            name = plain[0].game.name
+            games.add(name)
+            assert folded[0].keys == []
+            assert folded[0].folded_keys == [fold_key(name, key) for key in plain[0].keys]
+            assert folded[0].moves == plain[0].moves and folded[1] == plain[1]
+            assert plain[0].folded_keys is None
+    assert len(games) >= 4, games
+
+
+def test_the_plain_movetext_class_is_printable_ascii_without_delimiters():
+    """``_NOT_PLAIN`` (one character class) refuses exactly what its definition says:
+    anything but a line break, a space or printable ASCII, and ``{}();[]$``."""
+    for code in range(0x3100):
+        character = chr(code)
+        plain_character = character in "\n " or (
+            "!" <= character <= "~" and character not in "{}();[]$"
+        )
+        assert (plain_reading._NOT_PLAIN.search(character) is None) == plain_character, code
+
+
+move_words = st.sampled_from(["t4", "r5", "l10", "b2", "*y", "x", "--", "t4!", "1", "0-1"])
+number_words = st.builds(
+    lambda number, dots, zero: f"{'0' if zero else ''}{number}{dots}",
+    st.integers(1, 12),
+    st.sampled_from([".", "..."]),
+    st.booleans(),
+)
+
+
+any_words = st.lists(st.one_of(move_words, number_words), max_size=30)
+#: Mostly whole rounds (a number, two moves), sometimes a last round of one move.
+round_words = st.tuples(
+    st.lists(st.tuples(number_words, move_words, move_words), max_size=10),
+    st.lists(st.tuples(number_words, move_words), max_size=1),
+).map(lambda rounds: [word for part in rounds for group in part for word in group])
+
+
+@given(st.one_of(any_words, round_words))
+def test_whole_rounds_read_by_slices_as_the_word_loop_reads_them(words):
+    """``_read_rounds`` (rounds of a number and two moves, by slices) gives what the
+    word loop gives for the same words, or leaves them to it."""
+    for word in words:  # the numbers the word loop has read before
+        if word[0].isdigit():
+            plain_reading._move_number(word)
+    movetext = " ".join([*words, "1-0"])
+    rounds = plain_reading._read_rounds(words)
+    saved = plain_reading._read_rounds
+    plain_reading._read_rounds = lambda words: None
+    try:
+        expected = plain_reading._read_movetext(movetext)
+    finally:
+        plain_reading._read_rounds = saved
+    assert plain_reading._read_movetext(movetext) == expected
+    if rounds is not None and "!" not in movetext:
+        assert expected is not None
+        assert (rounds[0], rounds[1], rounds[2]) == (expected[0], expected[1], expected[3])
+
+
+def test_canonical_rounds_take_the_slices():
+    plain_reading._move_number("1.")
+    plain_reading._move_number("2.")
+    assert plain_reading._read_rounds(["1.", "t4", "t5", "2.", "r3"]) == (
+        ["t4", "t5", "r3"],
+        [(1, True), None, (2, True)],
+        False,
+    )
+    assert plain_reading._read_rounds(["1.", "t4", "t5", "2."]) is None
+    assert plain_reading._read_rounds(["1.", "t4", "2.", "t5"]) is None
+
+
+tag_names = st.sampled_from(["Game", "Event", "Site", "Date", "Round", "Player1", "Result", "X"])
+
+
+@given(st.lists(tag_names, unique=True, max_size=8))
+def test_the_kept_tag_order_check_is_the_writers_order(names):
+    tags = dict.fromkeys(names, "v")
+    expected = list(tags) == tag_order(tags)
+    assert plain_reading._in_tag_order(tags) == expected
+    assert plain_reading._in_tag_order(tags) == expected  # asked again: kept
+
+
+def reference_numbered_as_written(numbers, labels) -> bool:
+    """The canonical numbering, move by move: a number before the first move and
+    before exactly the moves that open a round."""
+    return all(
+        (written is not None) == (opens or index == 0)
+        for index, (written, (_, opens)) in enumerate(zip(numbers, labels, strict=True))
+    )
+
+
+@given(
+    st.lists(st.tuples(st.booleans(), st.booleans()), max_size=8),  # one line
+)
+def test_the_numbering_check_is_the_move_by_move_rule(plies):
+    numbers = [
+        (index + 1, opens) if written else None for index, (written, opens) in enumerate(plies)
+    ]
+    labels = [(index + 1, opens) for index, (_, opens) in enumerate(plies)]
+    words = []
+    for number, (_, opens) in zip(numbers, labels, strict=True):
+        if number is not None:
+            words.append(f"{number[0]}{'.' if opens else '...'}")
+        words.append("t4")
+    movetext = " ".join([*words, "*"])
+    if reference_numbered_as_written(numbers, labels):
+        assert plain_reading._canonical_movetext(movetext, numbers, labels, False)
+    else:
+        assert not plain_reading._canonical_movetext(movetext, numbers, labels, False)

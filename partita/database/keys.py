@@ -30,7 +30,7 @@ from hashlib import blake2b
 from struct import unpack
 from typing import Any
 
-__all__ = ["encode_key", "fold_key", "key_folder", "key_list_folder"]
+__all__ = ["KeyListFolder", "encode_key", "fold_key", "key_folder", "key_list_folder"]
 
 _LENGTH = 4
 
@@ -93,11 +93,34 @@ def key_folder(game: str) -> Callable[[Hashable], int]:
     return fold
 
 
-def key_list_folder(game: str) -> Callable[[Sequence[Hashable]], list[int]]:
+def key_list_folder(game: str) -> KeyListFolder:
     """``fold_key`` of each key of a list, bound to one game: the importer's form
     of :func:`key_folder` (a record's keys in one call, the digests turned into
     integers all at once); the same values (a test checks it)."""
-    prefix = blake2b(game.encode("utf-8") + b"\x00", digest_size=8)
+    return KeyListFolder(game)
+
+
+class KeyListFolder:
+    """``fold_key`` of each key of a list for one game (:func:`key_list_folder`).
+
+    ``prefix`` is what the hash reads before each key's encoding (the game's name
+    and NUL): a game's replay given this folder
+    (:meth:`~partita.notation.base.GameNotation.replay_keys`) may fold its keys
+    itself, a compiled replay without a Python call per key, to the same ints.
+    """
+
+    __slots__ = ("_fold", "prefix")
+
+    def __init__(self, game: str) -> None:
+        self.prefix = game.encode("utf-8") + b"\x00"
+        self._fold = _list_folder(self.prefix)
+
+    def __call__(self, keys: Sequence[Hashable]) -> list[int]:
+        return self._fold(keys)
+
+
+def _list_folder(prefix_bytes: bytes) -> Callable[[Sequence[Hashable]], list[int]]:
+    prefix = blake2b(prefix_bytes, digest_size=8)
     copy = prefix.copy
     headers: dict[int, bytes] = {}
 

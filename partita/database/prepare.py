@@ -16,11 +16,10 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from partita.database.keys import key_list_folder
+from partita.database.keys import KeyListFolder, key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
 from partita.games.registry import all_games
@@ -36,6 +35,7 @@ __all__ = [
     "ChunkData",
     "Refusal",
     "StoredRecord",
+    "archive_folder",
     "date_bounds",
     "known_games",
     "prepare_chunk",
@@ -186,7 +186,7 @@ def _problem_row(problem: Problem) -> tuple:
 
 
 #: Key folders by game name (each process keeps its own).
-_FOLDERS: dict[str, Callable[[Sequence[Hashable]], list[int]]] = {}
+_FOLDERS: dict[str, KeyListFolder] = {}
 #: ``json.dumps(tags, ensure_ascii=False)``, its encoder made once (``dumps`` makes
 #: one per call when given an option).
 _tags_json = json.JSONEncoder(ensure_ascii=False).encode
@@ -213,6 +213,7 @@ def prepare_record(
     sides = count_sides(tags, game.rules.min_sides if game is not None else 2)[0]
     date = tags.get("Date")
     date_min, date_max = date_bounds(date)
+    mainline = " ".join(replayed.moves)
     row = (
         tags.get("Game"),
         tags.get("Event"),
@@ -233,19 +234,21 @@ def prepare_record(
         date_max,
         _tags_json(tags),
         text,
-        " ".join(replayed.moves),
+        mainline,
         digest,
         str(source.file),
         source.index,
         source.line,
         source.byte_offset,
-        twin_key(game, sides, tags, replayed.initial_state, replayed.moves)
+        twin_key(game, sides, tags, replayed.initial_state, replayed.moves, mainline)
         if valid and game is not None and replayed.initial_state is not None
         else None,
     )
     keys: list[int] = []
-    if game is not None and replayed.keys:
-        keys = _folder(game.name)(replayed.keys)
+    if replayed.folded_keys is not None:
+        keys = replayed.folded_keys
+    elif game is not None and replayed.keys:
+        keys = archive_folder(game.name)(replayed.keys)
     return StoredRecord(
         digest,
         row,
@@ -257,7 +260,9 @@ def prepare_record(
     )
 
 
-def _folder(game: str) -> Callable[[Sequence[Hashable]], list[int]]:
+def archive_folder(game: str) -> KeyListFolder:
+    """The archive's key fold of one game (:func:`~partita.database.keys.key_list_folder`),
+    made once per process."""
     fold = _FOLDERS.get(game)
     if fold is None:
         fold = _FOLDERS[game] = key_list_folder(game)
@@ -269,7 +274,7 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
     (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
     if replayed.game is None or not replayed.variations:
         return []
-    fold = _folder(replayed.game.name)
+    fold = archive_folder(replayed.game.name)
     return [
         (line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)

@@ -42,6 +42,7 @@ def twin_key(
     tags: Mapping[str, str],
     start: Any,
     moves: Sequence[str],
+    mainline: str | None = None,
 ) -> int:
     """The twin key of a game of ``notation`` with these tags, starting from state
     ``start`` and playing the canonical tokens ``moves``.
@@ -49,7 +50,8 @@ def twin_key(
     The importer asks for every valid record, and the set-up part of the folded
     tuple repeats from record to record: its hash state is made once per set-up
     (:func:`_setup_hasher`) and only the mainline is hashed per record, which gives
-    :func:`_fold`'s value (``tests/test_twin_key_fast.py`` holds the two equal)."""
+    :func:`_fold`'s value (``tests/test_prepare_parts.py`` holds the two equal).
+    ``mainline``: ``" ".join(moves)``, when the caller has it already."""
     rules = notation.rules
     specs = _SPECS.get(id(rules))
     if specs is None or specs[0] is not rules:
@@ -63,9 +65,9 @@ def twin_key(
         if len(_HASHERS) >= _HASHERS_KEPT:
             _HASHERS.clear()
         hasher = _HASHERS[setup] = _setup_hasher(*setup)
-    mainline = " ".join(moves).encode("utf-8")
+    text = (" ".join(moves) if mainline is None else mainline).encode("utf-8")
     folded = hasher.copy()
-    folded.update(b"s" + len(mainline).to_bytes(4, "little") + mainline)
+    folded.update(b"s" + len(text).to_bytes(4, "little") + text)
     return int.from_bytes(folded.digest(), "little", signed=True)
 
 

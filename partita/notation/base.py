@@ -13,13 +13,27 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar, cast
 
 from partita.errors import NotationError, PartitaError
 from partita.games.base import MoveT, Rules, StateT
 
 if TYPE_CHECKING:  # pyparsing is imported when a position is parsed (start-up)
     import pyparsing as pp
+
+
+class KeyFolder(Protocol):
+    """How an archive folds position keys (:mod:`partita.database.keys`), handed to
+    :meth:`GameNotation.replay_keys` so that a game may fold its keys as it makes
+    them: ``fold(keys)`` gives each key's folded int, the hash of ``prefix`` then
+    the key's canonical encoding."""
+
+    @property
+    def prefix(self) -> bytes:
+        """What the hash reads before each key's encoding."""
+        ...
+
+    def __call__(self, keys: Sequence[Hashable]) -> list[int]: ...
 
 
 def parse_position_text(
@@ -128,16 +142,16 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
         return states
 
     def replay_keys(
-        self, state: StateT, tokens: Sequence[str]
+        self, state: StateT, tokens: Sequence[str], fold: KeyFolder | None = None
     ) -> tuple[list[Hashable], list[tuple[int, bool]], StateT] | None:
         """Fast path for importers of plain records: when :meth:`replay_canonical`
-        accepts every token, the position key after each (``rules.key``), the
-        rules' ``move_number`` before each, and the state after the last;
-        ``None`` when it stops early.
+        accepts every token, the position key after each (``rules.key``; with
+        ``fold``, ``fold`` of those keys), the rules' ``move_number`` before each,
+        and the state after the last; ``None`` when it stops early.
 
-        Games override this with a loop that builds no state but the last; they
-        must give exactly what this generic version gives (a differential test
-        checks it).
+        Games override this with a loop that builds no state but the last (and may
+        fold the keys their own way); they must give exactly what this generic
+        version gives (a differential test checks it).
         """
         states = self.replay_canonical(state, tokens)
         if len(states) < len(tokens):
@@ -145,8 +159,9 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
         rules = self.rules
         key, move_number = rules.key, rules.move_number
         befores = [state, *states]
+        keys: list[Hashable] = [key(after) for after in states]
         return (
-            [key(after) for after in states],
+            keys if fold is None else cast("list[Hashable]", fold(keys)),
             [move_number(before) for before in befores[:-1]],
             befores[-1],
         )

@@ -25,6 +25,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from itertools import repeat
+from operator import is_not, itemgetter
+from typing import TYPE_CHECKING
 
 from partita.games.base import MAX_DIGITS
 from partita.notation.model import Record
@@ -33,6 +37,9 @@ from partita.notation.replay import ReplayedRecord, replay_plain
 from partita.notation.scanner import comment_text
 from partita.notation.splitter import RawRecord
 from partita.notation.writer import LINE_WIDTH, Notes, tag_order, write_mainline
+
+if TYPE_CHECKING:
+    from partita.notation.base import KeyFolder
 
 __all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
 
@@ -49,17 +56,19 @@ def fast_path_enabled() -> bool:
 
 #: A tag line as the canonical writer writes it, its value needing no escape.
 _TAG_LINE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "([^"\\\n\r\ufeff]*)"\]\n')
+_find_tags = _TAG_LINE.findall
 #: What a plain movetext never holds: a character other than printable ASCII, a
 #: space or a line break (a tab, a carriage return, a non-ASCII space...), or one of
 #: the grammar's delimiters (comments, NAGs, variations, tags).
-_NOT_PLAIN = re.compile(r"[^ \n!-~]|[{}();\[\]$]")
+_NOT_PLAIN = re.compile(r"[^\n !-#%-'*-:<-Z\\^-z|~]")  # one class: quicker than two
 #: A comment, its text in the group (the reader's: up to the first ``}``).
 _COMMENT = re.compile(r"\{([^}]*)\}")
 #: What a fast-path comment never holds: a carriage return, a byte-order mark.
 _ODD_COMMENT = re.compile("[\r\ufeff]")
 #: A move number: ``12.`` opens a round, ``12...`` continues one.
 _NUMBER = re.compile(rf"([0-9]{{1,{MAX_DIGITS}}})(\.|\.\.\.)")
-#: Move numbers already read (``"12."`` -> ``(12, False)``), at most this many.
+#: Move numbers already read, as the label each claims (``"12."`` -> ``(12, True)``:
+#: move 12, opening its round), at most this many.
 _NUMBERS: dict[str, tuple[int, bool]] = {}
 _NUMBERS_KEPT = 4096
 #: A result token (the grammar's, as a whole word).
@@ -72,46 +81,45 @@ _SUFFIX_END = frozenset("!?")
 
 
 def _move_number(word: str) -> tuple[int, bool] | None:
-    """``(number, continues)`` of a move-number word, ``None`` for any other word
-    that starts with a digit (the fast path defers those)."""
+    """The label a move-number word claims, the rules' ``move_number`` form
+    ``(number, opens a round)`` (``12.`` opens, ``12...`` continues); ``None`` for
+    any other word that starts with a digit (the fast path defers those)."""
     number = _NUMBER.fullmatch(word)
     if number is None:
         return None
-    value = (int(number[1]), number[2] == "...")
+    value = (int(number[1]), number[2] == ".")
     if len(_NUMBERS) < _NUMBERS_KEPT:
         _NUMBERS[word] = value
     return value
 
 
 def replay_raw(
-    raw: RawRecord, strict: bool, *, text: bool = True
+    raw: RawRecord,
+    strict: bool,
+    *,
+    text: bool = True,
+    folders: Callable[[str], KeyFolder] | None = None,
 ) -> tuple[ReplayedRecord, str] | None:
     """The replay of a plain raw record without problems, exactly as the full path
     makes it, and its canonical text (``""`` unless ``text``: validation needs
-    none); ``None`` when the record is not plain, or replay might find a problem."""
+    none); ``None`` when the record is not plain, or replay might find a problem.
+    ``folders``: the keys come folded (see :func:`~partita.notation.replay.replay_plain`)."""
     if raw.problems:
         return None
     raw_text = raw.text
     start = raw.movetext_start
-    tags: dict[str, str] = {}
-    position = 0
-    blank_lines = 0
-    match_tag = _TAG_LINE.match
-    while position < start:
-        if raw_text[position] == "\n":  # a blank line among the tags
-            position += 1
-            blank_lines += 1
-            continue
-        tag = match_tag(raw_text, position)
-        if tag is None:
-            return None
-        name = tag[1]
-        if name in tags:
-            return None  # a duplicate tag: a problem
-        tags[name] = tag[2]
-        position = tag.end()
-    if position != start:
+    head = raw_text[:start]
+    pairs = _find_tags(head)
+    tags = dict(pairs)
+    if len(tags) != len(pairs):
+        return None  # a duplicate tag: a problem
+    # The tag lines and blank lines only: each tag line is its name, its value and
+    # six characters (one of them its line end), and whatever the tag lines leave
+    # must be as many characters as it has line ends.
+    line_ends = head.count("\n")
+    if sum(map(len, tags)) + sum(map(len, tags.values())) + 5 * len(pairs) + line_ends != start:
         return None
+    blank_lines = line_ends - len(pairs)
     movetext = raw_text[start:]
     read = _read_movetext(movetext)
     if read is None:
@@ -125,7 +133,7 @@ def replay_raw(
         result_offset=start + movetext.rindex(result),
     )
     labels: list[tuple[int, bool]] = []
-    replayed = replay_plain(record, moves, numbers, strict, labels)
+    replayed = replay_plain(record, moves, numbers, strict, labels, folders)
     if replayed is None:
         return None
     if not text:
@@ -135,17 +143,34 @@ def replay_raw(
     if (
         blank_lines == 1
         and raw_text[start - 2 : start] == "\n\n"
-        and list(tags) == tag_order(tags)
+        and _in_tag_order(tags)
         and _canonical_movetext(movetext, numbers, labels, padded)
     ):
         return replayed, raw_text + "\n"  # already as the writer writes it
     return replayed, write_mainline(tags, moves, labels, result)
 
 
+#: Whether tags with these names (in this order) stand in the canonical order.
+_IN_ORDER: dict[tuple[str, ...], bool] = {}
+_IN_ORDER_KEPT = 1024
+
+
+def _in_tag_order(tags: dict[str, str]) -> bool:
+    """``list(tags) == tag_order(tags)``, kept per tuple of names (few occur)."""
+    names = tuple(tags)
+    in_order = _IN_ORDER.get(names)
+    if in_order is None:
+        if len(_IN_ORDER) >= _IN_ORDER_KEPT:
+            _IN_ORDER.clear()
+        in_order = _IN_ORDER[names] = list(names) == tag_order(tags)
+    return in_order
+
+
 def _read_movetext(
     movetext: str,
 ) -> tuple[list[str], list[tuple[int, bool] | None], str, bool, Notes] | None:
-    """The moves of a plain movetext, the move number written before each, its
+    """The moves of a plain movetext, the move number written before each (the
+    label it claims: :func:`_move_number`), its
     result, whether a number was written with a leading zero, and its comments
     (:data:`~partita.notation.writer.Notes`: by the move they follow, ``-1`` before
     the first, as the reader attaches them); ``None`` when it is not plain.
@@ -176,6 +201,10 @@ def _read_movetext(
         return None
     result = last[-1]
     suffixes = "!" in movetext or "?" in movetext
+    if not comments and not suffixes:
+        rounds = _read_rounds(last[:-1])
+        if rounds is not None:
+            return rounds[0], rounds[1], result, rounds[2], notes
     known_numbers = _NUMBERS
     moves: list[str] = []
     numbers: list[tuple[int, bool] | None] = []
@@ -208,6 +237,38 @@ def _read_movetext(
     return moves, numbers, result, padded, notes
 
 
+#: What starts a word of a round's two moves that :func:`_read_rounds` leaves to
+#: the word loop: a digit (a move number, a number or a result) or ``*``.
+_NOT_A_MOVE_START = frozenset("0123456789*")
+
+
+def _read_rounds(
+    words: list[str],
+) -> tuple[list[str], list[tuple[int, bool] | None], bool] | None:
+    """:func:`_read_movetext`'s moves, numbers and padding for the commonest movetext,
+    by slices instead of a loop over its words: rounds of a known move number and
+    two moves (``1. t4 t5 2. r3 l1 ...``, the last round maybe of one move), no
+    suffix, no comment. ``None`` for anything else (the word loop reads it)."""
+    count = len(words)
+    if count % 3 == 1:
+        return None  # not whole rounds
+    heads = words[0::3]
+    written = list(map(_NUMBERS.get, heads))
+    if None in written:
+        return None  # a word that is not a move number already read
+    firsts, seconds = words[1::3], words[2::3]
+    starts = set(map(itemgetter(0), firsts))
+    starts.update(map(itemgetter(0), seconds))
+    if not starts.isdisjoint(_NOT_A_MOVE_START):
+        return None
+    moves: list[str] = [""] * (len(firsts) + len(seconds))
+    moves[0::2] = firsts
+    moves[1::2] = seconds
+    numbers: list[tuple[int, bool] | None] = [None] * len(moves)
+    numbers[0::2] = written
+    return moves, numbers, "0" in "".join(map(itemgetter(0), heads))
+
+
 def _canonical_movetext(
     movetext: str,
     numbers: list[tuple[int, bool] | None],
@@ -222,11 +283,12 @@ def _canonical_movetext(
     most :data:`~partita.notation.writer.LINE_WIDTH`)."""
     if padded:
         return False
-    first = True
-    for written, (_, opens) in zip(numbers, labels, strict=True):
-        if (written is not None) != (opens or first):
+    if numbers:  # numbered exactly where a round opens, and at the first move
+        numbered = list(map(is_not, numbers, repeat(None)))
+        opening = list(map(itemgetter(1), labels))
+        opening[0] = True
+        if numbered != opening:
             return False
-        first = False
     if (
         "  " in movetext
         or " \n" in movetext

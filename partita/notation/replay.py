@@ -9,8 +9,10 @@ keeps the legal prefix; strict mode turns every warning into an error.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from itertools import compress
 from typing import Any, cast
 
 from partita.errors import (
@@ -27,7 +29,7 @@ from partita.errors import (
 )
 from partita.games.base import POSITIVE, WIN, Outcome, parse_result_token
 from partita.games.registry import get_game
-from partita.notation.base import GameNotation
+from partita.notation.base import GameNotation, KeyFolder
 from partita.notation.model import Node, Record
 from partita.notation.problems import ERROR, KINDS, Problem
 
@@ -68,6 +70,9 @@ class ReplayedRecord:
     #: The variations in the record's reading order (the order their ``(`` stand
     #: in its text), each as far as it is legal; filled when replay computes keys.
     variations: list[VariationLine] = field(default_factory=list)
+    #: The keys of ``moves`` already folded as an archive stores them, when the
+    #: fast path was given a fold (:func:`replay_plain`); ``keys`` is then empty.
+    folded_keys: list[int] | None = None
 
     @property
     def valid(self) -> bool:
@@ -221,6 +226,24 @@ def _count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     return len(numbers), None
 
 
+#: :func:`result_scores` of the result tokens seen (few: ``1-0``, ``0-1``...).
+_SCORES: dict[tuple[str, int], tuple[Fraction, ...] | None] = {}
+_SCORES_KEPT = 256
+
+
+def result_scores(token: str, sides: int) -> tuple[Fraction, ...] | None:
+    """:func:`~partita.games.base.parse_result_token`, kept for the tokens it reads
+    (replay reads every record's result twice, and there are few distinct ones)."""
+    key = (token, sides)
+    if key in _SCORES:
+        return _SCORES[key]
+    scores = parse_result_token(token, sides)  # ValueError when malformed: not kept
+    if len(_SCORES) >= _SCORES_KEPT:
+        _SCORES.clear()
+    _SCORES[key] = scores
+    return scores
+
+
 def replay(record: Record, strict: bool = False, *, keys: bool = True) -> ReplayedRecord:
     """Replay a record through its game's rules and collect every problem.
 
@@ -258,10 +281,12 @@ def replay_plain(
     numbers: list[tuple[int, bool] | None],
     strict: bool = False,
     labels: list[tuple[int, bool]] | None = None,
+    folders: Callable[[str], KeyFolder] | None = None,
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
     no node; ``moves`` are its move tokens, ``numbers`` the move number written
-    before each, as ``Node.written_number``), when :func:`replay` would find no
+    before each, as the rules' ``move_number`` it claims: ``12.`` is ``(12, True)``,
+    ``12...`` ``(12, False)``), when :func:`replay` would find no
     problem in it at all; ``None`` as soon as it might (the caller then replays the
     record in full). The importers' fast path (see
     :mod:`partita.database.fastprepare`).
@@ -273,7 +298,8 @@ def replay_plain(
     number as :func:`_check_number` wants it, and the result. ``states`` stays
     empty (no state but the last is built); ``labels`` (when given) receives the
     rules' ``move_number`` before each move: what the canonical writer numbers the
-    moves with.
+    moves with. ``folders`` (a game's name to its archive key fold): the keys come
+    folded, in ``folded_keys`` (the game's ``replay_keys`` folds them).
     """
     collect = _Collector(record)
     game = _check_tags(record, collect)
@@ -285,19 +311,20 @@ def replay_plain(
     if len(moves) > KEPT_STATES:
         return None  # the full replay's bounded memory for a huge record
     rules = game.rules
+    fold = None if folders is None else folders(game.name)
     keys: list[Hashable] = []
     befores: list[tuple[int, bool]] = labels if labels is not None else []
     before = start
     done = 0
     while done < len(moves):  # a window at a time, as the mainline replay does
         window = moves[done : done + _WINDOW]
-        replayed_window = game.replay_keys(before, window)
+        replayed_window = game.replay_keys(before, window, fold)
         if replayed_window is None:
             return None  # a move to check one by one: the full replay reports it
         window_keys, window_labels, before = replayed_window
-        for written, label in zip(numbers[done : done + _WINDOW], window_labels, strict=True):
-            if written is not None and (written[0] != label[0] or written[1] == label[1]):
-                return None  # a move-number problem
+        written = numbers[done : done + _WINDOW]
+        if list(compress(written, written)) != list(compress(window_labels, written)):
+            return None  # a move-number problem: a number other than the rules
         keys.extend(window_keys)
         befores.extend(window_labels)
         done += len(window)
@@ -306,10 +333,11 @@ def replay_plain(
         game=game,
         strict=strict,
         moves=moves,
-        keys=keys,
+        keys=keys if fold is None else [],
         initial_state=start,
         final_state=before,
         outcome=rules.outcome(before),
+        folded_keys=None if fold is None else cast("list[int]", keys),
     )
     _check_result(record, game, replayed, collect)
     if collect.problems:
@@ -383,7 +411,7 @@ def _check_tags(record: Record, collect: _Collector) -> GameNotation[Any, Any] |
         return None
     if "Result" in tags:
         try:
-            parse_result_token(tags["Result"], sides)
+            result_scores(tags["Result"], sides)
         except ValueError as error:
             collect.add(
                 "bad-result", str(error), offset=collect.tag_offset("Result"), token=tags["Result"]
@@ -714,10 +742,9 @@ def _check_result(
     termination = tags.get("Termination")
     sides = game.rules.sides(replayed.final_state)
     try:
-        scores = parse_result_token(result, sides)
+        scores = result_scores(result, sides)
     except ValueError:
         return  # reported with the tags
-    offset = collect.tag_offset("Result")
     if outcome is not None:
         # Equal scores write the same token (each of 1, 0 and 1/2 is one field):
         # the common case, decided without formatting the rules' result.
@@ -726,7 +753,7 @@ def _check_result(
             collect.add(
                 "wrong-result",
                 f"result {result} contradicts the final position: {outcome.reason} ({expected})",
-                offset=offset,
+                offset=collect.tag_offset("Result"),
                 token=result,
             )
         elif termination is not None and termination != "normal":
@@ -752,7 +779,7 @@ def _check_result(
         collect.add(
             "wrong-result",
             f"result {result} with termination 'normal', but the rules have not ended the game",
-            offset=offset,
+            offset=collect.tag_offset("Result"),
             token=result,
         )
         return
@@ -763,7 +790,7 @@ def _check_result(
     collect.add(
         "unexplained-result",
         f"result {result} on a position the rules have not decided: {reason}",
-        offset=offset,
+        offset=collect.tag_offset("Result"),
         token=result,
     )
 

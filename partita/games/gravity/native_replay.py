@@ -18,7 +18,7 @@ differential tests and A/B benchmarks.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from importlib import import_module
 from typing import Protocol
 
@@ -36,15 +36,14 @@ class NativeReplay(Protocol):
         board: bytes,
         ply: int,
         tokens: Sequence[str],
-        copy: Callable[[], object] | None = None,
+        prefix: bytes | None = None,
     ) -> tuple[list[Hashable], list[tuple[int, bool]], int, int, int] | None:
         """From the position whose ``x | o << W*H`` is ``board`` (little-endian, 2*W*H
         bits) at ``ply``: the keys, the move-number labels, the last position's
-        ``x | o << W*H``, ply and line; ``None`` when it gives up. With ``copy``, the
-        bound ``copy`` of a :func:`~partita.database.keys.key_folder` prefix hash
-        (``blake2b(game + NUL, digest_size=8)``), each key comes folded as the
-        archive stores it, hashed by that hashlib object (measured in
-        ``docs/archive.md``; the import does not use it yet)."""
+        ``x | o << W*H``, ply and line; ``None`` when it gives up. With ``prefix``
+        (a :class:`~partita.database.keys.KeyListFolder`'s: the game's name and
+        NUL), each key comes folded as the archive stores it, by a BLAKE2b in C
+        (the same ints as :func:`~partita.database.keys.fold_key`)."""
         ...
 
 

@@ -10,7 +10,7 @@ leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
 from partita.games.base import DIGITS, POSITIVE
@@ -24,7 +24,7 @@ from partita.games.gravity.rules import (
     columns_from_entries,
     entries_from_columns,
 )
-from partita.notation.base import GameNotation, parse_position_text
+from partita.notation.base import GameNotation, KeyFolder, parse_position_text
 from partita.notation.lazy import lazy_grammar
 
 if TYPE_CHECKING:
@@ -109,8 +109,11 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         # Fast path: canonical tokens map straight to their entries; everything
         # else goes through the grammar (which accepts the same canonical tokens).
         self._canonical = {entry.notation(): entry for entry in rules.entries}
-        #: Rows of the position notation by their (x bits, o bits), filled as met.
-        self._row_text: dict[tuple[int, int], str] = {}
+        #: Rows of the position notation by ``x_row | o_row << width`` (a row's
+        #: bits), filled as met.
+        self._row_text: dict[int, str] = {}
+        #: The shift of each row's bits in a state's ``x`` and ``o``, top row first.
+        self._shifts = range(0, rules.width * rules.height, rules.width)
         #: The compiled key replay of this board (made on first use; see
         #: :mod:`partita.games.gravity.native_replay`).
         self._native: native_replay.NativeReplay | None = None
@@ -176,14 +179,15 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         return self.rules.replay_entries(state, entries)[0]
 
     def replay_keys(
-        self, state: GravityState, tokens: Sequence[str]
+        self, state: GravityState, tokens: Sequence[str], fold: KeyFolder | None = None
     ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
         """The generic fast path (see :class:`GameNotation`) through the engine's
         key replay, which builds no state but the last; through the compiled replay
         (:mod:`~partita.games.gravity.native_replay`) where it is built, falling back
-        to the Python loop wherever that gives up."""
+        to the Python loop wherever that gives up. The compiled replay folds the
+        keys itself (``fold.prefix``, the same hash), without a Python call a key."""
         if native_replay.enabled:
-            replayed = self._replay_native(state, tokens)
+            replayed = self._replay_native(state, tokens, None if fold is None else fold.prefix)
             if replayed is not None:
                 return replayed
         canonical = self._canonical
@@ -193,12 +197,17 @@ class GravityNotation(GameNotation[GravityState, Entry]):
             if entry is None:
                 return None
             entries.append(entry)
-        return self.rules.replay_entry_keys(state, entries)
+        replayed = self.rules.replay_entry_keys(state, entries)
+        if replayed is None or fold is None:
+            return replayed
+        keys, labels, after = replayed
+        return cast("list[Hashable]", fold(keys)), labels, after
 
     def _replay_native(
-        self, state: GravityState, tokens: Sequence[str]
+        self, state: GravityState, tokens: Sequence[str], prefix: bytes | None = None
     ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
-        """:meth:`replay_keys` by the compiled replay, or ``None`` where it gives up."""
+        """:meth:`replay_keys` by the compiled replay (the keys folded after
+        ``prefix`` when given), or ``None`` where it gives up."""
         if state.line:  # the game is over: no move is legal
             return None if tokens else ([], [], state)
         native = self._native
@@ -214,7 +223,7 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         if (x | o) >> cells:  # bits off the board, or negative: no state play reaches
             return None
         replayed = native.keys(
-            (x | o << cells).to_bytes(self._board_bytes, "little"), state.ply, tokens
+            (x | o << cells).to_bytes(self._board_bytes, "little"), state.ply, tokens, prefix
         )
         if replayed is None:
             return None
@@ -267,14 +276,21 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         mask = (1 << width) - 1
         row_text = self._row_text
         x, o = state.x, state.o
-        rows = []
-        for shift in range(0, width * self.rules.height, width):
-            pair = (x >> shift & mask, o >> shift & mask)
-            text = row_text.get(pair)
-            if text is None:
-                text = row_text[pair] = self._format_row(*pair)
-            rows.append(text)
-        return "/".join(rows) + " " + "xo"[state.ply & 1]
+        rows = [
+            row_text.get(x >> shift & mask | (o >> shift & mask) << width) for shift in self._shifts
+        ]
+        if None in rows:  # a row not seen yet
+            rows = [
+                text
+                if text is not None
+                else self._remember_row(x >> shift & mask, o >> shift & mask)
+                for text, shift in zip(rows, self._shifts, strict=True)
+            ]
+        return "/".join(cast("list[str]", rows)) + (" o" if state.ply & 1 else " x")
+
+    def _remember_row(self, x_row: int, o_row: int) -> str:
+        text = self._row_text[x_row | o_row << self.rules.width] = self._format_row(x_row, o_row)
+        return text
 
     def _format_row(self, x_row: int, o_row: int) -> str:
         """One row of the position notation from its bits (column 1 is bit 0)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import ClassVar
 
 from partita.errors import NotationError, SetupError
@@ -560,7 +560,7 @@ class GravityRules(Rules[GravityState, Entry]):
     def outcome(self, state: GravityState) -> Outcome | None:
         if state.line:
             winner = 1 - (state.ply & 1)
-            return Outcome.win_for(winner, 2, self._line_words(state, winner))
+            return Outcome.win_for(winner, 2, partial(self._line_words, state, winner))
         occupied = state.x | state.o
         if occupied & self._entry_mask == self._entry_mask:
             return Outcome.draw(2, self._blocked_words(occupied))
