@@ -1,16 +1,20 @@
-"""A bulk batch written in pieces inside its one transaction (ArchiveWriter's
+"""What keeps a bulk import's memory flat in the corpus size.
+
+A bulk batch is written in pieces inside its one transaction (ArchiveWriter's
 PIECE_PLIES / PIECE_RECORDS): the same archive as whole batches, nothing visible
 or counted before the commit, and a failure in a later piece leaves none of the
-batch."""
+batch. Its page cache is importer.bulk_cache_kib: small, growing only with the
+content hashes' index."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
+from sqlite_utils import Database
 from test_import import check_whole_games, write_games
 
-from partita.database import archive_writer, import_paths
+from partita.database import archive_writer, import_paths, importer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading
 from partita.database.schema import archive_for_writing
@@ -118,3 +122,30 @@ def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypat
     rerun = import_paths(database, [tmp_path / "in"], batch_size=8)
     assert (rerun.imported, rerun.duplicates) == (12, 8)
     check_whole_games(database)
+
+
+def test_the_bulk_cache_holds_the_hash_index_twice_within_its_bounds():
+    assert importer.bulk_cache_kib(0) == importer.BULK_CACHE_KIB == 8192
+    assert importer.bulk_cache_kib(100_000) == 8192  # the index: 1.9 MB
+    assert importer.bulk_cache_kib(400_000) == 2 * 400_000 * 19 // 1024 == 14_843
+    assert importer.bulk_cache_kib(1_000_000) == importer.IMPORT_CACHE_KIB == 32_768
+
+
+def test_a_bulk_import_writes_with_the_bulk_cache_and_gives_the_callers_back(tmp_path, monkeypatch):
+    write_games(tmp_path / "in" / "a.pgr", 12, seed=35)
+    database = tmp_path / "db.sqlite"
+    seen = []
+    real = ArchiveWriter.flush
+
+    def flush(self):
+        seen.append(self.conn.execute("PRAGMA cache_size").fetchone()[0])
+        real(self)
+
+    monkeypatch.setattr(ArchiveWriter, "flush", flush)
+    monkeypatch.setattr(importer, "BULK_CACHE_KIB", 777)
+    db = Database(database)
+    db.execute("PRAGMA cache_size = -1234")
+    import_paths(db, [tmp_path / "in"], batch_size=5, bulk=True)
+    assert seen and set(seen) == {-777}
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
+    db.close()
