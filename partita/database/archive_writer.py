@@ -104,7 +104,9 @@ class ArchiveWriter:
     :func:`~partita.database.indexed.finish_loading` moves them, sorted, at the end
     (:mod:`~partita.database.indexed` says what happens if the import is stopped);
     its first batch also drops the ``games`` indexes that only readers use, which
-    ``finish_loading`` builds again.
+    ``finish_loading`` builds again. A bulk batch is written in pieces of
+    :data:`PIECE_PLIES` plies as its records arrive, inside its one transaction
+    (``pending`` counts them until the commit).
 
     ``db``: the archive open for writing, as a ``sqlite3`` connection (what the
     importer passes: no sqlite-utils needed) or a sqlite-utils ``Database``.

@@ -210,10 +210,12 @@ def import_paths(
     """Import record files and folders (their ``*.pgr`` files, recursively) into
     the archive at ``target``; return what happened.
 
-    Streams: memory holds one batch and a few chunks of records, whatever the
-    input's size. ``progress`` is called after every committed batch and at the end
-    of each file. An exception (from the callback too) stops the import after the
-    last committed batch; a rerun completes it without duplicates.
+    Streams: memory holds one batch (in bulk mode one piece of it,
+    :data:`~partita.database.archive_writer.PIECE_PLIES`) and a few chunks of
+    records, whatever the input's size. ``progress`` is called after every
+    committed batch and at the end of each file. An exception (from the callback
+    too) stops the import after the last committed batch; a rerun completes it
+    without duplicates.
 
     ``workers``: processes that read and replay the records, this one included
     (which also writes): ``1`` (the default) imports in this process alone; ``N``
