@@ -160,7 +160,7 @@ def batch_limit(batch_size: int | None, stored: int) -> int:
 def bulk_cache_kib(stored: int) -> int:
     """A bulk import's page cache (KiB) into an archive of ``stored`` games:
     :data:`BULK_CACHE_KIB`, or twice the content hashes' index when that is more,
-    at most :data:`IMPORT_CACHE_KIB`. Flat in the corpus size up to about 200,000
+    at most :data:`IMPORT_CACHE_KIB`. Flat in the corpus size up to about 220,000
     games."""
     wanted = 2 * stored * HASH_INDEX_BYTES_PER_GAME // 1024
     return max(BULK_CACHE_KIB, min(IMPORT_CACHE_KIB, wanted))
