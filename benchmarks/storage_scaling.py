@@ -57,6 +57,8 @@ def write_bytes():
 
 if os.environ.get("PARTITA_IMPORT_CACHE_KIB"):  # --cache-kib: another page cache
     importer.IMPORT_CACHE_KIB = int(os.environ["PARTITA_IMPORT_CACHE_KIB"])
+    importer.BULK_CACHE_KIB = importer.IMPORT_CACHE_KIB
+set_bulk_cache = getattr(importer, "set_bulk_cache", lambda conn, stored: None)  # older trees
 database, rows_path, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keep_heap = sys.argv[4] == "keep"
 with open(rows_path, "rb") as handle:
@@ -79,6 +81,7 @@ start = time.perf_counter()
 with archive(database) as db, _tuned_for_import(db):
     writer = ArchiveWriter(db, bulk=True)
     limit = batch_limit(None, 0)
+    set_bulk_cache(db.conn, 0)
     copy = -1
     for number in range(games):
         index = number % len(base)
@@ -96,12 +99,13 @@ with archive(database) as db, _tuned_for_import(db):
              for line, before, vkeys, vmoves in item.variations]
             if copy else item.variations
         )
-        writer.add_prepared(StoredRecord(
-            digest, game, keys, item.moves, item.problems, item.valid, variations
-        ))
+        record = StoredRecord(digest, game, keys, item.moves, item.problems, item.valid, variations)
+        # Timed: a bulk writer writes its batch in pieces as records arrive.
+        timed(lambda: writer.add_prepared(record))
         if writer.pending >= limit:
             timed(writer.flush)
             limit = batch_limit(None, writer.summary.imported)
+            set_bulk_cache(db.conn, writer.summary.imported)
     timed(writer.flush)
     if not keep_heap:
         timed(lambda: finish_loading(db.conn), final=True)

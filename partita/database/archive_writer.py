@@ -35,6 +35,14 @@ __all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary"]
 #: one batch of work.
 DEFAULT_BATCH_SIZE = 1000
 
+#: A bulk batch is written in pieces of at most this many plies (or
+#: :data:`PIECE_RECORDS` records) inside its one transaction, so that the rows held in
+#: Python stay bounded while the batches grow with the archive
+#: (:func:`~partita.database.importer.batch_limit`): the import's memory stays flat
+#: in the corpus size (docs/archive.md, "Issue 16, session 8").
+PIECE_PLIES = 32_768
+PIECE_RECORDS = 1000
+
 
 @dataclass(slots=True)
 class ImportSummary:
@@ -106,7 +114,9 @@ class ArchiveWriter:
     :func:`~partita.database.indexed.finish_loading` moves them, sorted, at the end
     (:mod:`~partita.database.indexed` says what happens if the import is stopped);
     its first batch also drops the ``games`` indexes that only readers use, which
-    ``finish_loading`` builds again.
+    ``finish_loading`` builds again. A bulk batch is written in pieces of
+    :data:`PIECE_PLIES` plies as its records arrive, inside its one transaction
+    (``pending`` counts them until the commit).
 
     ``db``: the archive open for writing, as a ``sqlite3`` connection (what the
     importer passes: no sqlite-utils needed) or a sqlite-utils ``Database``.
@@ -129,11 +139,17 @@ class ArchiveWriter:
         self.bulk = bulk
         self.summary = ImportSummary()
         self._pending: list[StoredRecord] = []
+        self._pending_plies = 0
         self._indexes_deferred = False
+        # Bulk mode writes a batch in pieces inside its open transaction: the
+        # records written so far, and their counts, committed by flush().
+        self._written = 0
+        self._uncommitted = [0, 0, 0, 0, 0]
 
     @property
     def pending(self) -> int:
-        return len(self._pending)
+        """Records of the batch not yet committed (written in pieces or not)."""
+        return self._written + len(self._pending)
 
     def add(self, replayed: ReplayedRecord) -> None:
         """Queue one replayed record (refused at once in strict mode if invalid)."""
@@ -150,22 +166,50 @@ class ArchiveWriter:
             summary.refusals.append(prepared)
         else:
             self._pending.append(prepared)
+            if self.bulk:
+                self._pending_plies += len(prepared.moves)
+                if self._pending_plies >= PIECE_PLIES or len(self._pending) >= PIECE_RECORDS:
+                    self._write_piece()
 
-    def flush(self) -> None:
-        """Write the pending records in one transaction (nothing if none)."""
-        if not self._pending:
-            return
-        batch, self._pending = self._pending, []
+    def _write_piece(self) -> None:
+        """Write the pending records' rows inside the batch's transaction (opened
+        by the first piece), without committing: a bulk batch's Python rows are
+        then at most a piece, whatever the batch's size."""
+        batch, self._pending, self._pending_plies = self._pending, [], 0
         conn = self.conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            if not self._written:
+                conn.execute("BEGIN IMMEDIATE")
             counts = self._write(conn, batch)
-            conn.execute("COMMIT")
         except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            self._abandon()
             raise
-        self._indexes_deferred = self.bulk
+        self._written += len(batch)
+        self._uncommitted = [
+            done + more for done, more in zip(self._uncommitted, counts, strict=True)
+        ]
+
+    def _abandon(self) -> None:
+        """Roll the batch's transaction back: none of its rows or counts stay."""
+        conn = self.conn
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        self._written = 0
+        self._uncommitted = [0, 0, 0, 0, 0]
+        self._indexes_deferred = False
+
+    def flush(self) -> None:
+        """Write the pending records and commit the batch (nothing if none)."""
+        if not self._pending and not self._written:
+            return
+        if self._pending:
+            self._write_piece()
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._abandon()
+            raise
+        counts, self._uncommitted, self._written = self._uncommitted, [0, 0, 0, 0, 0], 0
         summary = self.summary
         imported, invalid, plies, problems, duplicates = counts
         summary.imported += imported
@@ -203,6 +247,7 @@ class ArchiveWriter:
                 invalid += 1
         if self.bulk and not self._indexes_deferred:
             defer_game_indexes(conn)
+            self._indexes_deferred = True  # undone if the transaction rolls back
         self._insert_games(conn, games)
         if games:
             index_games(conn, games[0][0], games[-1][0])

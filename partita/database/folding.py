@@ -40,7 +40,13 @@ def fold(text: str | None) -> str | None:
 
 
 def number(text: str | None) -> float | None:
-    """The number a tag value writes (``"1850"``, ``"-2.5"``), else ``None``."""
+    """The number a tag value writes (``"1850"``, ``"-2.5"``), else ``None``.
+
+    ``\\s`` matches a few separators (``\\x1c``-``\\x1f``) that ``float`` does not
+    strip: such a value is no number rather than an error inside SQLite."""
     if text is None or not _NUMBER.fullmatch(text):
         return None
-    return float(text)
+    try:
+        return float(text)
+    except ValueError:
+        return None

@@ -47,6 +47,7 @@ __all__ = [
     "MAX_BATCH_SIZE",
     "CHUNK_BYTES",
     "DEFAULT_BATCH_SIZE",
+    "BULK_CACHE_KIB",
     "IMPORT_CACHE_KIB",
     "IMPORT_CHECKPOINT_PAGES",
     "PARALLEL_MIN_BYTES",
@@ -56,6 +57,8 @@ __all__ = [
     "Refusal",
     "date_bounds",
     "batch_limit",
+    "bulk_cache_kib",
+    "set_bulk_cache",
     "import_paths",
     "import_records",
     "stored_text",
@@ -83,6 +86,16 @@ MAX_BATCH_SIZE = 10_000
 #: for 35 MB more at 100,000 (docs/archive.md, "Issue 16, session 7").
 IMPORT_CACHE_KIB = 32_768
 IMPORT_CHECKPOINT_PAGES = 10_000
+
+#: A bulk import's page cache (KiB) at least. Its batches append to the heap and
+#: the tables, pages written once that a larger cache only keeps (32 MB filled
+#: by about 20,000 games, and the import's memory grew with the corpus); the one
+#: random-key B-tree it reads and writes is the content hashes' integer index,
+#: about :data:`HASH_INDEX_BYTES_PER_GAME` a game, which the cache holds twice over
+#: as the archive grows (:func:`bulk_cache_kib`), up to :data:`IMPORT_CACHE_KIB`
+#: (docs/archive.md, "Issue 16, session 8").
+BULK_CACHE_KIB = 8192
+HASH_INDEX_BYTES_PER_GAME = 19
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +157,21 @@ def batch_limit(batch_size: int | None, stored: int) -> int:
     return max(DEFAULT_BATCH_SIZE, min(MAX_BATCH_SIZE, stored // BATCH_GROWTH))
 
 
+def bulk_cache_kib(stored: int) -> int:
+    """A bulk import's page cache (KiB) into an archive of ``stored`` games:
+    :data:`BULK_CACHE_KIB`, or twice the content hashes' index when that is more,
+    at most :data:`IMPORT_CACHE_KIB`. Flat in the corpus size up to about 220,000
+    games."""
+    wanted = 2 * stored * HASH_INDEX_BYTES_PER_GAME // 1024
+    return max(BULK_CACHE_KIB, min(IMPORT_CACHE_KIB, wanted))
+
+
+def set_bulk_cache(conn: sqlite3.Connection, stored: int) -> None:
+    """:func:`bulk_cache_kib` on ``conn`` (between batches: a smaller cache
+    drops clean pages only)."""
+    conn.execute(f"PRAGMA cache_size = -{bulk_cache_kib(stored)}")
+
+
 @contextmanager
 def _tuned_for_import(conn: sqlite3.Connection) -> Iterator[None]:
     """The import's cache and checkpoint settings on ``conn``, the caller's back after."""
@@ -183,10 +211,12 @@ def import_paths(
     """Import record files and folders (their ``*.pgr`` files, recursively) into
     the archive at ``target``; return what happened.
 
-    Streams: memory holds one batch and a few chunks of records, whatever the
-    input's size. ``progress`` is called after every committed batch and at the end
-    of each file. An exception (from the callback too) stops the import after the
-    last committed batch; a rerun completes it without duplicates.
+    Streams: memory holds one batch (in bulk mode one piece of it,
+    :data:`~partita.database.archive_writer.PIECE_PLIES`) and a few chunks of
+    records, whatever the input's size. ``progress`` is called after every
+    committed batch and at the end of each file. An exception (from the callback
+    too) stops the import after the last committed batch; a rerun completes it
+    without duplicates.
 
     ``workers``: processes that read and replay the records, this one included
     (which also writes): ``1`` (the default) imports in this process alone; ``N``
@@ -240,6 +270,8 @@ def import_paths(
             conn, strict=strict, batch_size=batch_size or DEFAULT_BATCH_SIZE, bulk=bulk
         )
         limit = batch_limit(batch_size, first_id - 1)
+        if bulk:
+            set_bulk_cache(conn, first_id - 1)
         summary = writer.summary
         summary.files = len(files)
         done_before = 0
@@ -278,6 +310,8 @@ def import_paths(
                 if writer.pending >= limit:
                     writer.flush()
                     limit = batch_limit(batch_size, first_id - 1 + summary.imported)
+                    if bulk:
+                        set_bulk_cache(conn, first_id - 1 + summary.imported)
                     report(done_before + offset, files[finished])
         finish_files(len(files))
         if bulk:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from partita.database.sqlfunctions import register_indexing_functions
+from partita.database.sqlfunctions import fold_sql, number_sql, register_indexing_functions
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -115,12 +115,12 @@ def create_v4_tables(conn: sqlite3.Connection) -> None:
 
 _TAGS_FROM_GAMES = (
     "INSERT INTO game_tags (game_id, name, value, number) "
-    "SELECT g.id, j.key, j.value, partita_number(j.value) "
+    f"SELECT g.id, j.key, j.value, {number_sql('j.value')} "
     "FROM games g, json_each(g.tags) j WHERE g.id BETWEEN ? AND ? AND j.type = 'text'"
 )
 _PLAYERS_FROM_GAMES = "".join(
     f"{' UNION ALL ' if seat > 1 else ''}SELECT id, {seat}, player{seat}, "
-    f"partita_fold(player{seat}) FROM games WHERE id BETWEEN ? AND ? AND player{seat} IS NOT NULL"
+    f"{fold_sql(f'player{seat}')} FROM games WHERE id BETWEEN ? AND ? AND player{seat} IS NOT NULL"
     for seat in range(1, _SEATS + 1)
 )
 _PLAYERS_FROM_GAMES = (
@@ -131,7 +131,9 @@ _PLAYERS_FROM_GAMES = (
 def index_games(conn: sqlite3.Connection, first: int, last: int) -> None:
     """Fill ``game_players`` and ``game_tags`` for the games ``first`` to ``last``
     (ids, inclusive), from their rows, inside the caller's transaction. The games
-    must have no rows there yet."""
+    must have no rows there yet. The folded names and numbers are SQL expressions
+    (:func:`~partita.database.sqlfunctions.fold_sql`, ``number_sql``) that call
+    the Python functions only for the rare values SQL cannot settle."""
     register_indexing_functions(conn)
     conn.execute(_TAGS_FROM_GAMES, (first, last))
     conn.execute(_PLAYERS_FROM_GAMES, (first, last) * _SEATS)

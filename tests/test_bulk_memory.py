@@ -1,0 +1,151 @@
+"""What keeps a bulk import's memory flat in the corpus size.
+
+A bulk batch is written in pieces inside its one transaction (ArchiveWriter's
+PIECE_PLIES / PIECE_RECORDS): the same archive as whole batches, nothing visible
+or counted before the commit, and a failure in a later piece leaves none of the
+batch. Its page cache is importer.bulk_cache_kib: small, growing only with the
+content hashes' index."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlite_utils import Database
+from test_import import check_whole_games, write_games
+
+from partita.database import archive_writer, import_paths, importer
+from partita.database.archive_writer import ArchiveWriter
+from partita.database.indexed import finish_loading
+from partita.database.schema import archive_for_writing
+from partita.notation.files import expand_paths
+from partita.notation.reader import read_records
+from partita.notation.replay import replay_records
+
+
+def _contents(path) -> dict[str, list]:
+    conn = sqlite3.connect(path)
+    try:
+        return {
+            table: conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
+            for table in ("games", "positions", "game_tags", "game_players")
+        }
+    finally:
+        conn.close()
+
+
+def _replayed(folder):
+    return [r for path in expand_paths([folder]) for r in replay_records(read_records(path))]
+
+
+def test_pieces_make_the_archive_whole_batches_make(tmp_path, monkeypatch):
+    write_games(tmp_path / "in" / "a.pgr", 40, seed=31)
+    whole = tmp_path / "whole.db"
+    import_paths(whole, [tmp_path / "in"], batch_size=15, bulk=True)
+    sizes = []
+    real = ArchiveWriter._write
+
+    def write(self, conn, batch):
+        sizes.append(len(batch))
+        return real(self, conn, batch)
+
+    monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 4)
+    monkeypatch.setattr(ArchiveWriter, "_write", write)
+    pieces = tmp_path / "pieces.db"
+    summary = import_paths(pieces, [tmp_path / "in"], batch_size=15, bulk=True)
+    assert summary.imported == 40
+    assert max(sizes) == 4 and sum(sizes) == 40  # never more than a piece in Python
+    assert _contents(pieces) == _contents(whole)
+    check_whole_games(pieces)
+
+
+def test_a_piece_bounded_by_plies(tmp_path, monkeypatch):
+    plies = write_games(tmp_path / "in" / "a.pgr", 12, seed=32)
+    sizes = []
+    real = ArchiveWriter._write
+
+    def write(self, conn, batch):
+        sizes.append(sum(len(item.moves) for item in batch))
+        return real(self, conn, batch)
+
+    monkeypatch.setattr(archive_writer, "PIECE_PLIES", 30)
+    monkeypatch.setattr(ArchiveWriter, "_write", write)
+    import_paths(tmp_path / "db.sqlite", [tmp_path / "in"], batch_size=100, bulk=True)
+    assert sum(sizes) == sum(plies)
+    # a piece closes on the record that reaches 30 plies (records hold at most 24)
+    assert len(sizes) > 1 and all(size < 30 + 24 for size in sizes)
+
+
+def test_written_pieces_stay_invisible_and_uncounted_until_the_commit(tmp_path, monkeypatch):
+    write_games(tmp_path / "in" / "a.pgr", 10, seed=33)
+    replayed = _replayed(tmp_path / "in")
+    monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 3)
+    database = tmp_path / "db.sqlite"
+    with archive_for_writing(database) as conn:
+        writer = ArchiveWriter(conn, bulk=True, batch_size=10)
+        for count, record in enumerate(replayed, 1):
+            writer.add(record)
+            assert writer.pending == count
+        assert writer.summary.imported == 0
+        reader = sqlite3.connect(database)
+        assert reader.execute("SELECT count(*) FROM games").fetchone() == (0,)
+        writer.flush()
+        assert reader.execute("SELECT count(*) FROM games").fetchone() == (10,)
+        reader.close()
+        assert (writer.pending, writer.summary.imported) == (0, 10)
+        finish_loading(conn)
+    check_whole_games(database)
+
+
+def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypatch):
+    plies = write_games(tmp_path / "in" / "a.pgr", 20, seed=34)
+    monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 3)
+    real = ArchiveWriter._insert_games
+    calls = []
+
+    def fail_in_the_second_batch(self, conn, rows):
+        calls.append(len(rows))
+        real(self, conn, rows)
+        if len(calls) == 6:  # batch 1: pieces 3, 3, 2; batch 2: 3, 3, then this one
+            raise OSError("disk unplugged")
+
+    monkeypatch.setattr(ArchiveWriter, "_insert_games", fail_in_the_second_batch)
+    database = tmp_path / "db.sqlite"
+    with pytest.raises(OSError, match="disk unplugged"):
+        import_paths(database, [tmp_path / "in"], batch_size=8, bulk=True)
+    conn = sqlite3.connect(database)
+    assert conn.execute("SELECT count(*) FROM games").fetchone() == (8,)
+    assert conn.execute("SELECT count(*) FROM positions_load").fetchone() == (sum(plies[:8]),)
+    assert conn.execute("SELECT count(*) FROM game_tags WHERE game_id > 8").fetchone() == (0,)
+    conn.close()
+    monkeypatch.setattr(ArchiveWriter, "_insert_games", real)
+    rerun = import_paths(database, [tmp_path / "in"], batch_size=8)
+    assert (rerun.imported, rerun.duplicates) == (12, 8)
+    check_whole_games(database)
+
+
+def test_the_bulk_cache_holds_the_hash_index_twice_within_its_bounds():
+    assert importer.bulk_cache_kib(0) == importer.BULK_CACHE_KIB == 8192
+    assert importer.bulk_cache_kib(100_000) == 8192  # the index: 1.9 MB
+    assert importer.bulk_cache_kib(400_000) == 2 * 400_000 * 19 // 1024 == 14_843
+    assert importer.bulk_cache_kib(1_000_000) == importer.IMPORT_CACHE_KIB == 32_768
+
+
+def test_a_bulk_import_writes_with_the_bulk_cache_and_gives_the_callers_back(tmp_path, monkeypatch):
+    write_games(tmp_path / "in" / "a.pgr", 12, seed=35)
+    database = tmp_path / "db.sqlite"
+    seen = []
+    real = ArchiveWriter.flush
+
+    def flush(self):
+        seen.append(self.conn.execute("PRAGMA cache_size").fetchone()[0])
+        real(self)
+
+    monkeypatch.setattr(ArchiveWriter, "flush", flush)
+    monkeypatch.setattr(importer, "BULK_CACHE_KIB", 777)
+    db = Database(database)
+    db.execute("PRAGMA cache_size = -1234")
+    import_paths(db, [tmp_path / "in"], batch_size=5, bulk=True)
+    assert seen and set(seen) == {-777}
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
+    db.close()
