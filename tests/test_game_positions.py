@@ -19,6 +19,7 @@ from partita.database import import_paths, open_archive
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading, loading_pending
 from partita.database.maintenance import delete_games, set_tag
+from partita.database.merge import merge_archive
 from partita.database.schema import MIGRATION_7, archive_for_writing, migrate_archive
 from partita.errors import ArchiveError
 from partita.notation.reader import read_records
@@ -196,3 +197,24 @@ def test_a_migrated_archive_equals_a_new_one(records, tmp_path, into_heap):
     assert pending(older) == []
     schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
     assert rows(older, schema) == rows(fresh, schema)
+
+
+def test_a_merge_refuses_a_source_whose_mark_is_set(records, tmp_path):
+    source = tmp_path / "source.db"
+    replayed = [replay(record) for record in read_records((records / "a.pgr").read_text())]
+    with archive_for_writing(source) as conn:
+        writer = ArchiveWriter(conn, bulk=True)
+        for one in replayed[:5]:
+            writer.add(one)
+        writer.flush()  # no finish: the mark stays
+    assert pending(source) == [(1,)]
+    target = tmp_path / "target.db"
+    import_paths(target, [records], bulk=False)
+    before = by_game(target)
+    with pytest.raises(ArchiveError, match="not indexed yet.*partita migrate"):
+        merge_archive(target, source)
+    assert by_game(target) == before
+    migrate_archive(source)
+    merged = merge_archive(tmp_path / "new.db", source)
+    assert merged.copied == 5 and merged.positions == len(by_game(source)) > 0
+    assert by_key(tmp_path / "new.db") == by_game(tmp_path / "new.db") == by_game(source)
