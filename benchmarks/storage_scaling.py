@@ -21,7 +21,7 @@ the end. It times what ``benchmarks/import_scaling.py`` calls storage (the
 writer's batches and the final sort, wall and CPU), and the bytes the process wrote
 (``/proc/self/io``), per ply; the archive is deleted after each size.
 ``--keep-heap`` stops each size before the final sort and keeps its archive
-(``storage-N.db``, its positions in the heap) for ``final_sort_variants.py``.
+(``storage-N.db``, its positions in ``game_positions`` only, the mark set).
 """
 
 from __future__ import annotations

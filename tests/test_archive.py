@@ -42,7 +42,8 @@ def test_a_new_archive_has_the_tables_keys_and_indexes(tmp_path):
     db = open_archive(tmp_path / "a.db")
     assert set(db.table_names()) == {
         "games", "positions", "problems", "book", "schema_version",
-        "game_players", "game_tags", "positions_load", "variation_positions",
+        "game_players", "game_tags", "variation_positions", "game_positions",
+        "positions_pending",
     }  # fmt: skip
     assert db["game_players"].pks == ["game_id", "seat"]
     assert db["game_tags"].pks == ["game_id", "name"]
@@ -59,7 +60,10 @@ def test_a_new_archive_has_the_tables_keys_and_indexes(tmp_path):
         for index in db["game_players"].indexes
         if not index.name.startswith("sqlite_")
     ] == [["folded"]]
-    assert db["positions_load"].indexes == []  # a heap: an append per row
+    # game order: every writer appends; no other index of positions to keep
+    assert db["game_positions"].pks == ["game_id", "ply"]
+    for table in ("positions", "game_positions"):
+        assert [i.name for i in db[table].indexes if not i.name.startswith("sqlite_")] == []
     assert db["games"].pks == ["id"]
     assert db["problems"].pks == ["id"]
     assert db["positions"].pks == ["key", "game_id", "ply"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from test_import import check_whole_games, random_game, record_text, write_games
+from test_positions_v7 import without_game_positions
 
 from partita.database import archive_writer, hashkey, import_paths, maintenance, merge
 from partita.database.maintenance import set_tag
@@ -25,7 +26,8 @@ _V5_HASH_INDEX = 'CREATE UNIQUE INDEX "games_hash"\n    ON "games" ("hash")'
 
 def as_version_5(connection: sqlite3.Connection) -> None:
     """Undo migration 6 on an open archive (the caller commits): the archive as
-    partita wrote it before version 6."""
+    partita wrote it before version 6 (and migration 7's game_positions undone)."""
+    without_game_positions(connection)
     connection.execute("DROP INDEX games_hash_key")
     connection.execute("ALTER TABLE games DROP COLUMN hash_key")
     connection.execute(_V5_HASH_INDEX)

@@ -168,7 +168,7 @@ def test_a_deletion_that_fails_half_way_leaves_every_row(db):
 
 def test_deleting_uses_the_game_indexes(db):
     conn = open_archive(db).conn
-    for table, index in (("positions", "positions_game"), ("problems", "problems_game")):
+    for table, index in (("game_positions", "PRIMARY KEY"), ("problems", "problems_game")):
         plan = " ".join(
             row[-1]
             for row in conn.execute(f"EXPLAIN QUERY PLAN DELETE FROM {table} WHERE game_id = 1")

@@ -1,6 +1,8 @@
-"""Schema version 7: ``positions`` and ``positions_load`` hold ``(key, game_id, ply)``
-only; migration 7 rebuilds both from an archive of version 6 (their ``move`` and
-``next_move`` dropped, a stopped bulk import's heap kept and indexed)."""
+"""Schema version 7: ``positions`` holds ``(key, game_id, ply)`` only, and
+``game_positions`` the same rows in game order; migration 7 makes both from an
+archive of version 6 (``move`` and ``next_move`` dropped, ``positions_game`` and
+the ``positions_load`` heap replaced, a stopped bulk import's rows kept and
+completed)."""
 
 from __future__ import annotations
 
@@ -44,10 +46,29 @@ _V6_LOAD = (
 )
 
 
+def without_game_positions(conn: sqlite3.Connection) -> None:
+    """Put back on an open archive of version 7 what versions 4 to 6 had in place
+    of ``game_positions`` (the caller commits): ``positions_game``, and the
+    ``positions_load`` heap holding the rows a bulk import has not sorted into
+    ``positions`` yet. For the tests that make older archives from new ones."""
+    conn.execute(
+        "CREATE TABLE positions_load (key INTEGER NOT NULL, game_id INTEGER NOT NULL, "
+        "ply INTEGER NOT NULL)"
+    )
+    conn.execute(
+        "INSERT INTO positions_load SELECT key, game_id, ply FROM game_positions "
+        "WHERE game_id >= (SELECT first_game_id FROM positions_pending)"
+    )
+    conn.execute("DROP TABLE game_positions")
+    conn.execute("DROP TABLE positions_pending")
+    conn.execute("CREATE INDEX positions_game ON positions(game_id)")
+
+
 def as_version_6(conn: sqlite3.Connection, *, into_heap: bool = False) -> None:
     """Undo migration 7 on an open archive (the caller commits): both tables with
     their token columns, filled from ``games.moves`` (as version 6 stored them).
     ``into_heap``: every row in ``positions_load``, as a stopped bulk import left them."""
+    without_game_positions(conn)
     conn.execute("ALTER TABLE positions RENAME TO positions_v7")
     conn.execute(_V6_POSITIONS)
     conn.execute("DROP TABLE positions_load")
@@ -75,6 +96,11 @@ def positions(path: Path) -> list[tuple]:
         return conn.execute("SELECT key, game_id, ply FROM positions ORDER BY 2, 3").fetchall()
 
 
+def game_positions(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT key, game_id, ply FROM game_positions").fetchall()
+
+
 def schema_entries(path: Path) -> list[tuple]:
     with sqlite3.connect(path) as conn:
         return conn.execute(
@@ -97,7 +123,7 @@ def fresh(tmp_path) -> Path:
 
 def test_positions_hold_the_key_the_game_and_the_ply(fresh):
     assert columns(fresh, "positions") == ["key", "game_id", "ply"]
-    assert columns(fresh, "positions_load") == ["key", "game_id", "ply"]
+    assert columns(fresh, "game_positions") == ["game_id", "ply", "key"]
     with sqlite3.connect(fresh) as conn:
         plies = dict(conn.execute("SELECT id, plies FROM games"))
         counted = dict(conn.execute("SELECT game_id, max(ply) FROM positions GROUP BY game_id"))
@@ -119,8 +145,9 @@ def test_an_archive_at_version_6_migrates_to_the_same_positions(tmp_path, fresh,
     assert positions(older) == positions(fresh)
     assert schema_entries(older) == schema_entries(fresh)
     with sqlite3.connect(older) as conn:
-        assert conn.execute("SELECT count(*) FROM positions_load").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM positions_pending").fetchone() == (0,)
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert game_positions(older) == game_positions(fresh)
     # and it goes on storing new games, and refusing the old ones
     write_games(tmp_path / "more" / "b.pgr", 3, seed=71, first=30)
     summary = import_paths(older, [tmp_path / "in", tmp_path / "more"])
@@ -170,8 +197,15 @@ def test_the_writer_stores_every_key_with_its_game_and_ply(games, bulk):
             continue
         seen.add(content)
         expected.extend((key, len(seen), ply) for ply, key in enumerate(keys, 1))
-    table = "positions_load" if bulk else "positions"
-    stored = conn.execute(f"SELECT key, game_id, ply, typeof(key) FROM {table}").fetchall()
-    assert sorted(stored) == sorted((*row, "integer") for row in expected)
+    in_game_order = conn.execute(
+        "SELECT key, game_id, ply, typeof(key) FROM game_positions"
+    ).fetchall()
+    assert in_game_order == sorted(
+        ((*row, "integer") for row in expected), key=lambda row: (row[1], row[2])
+    )
+    by_key = conn.execute("SELECT key, game_id, ply FROM positions").fetchall()
+    assert by_key == ([] if bulk else sorted(expected))
+    pending = conn.execute("SELECT first_game_id FROM positions_pending").fetchall()
+    assert pending == ([(1,)] if bulk and expected else [])
     assert writer.summary.plies == len(expected)
     assert writer.summary.duplicates == len(games) - len(seen)

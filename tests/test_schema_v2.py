@@ -9,6 +9,7 @@ import pytest
 from test_hash_key import as_version_5
 
 from partita.database import SCHEMA_VERSION, import_paths, open_archive
+from partita.database.indexed import _DELETE_POSITIONS
 from partita.database.twinkey import row_twin_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,9 +31,7 @@ def test_a_new_archive_has_the_version_2_indexes_and_column(tmp_path):
     db = open_archive(tmp_path / "new.db")
     assert SCHEMA_VERSION >= 2
     assert "twin_key" in db["games"].columns_dict
-    assert {index.name: index.columns for index in db["positions"].indexes}["positions_game"] == [
-        "game_id"
-    ]
+    assert db["game_positions"].pks == ["game_id", "ply"]  # a game's positions, by its id
     assert {index.name: index.columns for index in db["games"].indexes}["games_twin"] == [
         "twin_key"
     ]
@@ -41,8 +40,11 @@ def test_a_new_archive_has_the_version_2_indexes_and_column(tmp_path):
 
 def test_deleting_a_games_rows_reads_only_that_game(examples_archive):
     db = open_archive(examples_archive)
-    assert "USING COVERING INDEX positions_game (game_id=?)" in _plan(
-        db, "DELETE FROM positions WHERE game_id = ?", (1,)
+    plan = _plan(db, _DELETE_POSITIONS, (1,))
+    assert "SEARCH game_positions USING PRIMARY KEY (game_id=?)" in plan
+    assert "SEARCH positions USING PRIMARY KEY (key=? AND game_id=? AND ply=?)" in plan
+    assert "SEARCH game_positions USING PRIMARY KEY (game_id=?)" in _plan(
+        db, "DELETE FROM game_positions WHERE game_id = ?", (1,)
     )
     assert "USING INDEX problems_game (game_id=?)" in _plan(
         db, "DELETE FROM problems WHERE game_id = ?", (1,)
@@ -69,13 +71,13 @@ def test_migrating_a_version_1_archive_fills_the_keys_the_importer_gives(
     db = open_archive(imported)
     expected = dict(db.execute("SELECT id, twin_key FROM games").fetchall())
     # Back to version 1: what an archive written before migration 2 holds.
+    as_version_5(db.conn)
     db.execute("DROP INDEX games_twin")
     db.execute("DROP INDEX positions_game")
     db.execute("ALTER TABLE games DROP COLUMN twin_key")
     # migration 4's, 5's and 6's
     for table in ("game_players", "game_tags", "positions_load", "variation_positions"):
         db.execute(f"DROP TABLE {table}")
-    as_version_5(db.conn)
     db.execute("DELETE FROM schema_version WHERE version >= 2")
     db.conn.commit()
     db.close()
@@ -85,7 +87,7 @@ def test_migrating_a_version_1_archive_fills_the_keys_the_importer_gives(
         range(1, SCHEMA_VERSION + 1)
     )
     assert dict(db.execute("SELECT id, twin_key FROM games").fetchall()) == expected
-    assert {"positions_game"} <= {index.name for index in db["positions"].indexes}
+    assert db["game_positions"].count == db["positions"].count
     db.close()
 
 

@@ -91,9 +91,9 @@ def test_migrating_a_version_3_archive_fills_them(examples_archive, tmp_path):
     older = tmp_path / "v3.db"
     shutil.copy(examples_archive, older)
     connection = sqlite3.connect(older)
+    as_version_5(connection)
     for table in ("game_players", "game_tags", "positions_load", "variation_positions"):
         connection.execute(f"DROP TABLE {table}")
-    as_version_5(connection)
     connection.execute("DELETE FROM schema_version WHERE version >= 4")
     connection.commit()
     connection.close()
@@ -157,6 +157,11 @@ def positions_dump(path: Path) -> list[tuple]:
         connection.close()
 
 
+def game_positions_dump(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("SELECT game_id, ply, key FROM game_positions").fetchall()
+
+
 def test_a_bulk_import_stores_what_a_batched_one_does(tmp_path):
     write_games(tmp_path / "in" / "a.pgr", 60, seed=21)
     batched, bulk = tmp_path / "batched.db", tmp_path / "bulk.db"
@@ -167,7 +172,10 @@ def test_a_bulk_import_stores_what_a_batched_one_does(tmp_path):
     assert counts(bulk) == counts(batched)
     assert stored_rows(bulk) == stored_rows(batched)
     assert counts(bulk)["positions"] > 0
-    assert sqlite3.connect(bulk).execute("SELECT count(*) FROM positions_load").fetchone() == (0,)
+    assert sqlite3.connect(bulk).execute("SELECT count(*) FROM positions_pending").fetchone() == (
+        0,
+    )
+    assert game_positions_dump(bulk) == game_positions_dump(batched)
     check_whole_games(bulk)
 
 
@@ -184,17 +192,18 @@ print("finished", flush=True)
 
 
 def whole_with_loaded_positions(path: Path) -> int:
-    """Every stored game has its plies in positions and positions_load together;
-    the number of rows still in positions_load."""
+    """Every stored game has its plies in game_positions; the number of its rows
+    not sorted into positions yet."""
     connection = sqlite3.connect(path)
     try:
         broken = connection.execute(
-            "SELECT g.id FROM games g LEFT JOIN (SELECT game_id FROM positions UNION ALL "
-            "SELECT game_id FROM positions_load) p ON p.game_id = g.id "
+            "SELECT g.id FROM games g LEFT JOIN game_positions p ON p.game_id = g.id "
             "GROUP BY g.id HAVING count(p.game_id) != g.plies"
         ).fetchall()
         assert broken == []
-        return connection.execute("SELECT count(*) FROM positions_load").fetchone()[0]
+        return connection.execute(
+            "SELECT (SELECT count(*) FROM game_positions) - (SELECT count(*) FROM positions)"
+        ).fetchone()[0]
     finally:
         connection.close()
 

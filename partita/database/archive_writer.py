@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from partita.database.hashkey import hash_key, stored_hashes
-from partita.database.indexed import defer_game_indexes, index_games
+from partita.database.indexed import MARK_LOADING, defer_game_indexes, index_games
 from partita.database.prepare import Refusal, StoredRecord, prepare_record, variation_rows
 from partita.database.schema import POSITION_COLUMNS, PROBLEM_COLUMNS, STORED_GAME_COLUMNS
 from partita.database.variations import VARIATIONS_INSERT
@@ -82,18 +82,18 @@ _GAMES_INSERT = (
 #: ``(key, ?1 + g, ply i + 1)``. SQLite makes the rows itself, for about a third of
 #: the CPU of ``executemany`` of 3-tuples, which builds and binds a tuple per row
 #: (docs/archive.md, "Issue 16, session 8").
-_POSITIONS_FROM_JSON = (
-    "INSERT INTO {table} ({columns}) SELECT k.value, ?1 + g.key, k.key + 1 "
-    "FROM json_each(?2) g, json_each(g.value) k"
+_POSITIONS_FROM_JSON = "SELECT {columns} FROM json_each(?2) g, json_each(g.value) k"
+#: Into ``game_positions``, every batch: the rows come in game and ply order, which
+#: is its key's, so each is an append.
+_GAME_POSITIONS_INSERT = "INSERT INTO game_positions (game_id, ply, key) " + (
+    _POSITIONS_FROM_JSON.format(columns="?1 + g.key, k.key + 1, k.value")
 )
-#: Into the ``positions`` B-tree: in key order, so the inserts walk it forwards.
+#: Into the ``positions`` B-tree (not in a bulk import, whose finish sorts them in
+#: from ``game_positions``): in key order, so the inserts walk it forwards.
 _POSITIONS_INSERT = (
-    _POSITIONS_FROM_JSON.format(table="positions", columns=", ".join(POSITION_COLUMNS))
+    f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
+    + _POSITIONS_FROM_JSON.format(columns="k.value, ?1 + g.key, k.key + 1")
     + " ORDER BY 1"
-)
-#: Into the ``positions_load`` heap (a bulk import): an append per row, unsorted.
-_LOAD_INSERT = _POSITIONS_FROM_JSON.format(
-    table="positions_load", columns=", ".join(POSITION_COLUMNS)
 )
 _PROBLEMS_INSERT = (
     f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
@@ -109,9 +109,10 @@ class ArchiveWriter:
     ``flush`` writes the pending batch. ``summary`` counts what was committed:
     a batch that fails leaves no row and no count behind.
 
-    ``bulk=True`` writes the positions rows into the ``positions_load`` heap (an
-    append each, whatever the archive's size) instead of the ``positions`` B-tree;
-    :func:`~partita.database.indexed.finish_loading` moves them, sorted, at the end
+    Every batch appends its positions rows to ``game_positions`` (game order);
+    ``bulk=True`` writes them there only (an append each, whatever the archive's
+    size), not into the ``positions`` B-tree, and marks the archive loading;
+    :func:`~partita.database.indexed.finish_loading` sorts them in at the end
     (:mod:`~partita.database.indexed` says what happens if the import is stopped);
     its first batch also drops the ``games`` indexes that only readers use, which
     ``finish_loading`` builds again. A bulk batch is written in pieces of
@@ -266,7 +267,11 @@ class ArchiveWriter:
         conn.executemany(_GAMES_INSERT, rows)
 
     def _insert_positions(self, conn, first_id: int, keys_json: str) -> None:
-        conn.execute(_LOAD_INSERT if self.bulk else _POSITIONS_INSERT, (first_id, keys_json))
+        conn.execute(_GAME_POSITIONS_INSERT, (first_id, keys_json))
+        if self.bulk:
+            conn.execute(MARK_LOADING, (first_id,))
+        else:
+            conn.execute(_POSITIONS_INSERT, (first_id, keys_json))
 
     def _insert_variations(self, conn, rows: list[tuple]) -> None:
         conn.executemany(VARIATIONS_INSERT, rows)

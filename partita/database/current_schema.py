@@ -129,11 +129,15 @@ CREATE TABLE positions (
    ply INTEGER NOT NULL,
    PRIMARY KEY (key, game_id, ply)
 ) WITHOUT ROWID;
-CREATE INDEX positions_game ON positions(game_id);
-CREATE TABLE positions_load (
+CREATE TABLE game_positions (
+   game_id INTEGER NOT NULL REFERENCES games(id),
+   ply INTEGER NOT NULL,
    key INTEGER NOT NULL,
-   game_id INTEGER NOT NULL,
-   ply INTEGER NOT NULL
+   PRIMARY KEY (game_id, ply)
+) WITHOUT ROWID;
+CREATE TABLE positions_pending (
+   id INTEGER PRIMARY KEY CHECK (id = 1),
+   first_game_id INTEGER NOT NULL
 );
 """
 

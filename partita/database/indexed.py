@@ -21,12 +21,20 @@ that writes games: the import (per batch, in its transaction), tag set and unset
 merge, and migration 4 for the games already stored; deleting a game deletes its
 rows (:func:`unindex_games`).
 
-``positions_load`` is the heap a bulk import writes positions into (no index: an
-append per row); :func:`finish_loading` moves them, sorted by key, into
-``positions`` in one transaction. A bulk import that is stopped leaves its
-committed games whole, their positions in the heap: the next writer that opens the
-archive (the rerun, any other writing command, ``partita migrate``) moves them
-first, and reading commands refuse the archive until then.
+``game_positions(game_id, ply, key)`` holds every game's positions in game order
+(a ``WITHOUT ROWID`` table keyed by ``(game_id, ply)``: every writer appends to it,
+since game ids only grow), and is how a game's positions are found by its id
+(deletes, tag changes, merge, fuzzy twins, the report's frequent positions); the
+rows of ``positions``, keyed by position, are found from it by their primary key
+(:func:`delete_positions`). A bulk import writes its positions into
+``game_positions`` only, and marks the archive loading in its first batch's
+transaction: ``positions_pending`` then holds one row, the first game id whose
+positions are not in ``positions`` yet. :func:`finish_loading` sorts those rows
+into ``positions`` and clears the mark, in one transaction. A bulk import that is
+stopped leaves its committed games whole, their positions in ``game_positions``
+and the mark set: the next writer that opens the archive (the rerun, any other
+writing command, ``partita migrate``) completes them first, and reading commands
+refuse the archive until then.
 
 A bulk import also drops the random-key indexes that only readers use
 (:data:`DEFERRED_INDEXES`: mainlines, dates and twin keys of ``games``, folded
@@ -50,8 +58,10 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFERRED_INDEXES",
     "FINAL_SORT_CACHE_KIB",
+    "MARK_LOADING",
     "create_v4_tables",
     "defer_game_indexes",
+    "delete_positions",
     "finish_loading",
     "index_games",
     "loading_pending",
@@ -144,7 +154,28 @@ def unindex_games(conn: sqlite3.Connection, ids: list[int]) -> None:
     keyed = [(game_id,) for game_id in ids]
     conn.executemany("DELETE FROM game_players WHERE game_id = ?", keyed)
     conn.executemany("DELETE FROM game_tags WHERE game_id = ?", keyed)
-    conn.executemany("DELETE FROM positions_load WHERE game_id = ?", keyed)
+
+
+#: A game's ``positions`` rows, by their primary key, from its ``game_positions``
+#: rows (a range of their primary key): no index of ``positions`` by game needed.
+_DELETE_POSITIONS = (
+    "DELETE FROM positions WHERE (key, game_id, ply) IN "
+    "(SELECT key, game_id, ply FROM game_positions WHERE game_id = ?)"
+)
+
+
+def delete_positions(conn: sqlite3.Connection, ids: list[int]) -> int:
+    """Delete the positions of the games ``ids`` from ``positions`` and
+    ``game_positions``, inside the caller's transaction; the number of positions
+    the games had (their ``game_positions`` rows)."""
+    keyed = [(game_id,) for game_id in ids]
+    conn.executemany(_DELETE_POSITIONS, keyed)
+    return conn.executemany("DELETE FROM game_positions WHERE game_id = ?", keyed).rowcount
+
+
+#: Marks the archive loading from game ``?`` on, unless an earlier game already is
+#: (a bulk import's batches run this in their transactions; the first one counts).
+MARK_LOADING = "INSERT OR IGNORE INTO positions_pending (id, first_game_id) VALUES (1, ?)"
 
 
 def defer_game_indexes(conn: sqlite3.Connection) -> None:
@@ -162,17 +193,36 @@ def _missing_indexes(conn: sqlite3.Connection) -> list[str]:
     return [sql for name, sql in DEFERRED_INDEXES if name not in present]
 
 
+def _first_pending(conn: sqlite3.Connection) -> int | None:
+    """The first game id whose positions are not in ``positions`` yet (None if all
+    are); an archive of version 4 to 6 tells it by the rows of ``positions_load``."""
+    tables = {
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name IN ('positions_pending', 'positions_load')"
+        )
+    }
+    if "positions_pending" in tables:
+        row = conn.execute("SELECT first_game_id FROM positions_pending").fetchone()
+    elif "positions_load" in tables:
+        row = conn.execute("SELECT min(game_id) FROM positions_load").fetchone()
+    else:  # an archive before version 4
+        return None
+    return None if row is None else row[0]
+
+
 def loading_pending(conn: sqlite3.Connection) -> bool:
-    """Whether a bulk import runs or was stopped: ``positions_load`` holds rows, or
-    one of the :data:`DEFERRED_INDEXES` is missing."""
+    """Whether a bulk import runs or was stopped: ``positions_pending`` holds its
+    mark, or one of the :data:`DEFERRED_INDEXES` is missing."""
+    if _first_pending(conn) is not None:
+        return True
     try:
-        loading = conn.execute("SELECT EXISTS (SELECT 1 FROM positions_load)").fetchone()[0] == 1
+        conn.execute("SELECT 1 FROM game_tags LIMIT 0")
     except sqlite3.OperationalError:  # an archive before version 4
         return False
-    return loading or bool(_missing_indexes(conn))
+    return bool(_missing_indexes(conn))
 
-
-_SECURE_DELETE_MODES = {0: "OFF", 1: "ON", 2: "FAST"}
 
 #: The page cache (KiB) while :func:`finish_loading` runs. SQLite's sorter sorts
 #: runs of the cache's size in memory and merges them from temporary files: small
@@ -184,37 +234,32 @@ FINAL_SORT_CACHE_KIB = 4096
 
 
 def finish_loading(conn: sqlite3.Connection) -> int:
-    """Move the rows of ``positions_load`` into ``positions``, sorted by key, in
-    one transaction (the caller's, if one is open); the rows moved.
+    """Sort the positions of the games from the ``positions_pending`` mark on from
+    ``game_positions`` into ``positions``, clear the mark and build the
+    :data:`DEFERRED_INDEXES` a bulk import dropped, in one transaction (the
+    caller's, if one is open); the rows sorted in.
 
     Into an empty ``positions`` the rows go in key order, so the B-tree is written
-    once, page after page; ``positions_game`` is then dropped before and built
-    after (one sort) rather than updated row by row in game order. The
-    :data:`DEFERRED_INDEXES` a bulk import dropped are built again, in the same
-    transaction. The heap is emptied with ``secure_delete`` at ``FAST`` (the
-    build's default, ``ON``, would write zeros over every page of the heap, which
-    holds copies of the rows just moved, and log them), and the sorts run with a
-    page cache of :data:`FINAL_SORT_CACHE_KIB`; the caller's settings are back
-    after.
+    once, page after page; ``positions`` has no other index to build, and
+    ``game_positions`` keeps its rows. The sorts run with a page cache of
+    :data:`FINAL_SORT_CACHE_KIB`; the caller's is back after.
     """
     own = not conn.in_transaction
-    secure = conn.execute("PRAGMA secure_delete").fetchone()[0]
     cache = conn.execute("PRAGMA cache_size").fetchone()[0]
     conn.execute(f"PRAGMA cache_size = -{FINAL_SORT_CACHE_KIB}")
     try:
         if own:
             conn.execute("BEGIN IMMEDIATE")
-        empty = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM positions)").fetchone()[0] == 1
-        if empty:
-            conn.execute("DROP INDEX IF EXISTS positions_game")
-        moved = conn.execute(
-            "INSERT INTO positions (key, game_id, ply) "
-            "SELECT key, game_id, ply FROM positions_load "
-            "ORDER BY key, game_id, ply"
-        ).rowcount
-        conn.execute("PRAGMA secure_delete = FAST")
-        conn.execute("DELETE FROM positions_load")
-        conn.execute("CREATE INDEX IF NOT EXISTS positions_game ON positions(game_id)")
+        first = _first_pending(conn)
+        moved = 0
+        if first is not None:
+            moved = conn.execute(
+                "INSERT INTO positions (key, game_id, ply) "
+                "SELECT key, game_id, ply FROM game_positions WHERE game_id >= ? "
+                "ORDER BY key, game_id, ply",
+                (first,),
+            ).rowcount
+            conn.execute("DELETE FROM positions_pending")
         for sql in _missing_indexes(conn):
             conn.execute(sql)
         if own:
@@ -224,7 +269,6 @@ def finish_loading(conn: sqlite3.Connection) -> int:
             conn.execute("ROLLBACK")
         raise
     finally:
-        conn.execute(f"PRAGMA secure_delete = {_SECURE_DELETE_MODES[secure]}")
         conn.execute(f"PRAGMA cache_size = {int(cache)}")
     return moved
 

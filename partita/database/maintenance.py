@@ -2,8 +2,9 @@
 
 Each change is one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): a game goes
 with its positions, variation positions and problems, or nothing changes. A game's
-rows are found through ``positions_game``, ``variation_positions_game`` and
-``problems_game``, never by reading a whole table.
+rows are found through ``game_positions`` (and its ``positions`` rows by their
+primary key from there), ``variation_positions_game`` and ``problems_game``, never
+by reading a whole table.
 
 A tag change edits the record's stored text (the tag pair in place, a new one after
 the last tag, the result token with ``Result``), then stores the record again
@@ -28,7 +29,7 @@ from sqlite_utils import Database
 
 from partita.database.filters import GameFilter
 from partita.database.hashkey import game_ids_with_hash, hash_key
-from partita.database.indexed import index_games, unindex_games
+from partita.database.indexed import delete_positions, index_games, unindex_games
 from partita.database.prepare import StoredRecord, prepare_record, variation_rows
 from partita.database.query import select_games
 from partita.database.schema import (
@@ -147,7 +148,7 @@ def delete_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> Deletion:
     keyed = [(game_id,) for game_id in ids]
     unindex_games(conn, list(ids))
     variations = delete_variations(conn, list(ids))
-    positions = conn.executemany("DELETE FROM positions WHERE game_id = ?", keyed).rowcount
+    positions = delete_positions(conn, list(ids))
     problems = conn.executemany("DELETE FROM problems WHERE game_id = ?", keyed).rowcount
     conn.executemany("DELETE FROM games WHERE id = ?", keyed)
     return Deletion(list(ids), positions, problems, variations)
@@ -272,6 +273,7 @@ _POSITIONS_INSERT = (
     f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
 )
+_GAME_POSITIONS_INSERT = "INSERT INTO game_positions (game_id, ply, key) VALUES (?, ?, ?)"
 _PROBLEMS_INSERT = (
     f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
@@ -287,13 +289,16 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     )
     unindex_games(conn, [game_id])
     index_games(conn, game_id, game_id)
-    conn.execute("DELETE FROM positions WHERE game_id = ?", (game_id,))
+    delete_positions(conn, [game_id])
     conn.execute("DELETE FROM problems WHERE game_id = ?", (game_id,))
     delete_variations(conn, [game_id])
     conn.executemany(VARIATIONS_INSERT, sorted(variation_rows(game_id, stored.variations)))
     keys = stored.keys
     plies = range(1, len(keys) + 1)
-    conn.executemany(_POSITIONS_INSERT, zip(keys, [game_id] * len(keys), plies, strict=True))
+    conn.executemany(
+        _POSITIONS_INSERT, sorted(zip(keys, [game_id] * len(keys), plies, strict=True))
+    )
+    conn.executemany(_GAME_POSITIONS_INSERT, zip([game_id] * len(keys), plies, keys, strict=True))
     conn.executemany(_PROBLEMS_INSERT, [(game_id, *problem) for problem in stored.problems])
 
 

@@ -92,10 +92,7 @@ def _source_columns(conn: sqlite3.Connection, other: str) -> set[str]:
     if "schema_version" not in tables or not {"games", "positions", "problems"} <= tables:
         raise ArchiveError(f"{other} is not a partita archive")
     version = conn.execute(f"SELECT max(version) FROM {_ALIAS}.schema_version").fetchone()[0]
-    if (
-        "positions_load" in tables
-        and conn.execute(f"SELECT EXISTS (SELECT 1 FROM {_ALIAS}.positions_load)").fetchone()[0]
-    ):
+    if _loading(conn, tables):
         raise ArchiveError(
             f"{other} holds games whose positions are not indexed yet (a large import "
             f"into it is running, or was stopped): run `partita migrate --db {other}` first"
@@ -169,7 +166,7 @@ def _merge(db: Database, other: str) -> Merge:
             ).fetchone()[0]
             index_games(conn, first_id, next_id - 1)
             merge.positions = conn.execute(
-                "SELECT count(*) FROM main.positions WHERE game_id >= ?", (first_id,)
+                "SELECT count(*) FROM main.game_positions WHERE game_id >= ?", (first_id,)
             ).fetchone()[0]
             merge.problems = conn.execute(
                 "SELECT count(*) FROM main.problems WHERE game_id >= ?", (first_id,)
@@ -180,35 +177,50 @@ def _merge(db: Database, other: str) -> Merge:
     return merge
 
 
-def _copy_positions(conn: sqlite3.Connection, copied: int) -> None:
-    """The positions of the mapped games, in one pass over the other archive's
-    positions in key order (the primary key's order: its B-tree is walked forwards).
+def _loading(conn: sqlite3.Connection, tables: set[str]) -> bool:
+    """Whether the other archive's last bulk import has not sorted its positions
+    into ``positions`` yet (its mark set; the heap's rows before version 7)."""
+    for table in ("positions_pending", "positions_load"):
+        if (
+            table in tables
+            and conn.execute(f"SELECT EXISTS (SELECT 1 FROM {_ALIAS}.{table})").fetchone()[0]
+        ):
+            return True
+    return False
 
-    ``positions_game`` would take those rows in random game order, and an index
-    larger than the page cache then costs a page read per row (several times the
-    copy itself on 100,000 games); so when the copy is large beside what the archive
-    holds, the index is dropped and built again after (a sort), inside the same
-    transaction."""
+
+def _copy_positions(conn: sqlite3.Connection) -> None:
+    """The positions of the mapped games: into ``positions`` in one pass over the
+    other archive's positions in key order (the primary key's order: its B-tree is
+    walked forwards, and this one's in key order), into ``game_positions`` in game
+    order (the new ids grow with the old ones: appends), from the other's
+    ``game_positions``, or before version 7 from its ``positions`` (through its
+    ``positions_game``)."""
     values = ", ".join(
         "m.new" if column == "game_id" else f"p.{column}" for column in POSITION_COLUMNS
     )
-    held = conn.execute("SELECT count(*) FROM main.games").fetchone()[0] - copied
-    rebuild = (
-        copied > held
-        and conn.execute(
-            "SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = 'positions_game'"
-        ).fetchone()
-        is not None
-    )
-    if rebuild:
-        conn.execute("DROP INDEX main.positions_game")
     conn.execute(
         f"INSERT INTO main.positions ({', '.join(POSITION_COLUMNS)}) SELECT {values} "
         f"FROM {_ALIAS}.positions p JOIN temp.partita_merge_ids m ON m.old = p.game_id "
         "ORDER BY p.key"
     )
-    if rebuild:
-        conn.execute("CREATE INDEX main.positions_game ON positions(game_id)")
+    if _has_table(conn, "game_positions"):  # the id map drives; no sort
+        rows = f"temp.partita_merge_ids m CROSS JOIN {_ALIAS}.game_positions p"
+    else:
+        rows = f"{_ALIAS}.positions p JOIN temp.partita_merge_ids m"
+    conn.execute(
+        "INSERT INTO main.game_positions (game_id, ply, key) SELECT m.new, p.ply, p.key "
+        f"FROM {rows} ON p.game_id = m.old ORDER BY m.new, p.ply"
+    )
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return (
+        conn.execute(
+            f"SELECT 1 FROM {_ALIAS}.sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        is not None
+    )
 
 
 def _has_variation_table(conn: sqlite3.Connection) -> bool:
@@ -257,7 +269,7 @@ def _copy_rows(conn: sqlite3.Connection, columns: set[str], copied: int) -> None
         f"SELECT {', '.join(selected)} FROM temp.partita_merge_ids m "
         f"CROSS JOIN {_ALIAS}.games g ON g.id = m.old"
     )
-    _copy_positions(conn, copied)
+    _copy_positions(conn)
     problem_columns = ", ".join(f"[{column}]" for column in PROBLEM_COLUMNS)
     problem_values = ", ".join(
         "m.new" if column == "game_id" else f"p.[{column}]" for column in PROBLEM_COLUMNS

@@ -276,7 +276,7 @@ def openings_of_games(
         keys = json.dumps(list(books.by_key))
         if len(ids) <= _PER_GAME:
             rows = db.execute(
-                "SELECT game_id, key, ply FROM positions WHERE key IN "
+                "SELECT game_id, key, ply FROM game_positions WHERE key IN "
                 "(SELECT value FROM json_each(?)) AND game_id IN (SELECT value FROM json_each(?))",
                 (keys, json.dumps(ids)),
             )

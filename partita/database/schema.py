@@ -136,18 +136,22 @@ PROBLEM_COLUMNS: tuple[str, ...] = (
     "message",
 )
 
-#: The columns of ``positions`` and of its load heap ``positions_load`` (version 7:
-#: the move and the next move went; they are ``games.moves`` at the ply).
+#: The columns of ``positions`` (version 7: the move and the next move went; they
+#: are ``games.moves`` at the ply).
 POSITION_COLUMNS: tuple[str, ...] = ("key", "game_id", "ply")
 
 #: Migration 7, in order: ``positions`` rebuilt as ``(key, game_id, ply)`` (the old
 #: table renamed, its rows copied in key order into the new one, so its B-tree is
-#: written page after page, then dropped with its index; the index made again),
-#: and ``positions_load`` likewise (a stopped bulk import's rows kept). The
-#: ``move`` and ``next_move`` columns cost a third of the insert rate and 7 bytes a
-#: row, and nothing reads them: the token of a ply is in ``games.moves``
-#: (docs/archive.md, "Issue 16, session 8"). ``variation_positions`` keeps its
-#: own (few rows).
+#: written page after page); ``game_positions(game_id, ply, key)`` made from the
+#: same rows in game order, and from a stopped bulk import's ``positions_load``
+#: rows, whose first game ``positions_pending`` marks (the next writer sorts them
+#: into ``positions``: :mod:`partita.database.indexed`); the old table (with its
+#: index ``positions_game``) and ``positions_load`` dropped. The ``move`` and
+#: ``next_move`` columns cost a third of the insert rate and 7 bytes a row, and
+#: nothing reads them: the token of a ply is in ``games.moves``; ``game_positions``
+#: takes the place of both ``positions_game`` (which a bulk import had to build
+#: again, one sort of every row) and the load heap (docs/archive.md, "Issue 16,
+#: session 8"). ``variation_positions`` keeps its own (few rows).
 MIGRATION_7: tuple[str, ...] = (
     "ALTER TABLE positions RENAME TO positions_v6",
     "CREATE TABLE positions (\n"
@@ -158,17 +162,23 @@ MIGRATION_7: tuple[str, ...] = (
     ") WITHOUT ROWID",
     "INSERT INTO positions (key, game_id, ply) "
     "SELECT key, game_id, ply FROM positions_v6 ORDER BY key, game_id, ply",
-    "DROP TABLE positions_v6",
-    "CREATE INDEX positions_game ON positions(game_id)",
-    "ALTER TABLE positions_load RENAME TO positions_load_v6",
-    "CREATE TABLE positions_load (\n"
+    "CREATE TABLE game_positions (\n"
+    "   game_id INTEGER NOT NULL REFERENCES games(id),\n"
+    "   ply INTEGER NOT NULL,\n"
     "   key INTEGER NOT NULL,\n"
-    "   game_id INTEGER NOT NULL,\n"
-    "   ply INTEGER NOT NULL\n"
+    "   PRIMARY KEY (game_id, ply)\n"
+    ") WITHOUT ROWID",
+    "INSERT INTO game_positions (game_id, ply, key) SELECT game_id, ply, key FROM "
+    "(SELECT game_id, ply, key FROM positions_v6 UNION ALL "
+    "SELECT game_id, ply, key FROM positions_load) ORDER BY game_id, ply",
+    "CREATE TABLE positions_pending (\n"
+    "   id INTEGER PRIMARY KEY CHECK (id = 1),\n"
+    "   first_game_id INTEGER NOT NULL\n"
     ")",
-    "INSERT INTO positions_load (key, game_id, ply) "
-    "SELECT key, game_id, ply FROM positions_load_v6",
-    "DROP TABLE positions_load_v6",
+    "INSERT INTO positions_pending (id, first_game_id) "
+    "SELECT 1, min(game_id) FROM positions_load HAVING count(*) > 0",
+    "DROP TABLE positions_v6",
+    "DROP TABLE positions_load",
 )
 
 
@@ -291,7 +301,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "content hashes indexed by an integer key (games.hash_key)",
         lambda db: import_module("partita.database.hashkey").upgrade_to_v6(db),
     ),
-    Migration(7, "positions without the moves (key, game_id, ply)", _upgrade_to_v7),
+    Migration(
+        7,
+        "positions without the moves (key, game_id, ply); game_positions in game order",
+        _upgrade_to_v7,
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

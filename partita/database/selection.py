@@ -113,7 +113,7 @@ def frequent_positions(
         tuple(row)
         for row in db.execute(
             "SELECT p.key, count(DISTINCT p.game_id) AS games, min(p.game_id), min(p.ply) "
-            "FROM positions p JOIN games g ON g.id = p.game_id "
+            "FROM game_positions p JOIN games g ON g.id = p.game_id "
             "WHERE p.game_id IN (SELECT value FROM json_each(?)) "
             "AND g.game = ? AND g.status = 'valid' AND p.ply >= ? "
             "GROUP BY p.key HAVING games >= 2 "

@@ -79,8 +79,9 @@ def _groups_sql(fuzzy_depth: int | None, filters: dict[str, Any]) -> tuple[str, 
             params,
         )
     joins, where, params = selection.sql()
+    # CROSS JOIN: the games drive, each finds its ply by game_positions' key.
     return (
-        f"SELECT group_concat(g.id) FROM {joins} JOIN positions twin "
+        f"SELECT group_concat(g.id) FROM {joins} CROSS JOIN game_positions twin "
         f"ON twin.game_id = g.id AND twin.ply = ? WHERE {where} "
         "GROUP BY g.game, g.sides, twin.key HAVING count(*) > 1",
         [fuzzy_depth, *params],

@@ -1,0 +1,220 @@
+"""``game_positions``: every game's positions in game order, the ``positions_pending``
+mark of a bulk import (exact and crash safe), and the rows that deletes, tag
+changes and migration 7 leave in it and in ``positions``."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_import import check_whole_games, write_games
+from test_positions_v7 import as_version_6
+
+from partita.database import import_paths, open_archive
+from partita.database.archive_writer import ArchiveWriter
+from partita.database.indexed import finish_loading, loading_pending
+from partita.database.maintenance import delete_games, set_tag
+from partita.database.merge import merge_archive
+from partita.database.schema import MIGRATION_7, archive_for_writing, migrate_archive
+from partita.errors import ArchiveError
+from partita.notation.reader import read_records
+from partita.notation.replay import replay
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def rows(path: Path, sql: str, params: tuple = ()) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def by_key(path: Path) -> list[tuple]:
+    return rows(path, "SELECT key, game_id, ply FROM positions ORDER BY game_id, ply")
+
+
+def by_game(path: Path) -> list[tuple]:
+    return rows(path, "SELECT key, game_id, ply FROM game_positions ORDER BY game_id, ply")
+
+
+def pending(path: Path) -> list[tuple]:
+    return rows(path, "SELECT first_game_id FROM positions_pending")
+
+
+@pytest.fixture
+def records(tmp_path) -> Path:
+    write_games(tmp_path / "in" / "a.pgr", 24, seed=91)
+    return tmp_path / "in"
+
+
+def test_both_tables_hold_each_ply_of_each_game_once(records, tmp_path):
+    path = tmp_path / "a.db"
+    import_paths(path, [records], bulk=False)
+    plies = dict(rows(path, "SELECT id, plies FROM games"))
+    assert by_key(path) == by_game(path)
+    assert len(by_game(path)) == sum(plies.values()) > 0
+    assert pending(path) == []
+
+
+def test_the_mark_names_the_first_game_of_the_first_bulk_batch(records, tmp_path):
+    """Into an archive that has games: the mark is the first bulk game, the finish
+    sorts in only the games from there, and clears it."""
+    path = tmp_path / "a.db"
+    import_paths(path, [records], bulk=False)
+    held = len(by_key(path))
+    write_games(tmp_path / "more" / "b.pgr", 12, seed=92, first=24)
+    more = [replay(record) for record in read_records((tmp_path / "more" / "b.pgr").read_text())]
+    with archive_for_writing(path) as conn:
+        writer = ArchiveWriter(conn, bulk=True, batch_size=4)
+        for replayed in more:
+            writer.add(replayed)
+            if writer.pending >= 4:
+                writer.flush()
+        writer.flush()
+        assert pending(path) == [(25,)]  # the first game after the 24 held
+        assert loading_pending(conn)
+        assert len(by_key(path)) == held  # nothing sorted in yet
+        moved = finish_loading(conn)
+        assert not loading_pending(conn)
+    assert moved == len(by_game(path)) - held > 0
+    assert pending(path) == []
+    assert by_key(path) == by_game(path)
+    check_whole_games(path)
+
+
+def test_a_bulk_batch_that_fails_leaves_no_mark(records, tmp_path, monkeypatch):
+    path = tmp_path / "a.db"
+    [first, *_] = [replay(record) for record in read_records((records / "a.pgr").read_text())]
+
+    def broken(self, conn, rows):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(ArchiveWriter, "_insert_problems", broken)
+    with archive_for_writing(path) as conn:
+        writer = ArchiveWriter(conn, bulk=True)
+        writer.add(first)
+        with pytest.raises(RuntimeError, match="disk on fire"):
+            writer.flush()
+        assert not loading_pending(conn)
+    assert pending(path) == [] and by_game(path) == [] and rows(path, "SELECT id FROM games") == []
+
+
+KILLED_BULK_IMPORT = """
+import sys
+from partita.database import import_paths
+
+def progress(done):
+    print(done.imported, flush=True)
+
+import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress, workers=1, bulk=True)
+print("finished", flush=True)
+"""
+
+
+def test_a_killed_bulk_import_leaves_the_mark_and_the_next_writer_clears_it(tmp_path):
+    plies = write_games(tmp_path / "in" / "a.pgr", 300, seed=93)
+    database = tmp_path / "db.sqlite"
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BULK_IMPORT, str(database), str(tmp_path / "in")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None
+    for _ in range(3):  # three batches committed, then killed
+        child.stdout.readline()
+    child.send_signal(signal.SIGKILL)
+    assert "finished" not in child.stdout.read()
+    child.wait(timeout=20)
+    stored = rows(database, "SELECT count(*) FROM games")[0][0]
+    assert 15 <= stored < 300
+    # The mark: the first game (an empty archive), committed with the first batch.
+    assert pending(database) == [(1,)]
+    assert by_key(database) == []
+    assert len(by_game(database)) == sum(plies[:stored])  # whole games, in game order
+    with pytest.raises(ArchiveError, match="positions are not indexed yet"):
+        open_archive(database, readonly=True)
+    migrate_archive(database)  # a writer completes it first
+    assert pending(database) == []
+    assert by_key(database) == by_game(database)
+    summary = import_paths(database, [tmp_path / "in"])
+    assert (summary.imported, summary.duplicates) == (300 - stored, stored)
+    assert pending(database) == []
+    assert by_key(database) == by_game(database)
+    assert len(by_game(database)) == sum(plies)
+    check_whole_games(database)
+    open_archive(database, readonly=True).close()
+
+
+def test_deleting_games_leaves_no_row_of_theirs_in_either_table(records, tmp_path):
+    path = tmp_path / "a.db"
+    import_paths(path, [records])
+    before = by_game(path)
+    gone = [2, 5, 6, 24]
+    deletion = delete_games(path, gone)
+    assert deletion.positions == sum(1 for row in before if row[1] in gone) > 0
+    kept = [row for row in before if row[1] not in gone]
+    assert by_game(path) == kept
+    assert by_key(path) == kept
+    check_whole_games(path)
+
+
+def test_a_tag_change_stores_the_positions_again_in_both_tables(records, tmp_path):
+    path = tmp_path / "a.db"
+    import_paths(path, [records])
+    before = by_game(path)
+    set_tag(path, 3, "Event", "renamed")
+    assert by_game(path) == before  # the same moves: the same rows
+    assert by_key(path) == before
+    check_whole_games(path)
+
+
+@pytest.mark.parametrize("into_heap", [False, True], ids=["indexed", "in the heap"])
+def test_a_migrated_archive_equals_a_new_one(records, tmp_path, into_heap):
+    """Migration 7 on an archive of version 6 gives the rows and the schema a new
+    archive has; a stopped bulk import's heap becomes the mark on its first game."""
+    fresh = tmp_path / "fresh.db"
+    import_paths(fresh, [records])
+    older = tmp_path / "v6.db"
+    shutil.copy(fresh, older)
+    with sqlite3.connect(older) as conn:
+        as_version_6(conn, into_heap=into_heap)
+    copy = tmp_path / "v6-copy.db"
+    shutil.copy(older, copy)
+    with sqlite3.connect(copy) as conn:  # migration 7 alone: the mark before the finish
+        for statement in MIGRATION_7:
+            conn.execute(statement)
+    assert pending(copy) == ([(1,)] if into_heap else [])
+    assert by_game(copy) == by_game(fresh)
+    migrate_archive(older)
+    assert by_game(older) == by_game(fresh)
+    assert by_key(older) == by_key(fresh)
+    assert pending(older) == []
+    schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+    assert rows(older, schema) == rows(fresh, schema)
+
+
+def test_a_merge_refuses_a_source_whose_mark_is_set(records, tmp_path):
+    source = tmp_path / "source.db"
+    replayed = [replay(record) for record in read_records((records / "a.pgr").read_text())]
+    with archive_for_writing(source) as conn:
+        writer = ArchiveWriter(conn, bulk=True)
+        for one in replayed[:5]:
+            writer.add(one)
+        writer.flush()  # no finish: the mark stays
+    assert pending(source) == [(1,)]
+    target = tmp_path / "target.db"
+    import_paths(target, [records], bulk=False)
+    before = by_game(target)
+    with pytest.raises(ArchiveError, match="not indexed yet.*partita migrate"):
+        merge_archive(target, source)
+    assert by_game(target) == before
+    migrate_archive(source)
+    merged = merge_archive(tmp_path / "new.db", source)
+    assert merged.copied == 5 and merged.positions == len(by_game(source)) > 0
+    assert by_key(tmp_path / "new.db") == by_game(tmp_path / "new.db") == by_game(source)
