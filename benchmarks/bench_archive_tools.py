@@ -3,7 +3,7 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_archive_tools.py [--games 100000] [--twins 2000]
-        [--archive FILE] [--index-cost 20000] [--skip-writes]
+        [--archive FILE] [--skip-writes]
 
 What it does, seeded and deterministic:
 
@@ -19,9 +19,7 @@ What it does, seeded and deterministic:
 4. times the queries no index serves, or that work around one: a regular
    expression on a tag, every game listed with its opening name, the opening-name
    filter, pattern searches, and the opening tree with its ratings; prints their
-   plans;
-5. ``--index-cost N``: imports N records into an archive with and without the
-   ``positions_game`` index, the cost of the index for an import.
+   plans.
 """
 
 from __future__ import annotations
@@ -111,7 +109,6 @@ def main() -> None:
     parser.add_argument("--twins", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--archive", type=Path, default=None)
-    parser.add_argument("--index-cost", type=int, default=0)
     parser.add_argument("--skip-writes", action="store_true")
     args = parser.parse_args()
 
@@ -174,8 +171,6 @@ def main() -> None:
             joins, where, params = selection.sql()
             sql = f"SELECT g.id FROM {joins} WHERE {where}"
             print(f"plan, {name}: {plan(conn, sql, params)}")
-    if args.index_cost:
-        index_cost(args.index_cost)
     if not keep:
         shutil.rmtree(folder)
 
@@ -246,25 +241,6 @@ def tool_plans(path: Path) -> None:
         print(f"plan, players: {plan(conn, sql, params)}")
         sql, params = games_sql({"game": "forza4x4"})
         print(f"plan, players --game forza4x4: {plan(conn, sql, params)}")
-
-
-def index_cost(count: int) -> None:
-    """An import of ``count`` records with and without ``positions_game``."""
-    if count:
-        with tempfile.TemporaryDirectory() as scratch:
-            files = write_forza_corpus(Path(scratch) / "corpus", count)
-            for with_index in (True, False, True, False):
-                target = Path(scratch) / f"index-{with_index}.db"
-                target.unlink(missing_ok=True)
-                import_paths(target, [])  # make the archive
-                if not with_index:
-                    with sqlite3.connect(target) as conn:
-                        conn.execute("DROP INDEX positions_game")
-                (wall, cpu), _ = best_of(1, lambda t=target: import_paths(t, files, workers=1))
-                print(
-                    f"import of {count:,} records, positions_game "
-                    f"{'on ' if with_index else 'off'}: {wall:.2f} s wall, {cpu:.2f} s CPU"
-                )
 
 
 if __name__ == "__main__":
