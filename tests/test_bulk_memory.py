@@ -115,7 +115,10 @@ def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypat
         import_paths(database, [tmp_path / "in"], batch_size=8, bulk=True)
     conn = sqlite3.connect(database)
     assert conn.execute("SELECT count(*) FROM games").fetchone() == (8,)
-    assert conn.execute("SELECT count(*) FROM positions_load").fetchone() == (sum(plies[:8]),)
+    # The committed batch's rows wait in game order, not yet sorted into positions.
+    assert conn.execute("SELECT count(*) FROM game_positions").fetchone() == (sum(plies[:8]),)
+    assert conn.execute("SELECT count(*) FROM positions").fetchone() == (0,)
+    assert conn.execute("SELECT first_game_id FROM positions_pending").fetchone() == (1,)
     assert conn.execute("SELECT count(*) FROM game_tags WHERE game_id > 8").fetchone() == (0,)
     conn.close()
     monkeypatch.setattr(ArchiveWriter, "_insert_games", real)
