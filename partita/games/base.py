@@ -22,6 +22,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 from partita.errors import IllegalMoveError
@@ -78,20 +79,17 @@ class Outcome:
         """``reason`` may be a function that writes it: an engine whose reason text
         costs more than the scores (a line described cell by cell) leaves it to the
         first reader (importers only compare scores)."""
-        scores = _WIN_SCORES.get((winner, sides))
-        if scores is None:
-            scores = tuple(WIN if side == winner else LOSS for side in range(sides))
-            if len(_WIN_SCORES) < 1024:
-                _WIN_SCORES[winner, sides] = scores
-        return _outcome(scores, reason)
+        return _outcome(_win_scores(winner, sides), reason)
 
     @classmethod
     def draw(cls, sides: int, reason: str | Callable[[], str]) -> Outcome:
         return _outcome(tuple(DRAW for _ in range(sides)), reason)
 
 
-#: The scores of a sole winner, by (winner, sides): every decided replay asks.
-_WIN_SCORES: dict[tuple[int, int], tuple[Fraction, ...]] = {}
+@lru_cache(maxsize=1024)
+def _win_scores(winner: int, sides: int) -> tuple[Fraction, ...]:
+    """The scores of a sole winner (every decided replay asks)."""
+    return tuple(WIN if side == winner else LOSS for side in range(sides))
 
 
 def _outcome(scores: tuple[Fraction, ...], reason: str | Callable[[], str]) -> Outcome:

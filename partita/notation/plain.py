@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from itertools import repeat
 from operator import is_not, itemgetter
 from typing import TYPE_CHECKING
@@ -150,20 +151,14 @@ def replay_raw(
     return replayed, write_mainline(tags, moves, labels, result)
 
 
-#: Whether tags with these names (in this order) stand in the canonical order.
-_IN_ORDER: dict[tuple[str, ...], bool] = {}
-_IN_ORDER_KEPT = 1024
-
-
 def _in_tag_order(tags: dict[str, str]) -> bool:
     """``list(tags) == tag_order(tags)``, kept per tuple of names (few occur)."""
-    names = tuple(tags)
-    in_order = _IN_ORDER.get(names)
-    if in_order is None:
-        if len(_IN_ORDER) >= _IN_ORDER_KEPT:
-            _IN_ORDER.clear()
-        in_order = _IN_ORDER[names] = list(names) == tag_order(tags)
-    return in_order
+    return _names_in_tag_order(tuple(tags))
+
+
+@lru_cache(maxsize=1024)
+def _names_in_tag_order(names: tuple[str, ...]) -> bool:
+    return list(names) == tag_order(dict.fromkeys(names, ""))
 
 
 def _read_movetext(

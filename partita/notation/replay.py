@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 from itertools import compress
 from typing import Any, cast
 
@@ -226,22 +227,12 @@ def _count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
     return len(numbers), None
 
 
-#: :func:`result_scores` of the result tokens seen (few: ``1-0``, ``0-1``...).
-_SCORES: dict[tuple[str, int], tuple[Fraction, ...] | None] = {}
-_SCORES_KEPT = 256
-
-
+@lru_cache(maxsize=256)
 def result_scores(token: str, sides: int) -> tuple[Fraction, ...] | None:
     """:func:`~partita.games.base.parse_result_token`, kept for the tokens it reads
-    (replay reads every record's result twice, and there are few distinct ones)."""
-    key = (token, sides)
-    if key in _SCORES:
-        return _SCORES[key]
-    scores = parse_result_token(token, sides)  # ValueError when malformed: not kept
-    if len(_SCORES) >= _SCORES_KEPT:
-        _SCORES.clear()
-    _SCORES[key] = scores
-    return scores
+    (replay reads every record's result twice, and there are few distinct ones; a
+    malformed token raises ValueError each time, and is not kept)."""
+    return parse_result_token(token, sides)
 
 
 def replay(record: Record, strict: bool = False, *, keys: bool = True) -> ReplayedRecord:
