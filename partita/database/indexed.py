@@ -193,16 +193,23 @@ def _missing_indexes(conn: sqlite3.Connection) -> list[str]:
     return [sql for name, sql in DEFERRED_INDEXES if name not in present]
 
 
-def _first_pending(conn: sqlite3.Connection) -> int | None:
-    """The first game id whose positions are not in ``positions`` yet (None if all
-    are); an archive of version 4 to 6 tells it by the rows of ``positions_load``."""
-    tables = {
+def _loading_tables(conn: sqlite3.Connection) -> set[str]:
+    """Which of the tables that tell a bulk import's state the archive has:
+    ``positions_pending`` (version 7 on), ``positions_load`` (versions 4 to 6),
+    neither before version 4."""
+    return {
         row[0]
         for row in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' "
             "AND name IN ('positions_pending', 'positions_load')"
         )
     }
+
+
+def _first_pending(conn: sqlite3.Connection, tables: set[str]) -> int | None:
+    """The first game id whose positions are not in ``positions`` yet (None if all
+    are), the archive having the :func:`_loading_tables` ``tables``; an archive of
+    version 4 to 6 tells it by the rows of ``positions_load``."""
     if "positions_pending" in tables:
         row = conn.execute("SELECT first_game_id FROM positions_pending").fetchone()
     elif "positions_load" in tables:
@@ -215,13 +222,10 @@ def _first_pending(conn: sqlite3.Connection) -> int | None:
 def loading_pending(conn: sqlite3.Connection) -> bool:
     """Whether a bulk import runs or was stopped: ``positions_pending`` holds its
     mark, or one of the :data:`DEFERRED_INDEXES` is missing."""
-    if _first_pending(conn) is not None:
-        return True
-    try:
-        conn.execute("SELECT 1 FROM game_tags LIMIT 0")
-    except sqlite3.OperationalError:  # an archive before version 4
+    tables = _loading_tables(conn)
+    if not tables:  # an archive before version 4: no bulk import, no game_tags
         return False
-    return bool(_missing_indexes(conn))
+    return _first_pending(conn, tables) is not None or bool(_missing_indexes(conn))
 
 
 #: The page cache (KiB) while :func:`finish_loading` runs. SQLite's sorter sorts
@@ -250,7 +254,7 @@ def finish_loading(conn: sqlite3.Connection) -> int:
     try:
         if own:
             conn.execute("BEGIN IMMEDIATE")
-        first = _first_pending(conn)
+        first = _first_pending(conn, _loading_tables(conn))
         moved = 0
         if first is not None:
             moved = conn.execute(

@@ -113,7 +113,6 @@ class Preparer:
         self.start_method: str | None = None
         self._pool: Executor | None = None
         self._cluster: ExitStack | None = None
-        self._forked = False
 
     def __enter__(self) -> Preparer:
         if self.scheduler is not None:
@@ -145,7 +144,6 @@ class Preparer:
                 # fork its workers, then start its threads). A copy knows the
                 # games this process knows: no probe.
                 self._pool.submit(os.getpid)
-                self._forked = True
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -165,7 +163,7 @@ class Preparer:
             for chunk in chunks:
                 yield chunk, _prepare_here(chunk)
             return
-        probe: Future | None = None if self._forked else pool.submit(known_games)
+        probe: Future | None = None if self.start_method == "fork" else pool.submit(known_games)
         queued = _QUEUED_PER_WORKER * (self.workers - 1)
         # Chunks in input order, each with its Future (in a worker) or its records.
         in_flight: deque[tuple[Chunk, Future | list]] = deque()
