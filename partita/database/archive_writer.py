@@ -28,7 +28,7 @@ from partita.notation.replay import ReplayedRecord
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-__all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary"]
+__all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary", "insert_positions"]
 
 #: Records per transaction at least (an import makes its batches grow with the
 #: archive: :func:`partita.database.importer.batch_limit`); a kill loses at most
@@ -95,6 +95,23 @@ _POSITIONS_INSERT = (
     + _POSITIONS_FROM_JSON.format(columns="k.value, ?1 + g.key, k.key + 1")
     + " ORDER BY 1"
 )
+
+
+def insert_positions(
+    conn: sqlite3.Connection, first_id: int, keys_json: str, *, bulk: bool
+) -> None:
+    """The positions rows of consecutive games from ``first_id`` on, ``keys_json``
+    their folded keys (a JSON array of one array per game, in id order), inside the
+    caller's transaction: into ``game_positions``, and into ``positions`` too unless
+    ``bulk`` (the archive then marked loading from ``first_id``, unless it already is:
+    :func:`~partita.database.indexed.finish_loading` sorts them in)."""
+    conn.execute(_GAME_POSITIONS_INSERT, (first_id, keys_json))
+    if bulk:
+        conn.execute(MARK_LOADING, (first_id,))
+    else:
+        conn.execute(_POSITIONS_INSERT, (first_id, keys_json))
+
+
 _PROBLEMS_INSERT = (
     f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
@@ -267,11 +284,7 @@ class ArchiveWriter:
         conn.executemany(_GAMES_INSERT, rows)
 
     def _insert_positions(self, conn, first_id: int, keys_json: str) -> None:
-        conn.execute(_GAME_POSITIONS_INSERT, (first_id, keys_json))
-        if self.bulk:
-            conn.execute(MARK_LOADING, (first_id,))
-        else:
-            conn.execute(_POSITIONS_INSERT, (first_id, keys_json))
+        insert_positions(conn, first_id, keys_json, bulk=self.bulk)
 
     def _insert_variations(self, conn, rows: list[tuple]) -> None:
         conn.executemany(VARIATIONS_INSERT, rows)

@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from partita.database.archive_writer import insert_positions
 from partita.database.filters import GameFilter
 from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import delete_positions, index_games, unindex_games
@@ -35,7 +36,6 @@ from partita.database.query import select_games
 from partita.database.schema import (
     GAME_COLUMNS,
     HASH_KEY_COLUMN,
-    POSITION_COLUMNS,
     PROBLEM_COLUMNS,
     archive,
 )
@@ -269,11 +269,6 @@ _UPDATE_GAME = (
     "WHERE id = ?"
 )
 _ROW_INDEX = [GAME_COLUMNS.index(column) - 1 for column in _UPDATED]  # the row has no id
-_POSITIONS_INSERT = (
-    f"INSERT INTO positions ({', '.join(POSITION_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
-)
-_GAME_POSITIONS_INSERT = "INSERT INTO game_positions (game_id, ply, key) VALUES (?, ?, ?)"
 _PROBLEMS_INSERT = (
     f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
@@ -293,12 +288,7 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     conn.execute("DELETE FROM problems WHERE game_id = ?", (game_id,))
     delete_variations(conn, [game_id])
     conn.executemany(VARIATIONS_INSERT, sorted(variation_rows(game_id, stored.variations)))
-    keys = stored.keys
-    plies = range(1, len(keys) + 1)
-    conn.executemany(
-        _POSITIONS_INSERT, sorted(zip(keys, [game_id] * len(keys), plies, strict=True))
-    )
-    conn.executemany(_GAME_POSITIONS_INSERT, zip([game_id] * len(keys), plies, keys, strict=True))
+    insert_positions(conn, game_id, str([stored.keys]), bulk=False)
     conn.executemany(_PROBLEMS_INSERT, [(game_id, *problem) for problem in stored.problems])
 
 
