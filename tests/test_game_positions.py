@@ -5,15 +5,13 @@ changes and migration 7 leave in it and in ``positions``."""
 from __future__ import annotations
 
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from test_import import check_whole_games, write_games
 from test_positions_v7 import as_version_6
+from test_schema_v4 import kill_a_bulk_import
 
 from partita.database import import_paths, open_archive
 from partita.database.archive_writer import ArchiveWriter
@@ -103,34 +101,10 @@ def test_a_bulk_batch_that_fails_leaves_no_mark(records, tmp_path, monkeypatch):
     assert pending(path) == [] and by_game(path) == [] and rows(path, "SELECT id FROM games") == []
 
 
-KILLED_BULK_IMPORT = """
-import sys
-from partita.database import import_paths
-
-def progress(done):
-    print(done.imported, flush=True)
-
-import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress, workers=1, bulk=True)
-print("finished", flush=True)
-"""
-
-
 def test_a_killed_bulk_import_leaves_the_mark_and_the_next_writer_clears_it(tmp_path):
     plies = write_games(tmp_path / "in" / "a.pgr", 300, seed=93)
     database = tmp_path / "db.sqlite"
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_BULK_IMPORT, str(database), str(tmp_path / "in")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=ROOT,
-    )
-    assert child.stdout is not None
-    for _ in range(3):  # three batches committed, then killed
-        child.stdout.readline()
-    child.send_signal(signal.SIGKILL)
-    assert "finished" not in child.stdout.read()
-    child.wait(timeout=20)
+    kill_a_bulk_import(database, tmp_path / "in")  # three batches committed
     stored = rows(database, "SELECT count(*) FROM games")[0][0]
     assert 15 <= stored < 300
     # The mark: the first game (an empty archive), committed with the first batch.

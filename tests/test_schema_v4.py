@@ -191,6 +191,25 @@ print("finished", flush=True)
 """
 
 
+def kill_a_bulk_import(database: Path, folder: Path) -> None:
+    """Run a bulk import of ``folder`` into ``database`` in a process of its own (5
+    records a batch) and kill it once three batches are committed, while it works
+    on."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BULK_IMPORT, str(database), str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None
+    for _ in range(3):  # three batches committed
+        child.stdout.readline()
+    child.send_signal(signal.SIGKILL)
+    assert "finished" not in child.stdout.read()
+    child.wait(timeout=20)
+
+
 def whole_with_loaded_positions(path: Path) -> int:
     """Every stored game has its plies in game_positions; the number of its rows
     not sorted into positions yet."""
@@ -212,19 +231,7 @@ def whole_with_loaded_positions(path: Path) -> int:
 def test_a_killed_bulk_import_holds_whole_games_and_a_rerun_completes_it(tmp_path, rerun):
     plies = write_games(tmp_path / "in" / "a.pgr", 400, seed=8)
     database = tmp_path / "db.sqlite"
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_BULK_IMPORT, str(database), str(tmp_path / "in")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=ROOT,
-    )
-    assert child.stdout is not None
-    for _ in range(3):  # three batches committed, then killed while it works on
-        child.stdout.readline()
-    child.send_signal(signal.SIGKILL)
-    assert "finished" not in child.stdout.read()
-    child.wait(timeout=20)
+    kill_a_bulk_import(database, tmp_path / "in")
     stored = counts(database)["games"]
     assert 15 <= stored < 400 and stored % 5 == 0
     assert whole_with_loaded_positions(database) > 0  # the heap was not sorted in yet
