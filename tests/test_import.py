@@ -620,10 +620,88 @@ def test_automatic_workers_count_the_cores_idle_now(monkeypatch, tmp_path, befor
 
     next_sample(0)
     monkeypatch.setattr(cores, "PROC_STAT", str(stat))
+    monkeypatch.setattr(cores, "_early_sample", None)  # none begun by a CLI start
     monkeypatch.setattr(time, "sleep", next_sample)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # lagging behind
     assert parallel.auto_workers(50_000_000) == expected
+
+
+@pytest.fixture
+def early_sample_clock(monkeypatch, tmp_path):
+    """A fake /proc/stat (``write(line)``), monotonic clock (``clock[0]``) and CPU
+    time of this process (``own[0]``, ticks), and the sleeps asked for."""
+    stat = tmp_path / "stat"
+    clock, own, slept = [100.0], [0.0], []
+
+    def write(line):
+        stat.write_text(line + "\n", encoding="ascii")
+
+    def sleep(seconds):
+        slept.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(cores, "PROC_STAT", str(stat))
+    monkeypatch.setattr(cores, "_monotonic", lambda: clock[0])
+    monkeypatch.setattr(cores, "_own_ticks", lambda: own[0])
+    monkeypatch.setattr(time, "sleep", sleep)
+    monkeypatch.setattr(cores, "_early_sample", None)
+    return write, clock, own, slept
+
+
+def test_an_early_sample_spares_the_sleep_and_counts_this_process_as_idle(early_sample_clock):
+    """Begun as the CLI starts, the sample needs no sleep once a tenth of a second has
+    passed; this process's own start-up (one core busy, here) is not other work."""
+    write, clock, own, slept = early_sample_clock
+    write("cpu 100 0 50 1000 10 0 0 0")
+    cores.start_idle_sample()
+    clock[0] += 0.25
+    own[0] += 45  # of the 50 ticks busy over the 0.25 s, 45 are this process's
+    write("cpu 140 0 60 1040 10 0 0 0")  # 2 CPUs x 0.25 s: 50 busy, 40 idle
+    assert cores.sampled_idle_share() == pytest.approx(85 / 90)
+    assert slept == []
+    # Used once: the next sample is a fresh one over a whole tenth of a second.
+    write("cpu 140 0 60 1040 10 0 0 0")
+    cores.sampled_idle_share()
+    assert slept == [cores.IDLE_SAMPLE_SECONDS]
+
+
+def test_an_early_sample_sleeps_what_is_left_of_the_tenth(early_sample_clock):
+    write, clock, own, slept = early_sample_clock
+    write("cpu 100 0 50 1000 10 0 0 0")
+    cores.start_idle_sample()
+    clock[0] += 0.03
+    assert cores.sampled_idle_share() is None  # the same times: no time passed
+    assert slept == [pytest.approx(cores.IDLE_SAMPLE_SECONDS - 0.03)]
+
+
+def test_an_early_sample_with_other_work_on_a_core_leaves_one_process(early_sample_clock, monkeypatch):
+    """Other work keeping a core busy while this process starts on the other: no
+    idle core for a worker (the share is a half, this process's time counted idle)."""
+    write, clock, own, slept = early_sample_clock
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    write("cpu 100 0 50 1000 10 0 0 0")
+    cores.start_idle_sample()
+    clock[0] += 0.2
+    own[0] += 20
+    write("cpu 140 0 50 1000 10 0 0 0")  # both cores busy: this one's and another's
+    assert parallel.auto_workers(50_000_000) == 1
+    write("cpu 100 0 50 1000 10 0 0 0")
+    cores.start_idle_sample()
+    clock[0] += 0.2
+    own[0] += 20
+    write("cpu 120 0 50 1020 10 0 0 0")  # only this process busy
+    assert parallel.auto_workers(50_000_000) == 2
+
+
+def test_an_old_early_sample_is_not_used(early_sample_clock):
+    write, clock, own, slept = early_sample_clock
+    write("cpu 100 0 50 1000 10 0 0 0")
+    cores.start_idle_sample()
+    clock[0] += cores.EARLY_SAMPLE_MAX_SECONDS + 1
+    own[0] += 1000  # would make every core look idle, were it counted
+    cores.sampled_idle_share()
+    assert slept == [cores.IDLE_SAMPLE_SECONDS]
 
 
 def test_automatic_workers_read_the_load_average_without_proc_stat(monkeypatch, tmp_path):

@@ -9,6 +9,13 @@ shows tracebacks.
 
 from __future__ import annotations
 
+from partita import cores
+
+# The idle cores an import or a validation counts (its automatic worker count) are
+# sampled over a tenth of a second: begun here, that tenth passes while the
+# command loads (typer alone takes about as long) instead of in a sleep.
+cores.start_idle_sample()
+
 try:
     from partita.cli.app import app, main
 except KeyboardInterrupt:  # Ctrl-C while the command starts: the same one line
