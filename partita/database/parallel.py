@@ -24,6 +24,7 @@ from partita.database.prepare import (
     prepare_chunk,
     start_worker,
 )
+from partita.games.registry import all_specs
 from partita.notation.chunks import Chunk
 
 if TYPE_CHECKING:
@@ -131,9 +132,12 @@ class Preparer:
 
             self.start_method = cores.worker_start_method(self.fork)
             if self.start_method == "fork":
-                # The games and their notations loaded once, here, for the copies
-                # too: this process prepares chunks itself as well.
-                known_games()
+                # The games' entry points read once, here, for the copies too. Not
+                # the games' rules: each process loads those of the games its
+                # records name (all of them took about 60 ms here, on the path to
+                # the first batch, for an input of one game: docs/archive.md,
+                # "Issue 16, session 10").
+                all_specs()
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
                 mp_context=quiet_context(self.start_method),
