@@ -117,7 +117,7 @@ def sampled_idle_share() -> float | None:
     total = sum(spent)
     if total <= 0:
         return None
-    idle = spent[3] + (spent[4] if len(spent) > 4 else 0)  # idle, iowait
+    idle: float = spent[3] + (spent[4] if len(spent) > 4 else 0)  # idle, iowait
     if early is not None:
         idle += _own_ticks() - own_before
     return min(1.0, max(0.0, idle / total))

@@ -675,7 +675,9 @@ def test_an_early_sample_sleeps_what_is_left_of_the_tenth(early_sample_clock):
     assert slept == [pytest.approx(cores.IDLE_SAMPLE_SECONDS - 0.03)]
 
 
-def test_an_early_sample_with_other_work_on_a_core_leaves_one_process(early_sample_clock, monkeypatch):
+def test_an_early_sample_with_other_work_on_a_core_leaves_one_process(
+    early_sample_clock, monkeypatch
+):
     """Other work keeping a core busy while this process starts on the other: no
     idle core for a worker (the share is a half, this process's time counted idle)."""
     write, clock, own, slept = early_sample_clock
