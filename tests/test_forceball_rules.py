@@ -739,3 +739,25 @@ class TestRaisedStakes:
 @pytest.mark.parametrize("league", ["little", "junior", "senior", "pro"])
 def test_every_league_has_its_periods(league):
     assert GAMES[league].rules.periods == (1 if league == "little" else 3)
+
+
+def test_a_later_periods_shuffle_offered_by_legal_moves_orders_the_whole_deck():
+    """Regression (found by test_fast_paths, seed 4819626): the next period's
+    shuffle was offered over the cards left in the draw pile, which apply refuses."""
+    import random
+
+    from partita.games.registry import all_games
+
+    rules = next(game for game in all_games() if game.name == "forceball").rules
+    rng = random.Random(4819626)
+    state = rules.initial()
+    later_shuffles = 0
+    for _ in range(400):
+        legal = list(rules.legal_moves(state))
+        if not legal:
+            break
+        if state.phase == "shuffle" and state.ply > 0:
+            later_shuffles += 1
+            assert sorted(legal[0].order) == sorted(rules.ids)
+        state = rules.apply(state, rng.choice(legal))
+    assert later_shuffles >= 1

@@ -287,7 +287,9 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         if state.phase == OVER:
             return ()
         if state.phase == SHUFFLE:
-            return (Shuffle(tuple(self.ids[i] for i in sorted(state.draw))),)
+            # Every period's shuffle orders the whole deck (the draw pile of a
+            # later period's shuffle is what was left, not the deck).
+            return (Shuffle(tuple(self.ids)),)
         if state.phase == FACEOFF:
             ids = self.ids
             return tuple(FaceOff(ids[a], ids[b]) for a in state.hands[0] for b in state.hands[1])
