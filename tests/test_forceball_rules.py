@@ -8,6 +8,8 @@ deck whose ids say what a card is: ``s2`` Shot 4/2, ``st`` combo Shot/Tackle 4/2
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from forceball_table import DECK, GAMES, discard, hand, ids, maneuvers, play, refused, table
 
@@ -744,8 +746,6 @@ def test_every_league_has_its_periods(league):
 def test_a_later_periods_shuffle_offered_by_legal_moves_orders_the_whole_deck():
     """Regression (found by test_fast_paths, seed 4819626): the next period's
     shuffle was offered over the cards left in the draw pile, which apply refuses."""
-    import random
-
     from partita.games.registry import all_games
 
     rules = next(game for game in all_games() if game.name == "forceball").rules
@@ -756,7 +756,7 @@ def test_a_later_periods_shuffle_offered_by_legal_moves_orders_the_whole_deck():
         legal = list(rules.legal_moves(state))
         if not legal:
             break
-        if state.phase == "shuffle" and state.ply > 0:
+        if state.phase == SHUFFLE and state.ply > 0:
             later_shuffles += 1
             assert sorted(legal[0].order) == sorted(rules.ids)
         state = rules.apply(state, rng.choice(legal))

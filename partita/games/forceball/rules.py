@@ -304,7 +304,7 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         """A random legal move: a random deck order, random face-off cards, or a
         turn built action by action (:func:`partita.games.forceball.sampler.sample_turn`)."""
         if state.phase == SHUFFLE:
-            order = [self.ids[i] for i in range(len(self.cards))]
+            order = list(self.ids)
             rng.shuffle(order)
             return Shuffle(tuple(order))
         if state.phase == FACEOFF:
