@@ -200,12 +200,12 @@ def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monk
     monkeypatch.setattr(importer, "CHUNK_BYTES", 300)  # a few records a chunk
     plies = write_games(tmp_path / "a.pgr", 10, seed=6)
     real = ArchiveWriter._insert_positions
-    calls = []
 
-    def fail_on_second_batch(self, *rows):
-        calls.append(rows)
-        real(self, *rows)
-        if len(calls) == 2:  # the batch's positions written, its problems not yet
+    def fail_on_second_batch(self, conn, first_id, keys_json):
+        real(self, conn, first_id, keys_json)
+        # The second batch's first positions written (a parallel import writes a
+        # batch chunk by chunk), its problems not yet.
+        if first_id > 4:
             raise OSError("disk unplugged")
 
     monkeypatch.setattr(ArchiveWriter, "_insert_positions", fail_on_second_batch)

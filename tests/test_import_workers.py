@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,9 @@ from test_import import (
 
 from partita import cores
 from partita.database import import_paths, importer, parallel
+from partita.database.archive_writer import ArchiveWriter
+from partita.database.prepare import prepare_chunk
+from partita.notation.chunks import chunks
 
 
 @pytest.mark.parametrize(
@@ -355,3 +359,130 @@ def test_forking_workers_loads_no_game_rules_first(tmp_path):
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == ["fork", []]
+
+
+class _SlowWorkerPool(ThreadPoolExecutor):
+    """One worker that takes ``delay`` seconds over each chunk, in a thread: what
+    the writing process sees of a worker process that is quick or stalled."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(1)
+        self.delay = delay
+
+    def submit(self, fn, /, *args, **kwargs):
+        return super().submit(self._slowly, fn, *args)
+
+    def _slowly(self, fn, *args):
+        time.sleep(self.delay)
+        return fn(*args)
+
+
+def _prepared_with(pool, files, monkeypatch, *, writing: float = 0.0) -> tuple[list, int]:
+    """The prepared records of ``files`` (chunks of a few records) through a
+    Preparer whose worker is ``pool``, taking ``writing`` seconds over each chunk
+    handed (what writing it costs); and how many chunks it prepared itself."""
+    here = []
+    real_prepare_here = parallel._prepare_here
+    monkeypatch.setattr(
+        parallel, "_prepare_here", lambda chunk: here.append(chunk) or real_prepare_here(chunk)
+    )
+    prepared = []
+    with parallel.Preparer(1) as preparer:  # no processes of its own
+        # One worker, a copy of this process (so no games probe): the pool.
+        preparer.workers, preparer._pool, preparer.start_method = 2, pool, "fork"
+        for _, items in preparer.run(chunks(files, False, 300)):
+            time.sleep(writing)
+            prepared.extend(items)
+    return prepared, len(here)
+
+
+def _prepared_here(files) -> list:
+    return [item for chunk in chunks(files, False, 300) for item in prepare_chunk(chunk.data)]
+
+
+def test_the_writer_prepares_nothing_itself_when_writing_is_the_slower(tmp_path, monkeypatch):
+    """Helping whenever the oldest chunk was not back had the writing process
+    prepare a third of a 3,000-game import, whose writes then waited behind the
+    worker's chunks and came after the worker had finished. When writing a chunk
+    takes longer than preparing one, the worker keeps up alone: no help."""
+    write_games(tmp_path / "a.pgr", 30, seed=41)
+    files = [tmp_path / "a.pgr"]
+    monkeypatch.setattr(parallel, "_FIRST_PREPARE_ESTIMATE", 0.02)
+    prepared, helped = _prepared_with(_SlowWorkerPool(0.005), files, monkeypatch, writing=0.03)
+    assert helped == 0
+    assert prepared == _prepared_here(files)
+
+
+def test_the_writer_prepares_chunks_itself_once_it_has_waited_a_chunk(tmp_path, monkeypatch):
+    """A stalled worker (starting, or on a busy core): the writing process waits a
+    chunk's worth, then prepares chunks itself; the records still come in order."""
+    write_games(tmp_path / "a.pgr", 40, seed=42)
+    files = [tmp_path / "a.pgr"]
+    monkeypatch.setattr(parallel, "_FIRST_PREPARE_ESTIMATE", 0.01)
+    prepared, helped = _prepared_with(_SlowWorkerPool(0.5), files, monkeypatch)
+    # Chunks left to help with, beyond those queued for the worker; it prepares
+    # as many as it may hold before the worker's first is back.
+    assert (
+        len(list(chunks(files, False, 300))) > parallel._QUEUED_PER_WORKER + parallel._QUEUED_HERE
+    )
+    assert helped >= parallel._QUEUED_HERE
+    assert prepared == _prepared_here(files)
+
+
+@pytest.mark.parametrize(
+    ("workers", "prepare", "write"),
+    [(1, 0.04, 0.03), (1, 0.04, 0.0), (2, 0.05, 0.01), (3, 0.06, 0.005), (1, 0.02, 0.019)],
+)
+def test_the_writers_share_of_chunks_lets_it_finish_with_the_workers(workers, prepare, write):
+    """Its share h of the chunks: writing all and preparing h of them takes it as
+    long as the workers take over the rest (prepared as fast as here)."""
+    helping = parallel._Helping(workers)
+    helping.prepare, helping.write = prepare, write
+    share = helping.share()
+    assert 0 < share < 1
+    assert share * prepare + write == pytest.approx((1 - share) * prepare / workers)
+
+
+@pytest.mark.parametrize(
+    ("workers", "prepare", "write"), [(1, 0.03, 0.03), (1, 0.03, 0.05), (2, 0.04, 0.03)]
+)
+def test_the_writer_takes_no_share_when_writing_is_the_slower(workers, prepare, write):
+    helping = parallel._Helping(workers)
+    helping.prepare, helping.write = prepare, write
+    assert helping.share() == 0.0
+
+
+@pytest.mark.parametrize(("small_archive", "per_chunk"), [(True, True), (False, False)])
+def test_a_parallel_import_writes_each_chunk_as_it_comes_into_a_small_archive(
+    tmp_path, monkeypatch, small_archive, per_chunk
+):
+    """Into an archive of fewer than WRITE_EACH_CHUNK_MAX_GAMES games, the batch is
+    written chunk by chunk (one commit still), so that the writes overlap the
+    worker's preparing; past it, whole (one sorted insert into a large tree)."""
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 300)
+    if not small_archive:
+        monkeypatch.setattr(importer, "WRITE_EACH_CHUNK_MAX_GAMES", 0)
+    write_games(tmp_path / "a.pgr", 12, seed=43)
+    writes, commits = [], []
+    real_insert, real_flush = ArchiveWriter._insert_positions, ArchiveWriter.flush
+
+    def insert_positions(self, conn, first_id, keys_json):
+        writes.append(first_id)
+        real_insert(self, conn, first_id, keys_json)
+
+    def flush(self):
+        if self.pending:
+            commits.append(self.pending)
+        real_flush(self)
+
+    monkeypatch.setattr(ArchiveWriter, "_insert_positions", insert_positions)
+    monkeypatch.setattr(ArchiveWriter, "flush", flush)
+    summary = import_paths(
+        tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=100, workers=2, fork_workers=True
+    )
+    assert summary.imported == 12
+    assert commits == [12]  # one batch
+    chunk_count = len(list(chunks([tmp_path / "a.pgr"], False, 300)))
+    assert len(writes) == (chunk_count if per_chunk else 1)
+    assert writes == sorted(writes) and writes[0] == 1
+    check_whole_games(tmp_path / "db.sqlite")

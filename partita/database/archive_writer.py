@@ -123,7 +123,8 @@ class ArchiveWriter:
 
     ``add`` turns a record into rows (refusing it in strict mode if invalid);
     ``add_prepared`` takes a record some process has already turned into rows;
-    ``flush`` writes the pending batch. ``summary`` counts what was committed:
+    ``flush`` writes the pending batch and commits it (``write_pending`` writes
+    what is pending so far inside the batch's open transaction). ``summary`` counts what was committed:
     a batch that fails leaves no row and no count behind.
 
     Every batch appends its positions rows to ``game_positions`` (game order);
@@ -187,12 +188,16 @@ class ArchiveWriter:
             if self.bulk:
                 self._pending_plies += len(prepared.moves)
                 if self._pending_plies >= PIECE_PLIES or len(self._pending) >= PIECE_RECORDS:
-                    self._write_piece()
+                    self.write_pending()
 
-    def _write_piece(self) -> None:
+    def write_pending(self) -> None:
         """Write the pending records' rows inside the batch's transaction (opened
-        by the first piece), without committing: a bulk batch's Python rows are
-        then at most a piece, whatever the batch's size."""
+        by the first piece), without committing (nothing if none are pending): a
+        bulk batch's Python rows are then at most a piece, whatever the batch's
+        size; and a parallel import writes each chunk as it arrives, while the
+        workers prepare the next ones, rather than the whole batch at its end."""
+        if not self._pending:
+            return
         batch, self._pending, self._pending_plies = self._pending, [], 0
         conn = self.conn
         try:
@@ -220,8 +225,7 @@ class ArchiveWriter:
         """Write the pending records and commit the batch (nothing if none)."""
         if not self._pending and not self._written:
             return
-        if self._pending:
-            self._write_piece()
+        self.write_pending()
         try:
             self.conn.execute("COMMIT")
         except BaseException:

@@ -75,6 +75,16 @@ BULK_MIN_BYTES = 1_000_000
 BATCH_GROWTH = 20
 MAX_BATCH_SIZE = 10_000
 
+#: A parallel import into an archive of fewer games than this writes each chunk's
+#: records as they arrive, inside the batch's open transaction, while the workers
+#: prepare the next chunks: otherwise the writer writes nothing until a batch is
+#: whole, and the last batch (a third of a 3,000-game import) is written after the
+#: workers have finished. Below it the batches are at their smallest
+#: (:func:`batch_limit`) and the positions B-tree fits in the import's page cache,
+#: so a batch written in pieces touches no more pages than written at once; past it
+#: a batch is sorted into the tree whole (docs/archive.md, "Issue 16, session 11").
+WRITE_EACH_CHUNK_MAX_GAMES = BATCH_GROWTH * DEFAULT_BATCH_SIZE
+
 #: The importing connection's page cache (KiB, SQLite's negative ``cache_size``)
 #: and WAL pages between checkpoints: a batch's dirty pages stay in memory until
 #: its commit instead of spilling into the WAL half-way, and a page changed by
@@ -313,6 +323,11 @@ def import_paths(
                     if bulk:
                         set_bulk_cache(conn, first_id - 1 + summary.imported)
                     report(done_before + offset, files[finished])
+            if (
+                preparer.workers > 1
+                and first_id - 1 + summary.imported < WRITE_EACH_CHUNK_MAX_GAMES
+            ):
+                writer.write_pending()
         finish_files(len(files))
         if bulk:
             finish_loading(conn)

@@ -11,6 +11,7 @@ the number of workers.
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
@@ -58,11 +59,24 @@ FORK_PARALLEL_MIN_BYTES = 500_000
 #: few workers the writer is the limit).
 MAX_AUTO_WORKERS = 4
 
-#: Chunks queued for each worker process, and chunks this process may hold that
-#: it prepared itself: enough that no process waits for another, few enough that
-#: memory stays a few megabytes.
-_QUEUED_PER_WORKER = 8
+#: Chunks queued for each local worker process (a cluster's worker, further away:
+#: more), and chunks this process may hold that it prepared itself: enough that no
+#: process waits for another, few enough that memory stays a few megabytes. A
+#: local worker's queue covers a chunk's writing or preparing here (this process
+#: refills it between the two) with one to spare; a longer one left this process
+#: no chunk to take when the worker was the slower (all sixteen chunks of a
+#: 3,000-game import were queued by the end: docs/archive.md, "Issue 16,
+#: session 11").
+_QUEUED_PER_WORKER = 3
+_QUEUED_PER_CLUSTER_WORKER = 8
 _QUEUED_HERE = 8
+
+#: What preparing a chunk in this process is taken to cost (seconds) until it
+#: has timed one (about a 64 KB chunk of the shipped games' records here), and
+#: the waits for the workers it banks at most, in chunks' preparations
+#: (:class:`_Helping`).
+_FIRST_PREPARE_ESTIMATE = 0.05
+_MAX_BANKED_CHUNKS = 2
 
 
 def auto_workers(total_bytes: int, *, fork: bool = False) -> int:
@@ -168,25 +182,37 @@ class Preparer:
                 yield chunk, _prepare_here(chunk)
             return
         probe: Future | None = None if self.start_method == "fork" else pool.submit(known_games)
-        queued = _QUEUED_PER_WORKER * (self.workers - 1)
+        queued = (self.workers - 1) * (
+            _QUEUED_PER_WORKER if self._cluster is None else _QUEUED_PER_CLUSTER_WORKER
+        )
         # Chunks in input order, each with its Future (in a worker) or its records.
         in_flight: deque[tuple[Chunk, Future | list]] = deque()
         in_workers = 0
+        helping = _Helping(self.workers - 1)
         while True:
             while in_workers < queued and (queued_chunk := next(chunks, None)) is not None:
                 in_flight.append((queued_chunk, _submit(pool, queued_chunk)))
                 in_workers += 1
+                helping.taken += 1
             if not in_flight:
                 return
             chunk, head = in_flight[0]
             if isinstance(head, list):
                 in_flight.popleft()
+                handed = time.perf_counter()
                 yield chunk, head
+                helping.written(time.perf_counter() - handed)
                 continue
             if not head.done() and len(in_flight) < queued + _QUEUED_HERE:
+                if not helping.now():
+                    helping.wait(head)
+                    continue
                 helped = next(chunks, None)
                 if helped is not None:
+                    helping.taken += 1
+                    started = time.perf_counter()
                     in_flight.append((helped, _prepare_here(helped)))
+                    helping.prepared(time.perf_counter() - started)
                     continue
             if probe is not None:
                 if _worker_games(probe) != known_games():
@@ -200,7 +226,76 @@ class Preparer:
                 probe = None
             in_flight.popleft()
             in_workers -= 1
-            yield _result(chunk, head)
+            result = _result(chunk, head)
+            handed = time.perf_counter()
+            yield result
+            helping.written(time.perf_counter() - handed)
+
+
+class _Helping:
+    """When the writing process prepares a chunk itself rather than wait for the
+    workers' (the oldest chunk is not back, and it may hold more).
+
+    It takes its share of the chunks, the share with which it and the workers
+    finish together: it writes every chunk (``write`` seconds each, what its caller
+    takes between two chunks) and prepares a share ``h`` of them (``prepare``
+    seconds each), the ``k`` workers the rest, each taken to prepare a chunk as
+    fast as this process, so ``h p + w = (1 - h) p / k``, ``h = (p - k w) / (p
+    (k + 1))``; none when writing is the slower. Helping whenever the oldest
+    chunk was not back had it prepare a third of a 3,000-game import with one
+    worker, where writing a chunk costs about what preparing one does: those
+    chunks waited behind the worker's to be written, and were written at the
+    end, the worker idle (docs/archive.md, "Issue 16, session 11").
+
+    And when the workers are slower than that (starting, or on a busy core), it
+    helps once its waits add up to a chunk's preparation: waiting up to what
+    helping costs, then helping, costs at most twice the better choice. The
+    waits banked are capped (:data:`_MAX_BANKED_CHUNKS`), so that an old one
+    (the workers starting) buys no help when writing has become the slower.
+    Before the first chunk is handed it only waits, so: for the worker's first
+    chunk, at most a chunk's preparation. Both times are running means, the
+    newest weighing half.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.prepare = _FIRST_PREPARE_ESTIMATE
+        self.write: float | None = None  # not known until a chunk is handed
+        self.taken = 0  # chunks taken from the input, sent or prepared here
+        self.helped = 0
+        self.waited = 0.0
+
+    def share(self) -> float:
+        """The share of the chunks this process prepares to finish with the workers
+        (none before a chunk's writing is timed: it waits first)."""
+        if self.write is None:
+            return 0.0
+        k, p = self.workers, self.prepare
+        return max(0.0, (p - k * self.write) / (p * (k + 1)))
+
+    def now(self) -> bool:
+        """Whether to prepare the next chunk here now (rather than wait)."""
+        return self.helped < self.share() * self.taken or self.waited >= self.prepare
+
+    def wait(self, head: Future) -> None:
+        """Wait for ``head`` until the waits banked reach a chunk's preparation."""
+        from concurrent.futures import wait  # loaded with the pool
+
+        started = time.perf_counter()
+        wait([head], timeout=self.prepare - self.waited)
+        self.waited = min(
+            self.waited + time.perf_counter() - started, _MAX_BANKED_CHUNKS * self.prepare
+        )
+
+    def prepared(self, seconds: float) -> None:
+        """A chunk prepared here in ``seconds``."""
+        self.helped += 1
+        self.prepare = (self.prepare + seconds) / 2
+        self.waited = max(0.0, self.waited - seconds)
+
+    def written(self, seconds: float) -> None:
+        """A chunk handed to the caller, who took ``seconds`` before the next."""
+        self.write = seconds if self.write is None else (self.write + seconds) / 2
 
 
 _WORKER_STOPPED = (
