@@ -370,11 +370,11 @@ class _SlowWorkerPool(ThreadPoolExecutor):
         self.delay = delay
 
     def submit(self, fn, /, *args, **kwargs):
-        return super().submit(self._slowly, fn, *args)
+        return super().submit(self._slowly, fn, *args, **kwargs)
 
-    def _slowly(self, fn, *args):
+    def _slowly(self, fn, *args, **kwargs):
         time.sleep(self.delay)
-        return fn(*args)
+        return fn(*args, **kwargs)
 
 
 def _prepared_with(pool, files, monkeypatch, *, writing: float = 0.0) -> tuple[list, int]:

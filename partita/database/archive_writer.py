@@ -123,9 +123,10 @@ class ArchiveWriter:
 
     ``add`` turns a record into rows (refusing it in strict mode if invalid);
     ``add_prepared`` takes a record some process has already turned into rows;
-    ``flush`` writes the pending batch and commits it (``write_pending`` writes
-    what is pending so far inside the batch's open transaction). ``summary`` counts what was committed:
-    a batch that fails leaves no row and no count behind.
+    ``write_pending`` writes what is pending so far inside the batch's open
+    transaction; ``flush`` writes the rest and commits the batch. ``summary``
+    counts what was committed: a batch that fails leaves no row and no count
+    behind.
 
     Every batch appends its positions rows to ``game_positions`` (game order);
     ``bulk=True`` writes them there only (an append each, whatever the archive's

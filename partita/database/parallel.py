@@ -193,40 +193,36 @@ class Preparer:
             while in_workers < queued and (queued_chunk := next(chunks, None)) is not None:
                 in_flight.append((queued_chunk, _submit(pool, queued_chunk)))
                 in_workers += 1
-                helping.taken += 1
+                helping.sent += 1
             if not in_flight:
                 return
             chunk, head = in_flight[0]
             if isinstance(head, list):
-                in_flight.popleft()
-                handed = time.perf_counter()
-                yield chunk, head
-                helping.written(time.perf_counter() - handed)
-                continue
-            if not head.done() and len(in_flight) < queued + _QUEUED_HERE:
-                if not helping.now():
-                    helping.wait(head)
-                    continue
-                helped = next(chunks, None)
-                if helped is not None:
-                    helping.taken += 1
-                    started = time.perf_counter()
-                    in_flight.append((helped, _prepare_here(helped)))
-                    helping.prepared(time.perf_counter() - started)
-                    continue
-            if probe is not None:
-                if _worker_games(probe) != known_games():
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    self._pool = None
-                    for chunk, entry in in_flight:
-                        yield chunk, entry if isinstance(entry, list) else _prepare_here(chunk)
-                    for chunk in chunks:
-                        yield chunk, _prepare_here(chunk)
-                    return
-                probe = None
+                result = chunk, head
+            else:
+                if not head.done() and len(in_flight) < queued + _QUEUED_HERE:
+                    if not helping.now():
+                        helping.wait(head)
+                        continue
+                    helped = next(chunks, None)
+                    if helped is not None:
+                        started = time.perf_counter()
+                        in_flight.append((helped, _prepare_here(helped)))
+                        helping.prepared(time.perf_counter() - started)
+                        continue
+                if probe is not None:
+                    if _worker_games(probe) != known_games():
+                        pool.shutdown(wait=True, cancel_futures=True)
+                        self._pool = None
+                        for chunk, entry in in_flight:
+                            yield chunk, entry if isinstance(entry, list) else _prepare_here(chunk)
+                        for chunk in chunks:
+                            yield chunk, _prepare_here(chunk)
+                        return
+                    probe = None
+                in_workers -= 1
+                result = _result(chunk, head)
             in_flight.popleft()
-            in_workers -= 1
-            result = _result(chunk, head)
             handed = time.perf_counter()
             yield result
             helping.written(time.perf_counter() - handed)
@@ -261,8 +257,8 @@ class _Helping:
         self.workers = workers
         self.prepare = _FIRST_PREPARE_ESTIMATE
         self.write: float | None = None  # not known until a chunk is handed
-        self.taken = 0  # chunks taken from the input, sent or prepared here
-        self.helped = 0
+        self.sent = 0  # chunks sent to the workers
+        self.helped = 0  # chunks prepared here
         self.waited = 0.0
 
     def share(self) -> float:
@@ -275,7 +271,8 @@ class _Helping:
 
     def now(self) -> bool:
         """Whether to prepare the next chunk here now (rather than wait)."""
-        return self.helped < self.share() * self.taken or self.waited >= self.prepare
+        taken = self.sent + self.helped
+        return self.helped < self.share() * taken or self.waited >= self.prepare
 
     def wait(self, head: Future) -> None:
         """Wait for ``head`` until the waits banked reach a chunk's preparation."""
