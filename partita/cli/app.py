@@ -9,9 +9,10 @@ markdown-it and pygments and double the time `partita --help` takes.
 
 import errno
 import os
+import signal
 import sys
 from importlib import import_module
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -165,12 +166,14 @@ def main(argv: list[str] | None = None) -> None:
     debug = _DEBUG_FLAG in args or os.environ.get("PARTITA_DEBUG") == "1"
     if _DEBUG_FLAG in args:
         args.remove(_DEBUG_FLAG)
+    previous_handler = _note_ctrl_c_from_now()
     try:
         _register_for(args)
         try:
             code = app(args=args, prog_name="partita", standalone_mode=False)
         finally:
             _flush_stdout()  # a full disk or a closed pipe shows here, inside the boundary
+            signal.signal(signal.SIGINT, previous_handler)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     except typer.Abort:  # end of input at a prompt
@@ -221,11 +224,35 @@ def main(argv: list[str] | None = None) -> None:
     raise SystemExit(code or 0)
 
 
+_ctrl_c_received = False
+
+
+def _on_ctrl_c(signum: int, frame: object) -> None:
+    """Python's own SIGINT handler (raise ``KeyboardInterrupt``), noting first that
+    a Ctrl-C came: SQLite turns a ``KeyboardInterrupt`` raised inside a Python
+    function it calls (:mod:`partita.database.sqlfunctions`) into its own error
+    ("user-defined function raised exception"), and the note survives that."""
+    global _ctrl_c_received
+    _ctrl_c_received = True
+    raise KeyboardInterrupt
+
+
+def _note_ctrl_c_from_now() -> Any:
+    """Install :func:`_on_ctrl_c` where Python's default handler is (not where
+    SIGINT is ignored, or handled by the program calling :func:`main`); return the
+    handler to put back."""
+    global _ctrl_c_received
+    _ctrl_c_received = False
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_ctrl_c)
+    return previous
+
+
 def _exit_if_interrupted_in_sql() -> None:
-    """Exit as Ctrl-C does if a Ctrl-C stopped a Python function SQLite was calling:
-    SQLite then raises its own error instead (:mod:`partita.database.sqlfunctions`)."""
-    functions = sys.modules.get("partita.database.sqlfunctions")
-    if functions is not None and functions.was_interrupted():
+    """Exit as Ctrl-C does if a Ctrl-C came during the command: an error SQLite
+    raised after it is the Ctrl-C stopping a Python function SQLite was calling."""
+    if _ctrl_c_received:
         _stderr_line("interrupted")
         raise SystemExit(EXIT_INTERRUPTED) from None
 

@@ -1,10 +1,12 @@
-"""Python functions registered on SQLite connections, with Ctrl-C kept visible.
+"""Python functions registered on SQLite connections.
 
 SQLite calls these functions (names folded for matching, tag values as numbers,
 ``REGEXP``, patterns) while a statement runs. A Ctrl-C that lands inside one
 reaches the caller as ``sqlite3.OperationalError: user-defined function raised
-exception``, not as ``KeyboardInterrupt``; :func:`register` notes it, so that the
-CLI's error boundary reports an interrupt (exit 130), not an archive error.
+exception``, not as ``KeyboardInterrupt``: the CLI's SIGINT handler notes the
+Ctrl-C before it raises, so that its error boundary reports an interrupt (exit
+130), not an archive error. (A guard around each function could not: Python
+handles a pending signal as a function starts, before any ``try`` in it.)
 """
 
 from __future__ import annotations
@@ -13,28 +15,12 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["fold_sql", "number_sql", "register", "register_indexing_functions", "was_interrupted"]
-
-_interrupted = False
+__all__ = ["fold_sql", "number_sql", "register", "register_indexing_functions"]
 
 
 def register(conn: sqlite3.Connection, name: str, arity: int, function: Callable[..., Any]) -> None:
     """``function`` as the deterministic SQL function ``name`` of ``conn``."""
-
-    def guarded(*args: Any) -> Any:
-        global _interrupted
-        try:
-            return function(*args)
-        except KeyboardInterrupt:
-            _interrupted = True
-            raise
-
-    conn.create_function(name, arity, guarded, deterministic=True)
-
-
-def was_interrupted() -> bool:
-    """Whether a Ctrl-C has stopped one of these functions in this process."""
-    return _interrupted
+    conn.create_function(name, arity, function, deterministic=True)
 
 
 def register_indexing_functions(conn: sqlite3.Connection) -> None:
