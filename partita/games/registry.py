@@ -15,10 +15,10 @@ down: asking for that game says why, and :func:`broken_plugins` lists them.
 from __future__ import annotations
 
 import threading
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from partita.errors import PartitaError, UnknownGameError
+from partita.games.entry_points import entry_points
 from partita.games.spec import GameSpec
 
 if TYPE_CHECKING:
