@@ -6,10 +6,10 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_import.py --stages [--games 10000] [--profile] [--layouts]
 
 By default (:mod:`import_scaling`): the CLI end to end against python-chess at
-300, 3,000, 30,000 and 100,000 games (plies/s, the ratio, peak RSS; A/B
-interleaved, best of 5 runs up to 3,000 games, one above), and storage per ply
-(time, bytes written, peak memory) of real imports at 10,000 and 100,000 archived
-games; ``--big`` adds :mod:`storage_scaling` at 10,000, 100,000 and 1,000,000;
+300, 3,000, 30,000 and 100,000 games (plies/s, the ratio of the best runs and the
+median of the runs' ratios, peak RSS; A/B interleaved, best of 9 runs up to 3,000
+games, 3 at 30,000, one at 100,000), and storage per ply (time, bytes written, peak
+memory) of real imports at 10,000 and 100,000 archived games; ``--big`` adds :mod:`storage_scaling` at 10,000, 100,000 and 1,000,000;
 ``--no-storage``: the end-to-end comparison alone.
 Before timing, partita's modules are compiled into ``__pycache__`` (compileall),
 so that the CLI runs from bytecode as a wheel install, and python-chess, do:

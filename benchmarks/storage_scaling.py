@@ -3,7 +3,7 @@
 Run from the repository root::
 
     nice -n 10 .venv/bin/python benchmarks/storage_scaling.py [--sizes 10000,100000,1000000]
-        [--base 10000] [--workdir DIR] [--keep-heap]
+        [--base 10000] [--workdir DIR] [--keep-heap] [--no-bracket]
 
 Writing a million-game corpus and reading it back takes hours on a small machine,
 and only the archive's side is measured here, so the records are read, replayed and
@@ -20,6 +20,10 @@ cache and checkpoint settings, :func:`~partita.database.indexed.finish_loading` 
 the end. It times what ``benchmarks/import_scaling.py`` calls storage (the
 writer's batches and the final sort, wall and CPU), and the bytes the process wrote
 (``/proc/self/io``), per ply; the archive is deleted after each size.
+The first size is the base: it runs again after each larger size (``--no-bracket``:
+not), and each larger size's time per ply is compared with the mean of the base
+runs just before and after it, side by side, as the machine's speed drifts (the
+10,000-game figure moved by a quarter between sittings, ±2.5% within one).
 ``--keep-heap`` stops each size before the final sort and keeps its archive
 (``storage-N.db``, its positions in ``game_positions`` only, the mark set).
 """
@@ -148,6 +152,75 @@ def _fresh(path: Path) -> Path:
     return path
 
 
+def run_order(sizes: list[int], bracket: bool) -> list[int]:
+    """The sizes in the order they run: with ``bracket``, the first (the base) again
+    after each larger one, so that each is compared with the base runs just before
+    and after it (the machine's speed drifts by a quarter between sittings, and a
+    million-game run takes minutes)."""
+    if not bracket or len(sizes) < 2:
+        return sizes
+    base, order = sizes[0], [sizes[0]]
+    for games in sizes[1:]:
+        order += [games, base]
+    return order
+
+
+def cpu_per_ply(run: dict) -> float:
+    return run["storage"]["cpu"] / run["plies"]
+
+
+def wall_per_ply(run: dict) -> float:
+    return run["storage"]["wall"] / run["plies"]
+
+
+def ratio_lines(results: list[dict], base: int) -> list[str]:
+    """Each larger size's time per ply against the base size's: the mean of the base
+    runs on either side of it when there are (``run_order``), else the first."""
+    lines = []
+    base_runs = [run for run in results if run["games"] == base]
+    if len(base_runs) > 1:
+        figures = ", ".join(f"{cpu_per_ply(run) * 1e6:.2f}" for run in base_runs)
+        lines.append(f"{base:,} games, CPU us/ply of its {len(base_runs)} runs: {figures}")
+    for position, run in enumerate(results):
+        if run["games"] == base:
+            continue
+        neighbours = [
+            results[place]
+            for place in (position - 1, position + 1)
+            if 0 <= place < len(results) and results[place]["games"] == base
+        ] or base_runs[:1]
+        cpu = sum(cpu_per_ply(near) for near in neighbours) / len(neighbours)
+        wall = sum(wall_per_ply(near) for near in neighbours) / len(neighbours)
+        side = "the base runs either side" if len(neighbours) == 2 else "the base run"
+        lines.append(
+            f"CPU per ply at {run['games']:,} against {base:,} ({side}): "
+            f"{cpu_per_ply(run) / cpu:.2f}x (wall {wall_per_ply(run) / wall:.2f}x; "
+            "the aim: within 1.25x)"
+        )
+    return lines
+
+
+def measure_size(
+    work: Path, rows: Path, games: int, keep_heap: bool, cache_kib: int | None
+) -> dict:
+    """One size in a fresh process (the probe): its figures, the load after it."""
+    database = _fresh(work / f"storage-{games}.db")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(database), str(rows), str(games),
+         "keep" if keep_heap else "sort"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PARTITA_IMPORT_CACHE_KIB": str(cache_kib or "")},
+    )  # fmt: skip
+    if not keep_heap:
+        _fresh(database)
+    if done.returncode:
+        raise SystemExit(f"{games:,} games: the probe failed: {done.stderr[-2000:]}")
+    run = json.loads(done.stdout)
+    run["load"] = os.getloadavg()[0]
+    return run
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="archive sizes (games)")
@@ -161,6 +234,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--keep-heap", action="store_true", help="stop before the final sort, keep the archive"
     )
+    parser.add_argument(
+        "--no-bracket",
+        dest="bracket",
+        action="store_false",
+        help="run each size once (by default the first size runs again after each "
+        "larger one, and each is compared with the runs either side of it)",
+    )
     args = parser.parse_args(argv)
     work = args.workdir or Path(f"/tmp/partita-storage-{os.getpid()}")
     work.mkdir(parents=True, exist_ok=True)
@@ -172,29 +252,10 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"load: {' '.join(f'{value:.2f}' for value in os.getloadavg())} (1, 5, 15 min)")
     print(f"{'archive':>10}{'plies':>13}{'us/ply':>9}{'cpu':>7}{'sort s':>8}{'cpu':>7}{'B written/ply':>15}"
           f"{'B stored/ply':>14}{'peak RSS':>10}{'load':>7}")  # fmt: skip
+    order = run_order(sizes, args.bracket)
     results = []
-    for games in sizes:
-        database = _fresh(work / f"storage-{games}.db")
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                PROBE,
-                str(database),
-                str(rows),
-                str(games),
-                "keep" if args.keep_heap else "sort",
-            ],  # fmt: skip
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PARTITA_IMPORT_CACHE_KIB": str(args.cache_kib or "")},
-        )
-        if not args.keep_heap:
-            _fresh(database)
-        if done.returncode:
-            raise SystemExit(f"{games:,} games: the probe failed: {done.stderr[-2000:]}")
-        run = json.loads(done.stdout)
-        run["load"] = os.getloadavg()[0]
+    for games in order:
+        run = measure_size(work, rows, games, args.keep_heap, args.cache_kib)
         results.append(run)
         plies = run["plies"]
         print(f"{games:>10,}{plies:>13,}{run['storage']['wall'] / plies * 1e6:>9.2f}"
@@ -202,16 +263,8 @@ def main(argv: list[str] | None = None) -> dict:
               f"{run['storage']['final_sort_cpu']:>7.1f}"
               f"{run['written'] / plies:>15,.0f}{run['size'] / plies:>14,.0f}"
               f"{run['peak_rss'] / 1e6:>8.0f}MB{run['load']:>7.2f}", flush=True)  # fmt: skip
-    if len(results) > 1:
-        first, last = results[0], results[-1]
-        ratio = (last["storage"]["cpu"] / last["plies"]) / (
-            first["storage"]["cpu"] / first["plies"]
-        )
-        wall = (last["storage"]["wall"] / last["plies"]) / (
-            first["storage"]["wall"] / first["plies"]
-        )
-        print(f"CPU per ply at {sizes[-1]:,} against {sizes[0]:,}: {ratio:.2f}x "
-              f"(wall {wall:.2f}x; the aim: within 1.25x)")  # fmt: skip
+    for line in ratio_lines(results, sizes[0]):
+        print(line)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return {"storage": results}
