@@ -9,8 +9,9 @@ By default (:mod:`import_scaling`): the CLI end to end against python-chess at
 300, 3,000, 30,000 and 100,000 games (plies/s, the ratio of the best runs and the
 median of the runs' ratios, peak RSS; A/B interleaved, best of 9 runs up to 3,000
 games, 3 at 30,000, one at 100,000), and storage per ply (time, bytes written, peak
-memory) of real imports at 10,000 and 100,000 archived games; ``--big`` adds :mod:`storage_scaling` at 10,000, 100,000 and 1,000,000;
-``--no-storage``: the end-to-end comparison alone.
+memory) of real imports at 10,000 and 100,000 archived games; ``--big`` adds
+:mod:`storage_scaling` at 10,000, 100,000 and 1,000,000; ``--no-storage``: the
+end-to-end comparison alone.
 Before timing, partita's modules are compiled into ``__pycache__`` (compileall),
 so that the CLI runs from bytecode as a wheel install, and python-chess, do:
 an editable install under ``PYTHONDONTWRITEBYTECODE=1`` would compile them from

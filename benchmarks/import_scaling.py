@@ -148,12 +148,11 @@ def compile_partita() -> str:
     return f"bytecode: partita compiled into __pycache__ (compileall {package})"
 
 
-#: Runs of each side at a size (best kept, interleaved partita, chess, partita...):
-#: small imports are short and the machine is shared, one run of a large one is enough.
 def runs_at(games: int) -> int:
-    """Runs of each side at ``games``: the best of several where a run takes seconds
-    (the machine's speed moves by a tenth from run to run), one at 100,000 games
-    (python-chess takes minutes there)."""
+    """Runs of each side at ``games`` (interleaved partita, chess, partita...; the best
+    kept, and each pair's ratio): several where a run takes seconds (the machine's
+    speed moves by a tenth from run to run), one at 100,000 games (python-chess takes
+    minutes there)."""
     return 9 if games <= 3_000 else 3 if games <= 30_000 else 1
 
 
@@ -283,7 +282,7 @@ def print_end_to_end(results: list[dict]) -> None:
               f"{item['partita_wall']:>11.2f}"
               f"{item['partita_plies_per_s']:>10,.0f}{item['chess_wall']:>9.2f}"
               f"{item['chess_plies_per_s']:>10,.0f}{item['ratio']:>7.2f}x"
-              f"{item.get('pairwise_median', float('nan')):>8.2f}x"
+              f"{item['pairwise_median']:>8.2f}x"
               f"{item['peak_rss'] / 1e6:>8.0f}MB{load:>11}")  # fmt: skip
 
 
