@@ -1,4 +1,4 @@
-"""Issue 16's import measurements, side by side in one run (``bench_import.py``'s default).
+"""The import measurements, side by side in one run (``bench_import.py``'s default).
 
 * The CLI end to end (``partita import DIR --db NEW``, a fresh process: start-up,
   reading, replay, storage) against a Python process that reads a chess PGN of

@@ -1,4 +1,4 @@
-"""Start-up of small imports, two checkouts side by side (issue 16, session 7).
+"""Start-up of small imports, two checkouts side by side.
 
 ``partita import FILE --db NEW --json`` in a fresh process, for a 1-record file and
 for a corpus of 300 games, and python-chess's ``chess.pgn.read_game`` over a chess

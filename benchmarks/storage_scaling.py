@@ -10,7 +10,7 @@ and only the archive's side is measured here, so the records are read, replayed 
 turned into rows once (:func:`~partita.database.prepare.prepare_record`, ``--base``
 records of the seeded Forza 4x4 corpus), and the archive gets copies of them: copy
 ``c`` of a record has the sha256 of ``c`` and its content hash as its hash (as
-random as a real one; until session 7 a copy's hash was the original prefixed with
+random as a real one; an earlier version made a copy's hash the original prefixed with
 ``c``, which kept the hash index's inserts in order) and each position key
 XORed with a random 64-bit number of its own (so keys stay spread over the whole
 range, as folded keys are), everything else as prepared. Each size is a fresh

@@ -162,7 +162,7 @@ def worker_start_method(
 
     A fork copies the process as it is, in a few milliseconds, where a spawned
     worker imports partita again (0.25-0.47 s of CPU on this machine,
-    docs/archive.md "Issue 16, session 8"); but a thread running during the fork may hold a lock the
+    benchmarks/results/2026-12-02-import.md); but a thread running during the fork may hold a lock the
     copy then never sees released, and macOS's system libraries are not safe to
     use after a fork at all. Checked by the caller right before it forks."""
     if not fork or (platform or sys.platform) != "linux":

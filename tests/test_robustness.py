@@ -1,4 +1,4 @@
-"""Input robustness (issue 15): what damaged or hostile records must not do.
+"""Input robustness: what damaged or hostile records must not do.
 
 Each section is one case the fuzzing found: huge numbers, control characters on the
 terminal and in SVG, line ends, BOMs and Unicode spaces across an export, many

@@ -39,7 +39,7 @@ DEFAULT_BATCH_SIZE = 1000
 #: :data:`PIECE_RECORDS` records) inside its one transaction, so that the rows held in
 #: Python stay bounded while the batches grow with the archive
 #: (:func:`~partita.database.importer.batch_limit`): the import's memory stays flat
-#: in the corpus size (docs/archive.md, "Issue 16, session 8").
+#: in the corpus size (benchmarks/results/2026-12-02-import.md).
 PIECE_PLIES = 32_768
 PIECE_RECORDS = 1000
 
@@ -81,7 +81,7 @@ _GAMES_INSERT = (
 #: from ``?1``); key ``i`` of array ``g`` (both counted from 0) is the row
 #: ``(key, ?1 + g, ply i + 1)``. SQLite makes the rows itself, for about a third of
 #: the CPU of ``executemany`` of 3-tuples, which builds and binds a tuple per row
-#: (docs/archive.md, "Issue 16, session 8").
+#: (benchmarks/results/2026-12-02-import.md).
 _POSITIONS_FROM_JSON = "SELECT {columns} FROM json_each(?2) g, json_each(g.value) k"
 #: Into ``game_positions``, every batch: the rows come in game and ply order, which
 #: is its key's, so each is an append.

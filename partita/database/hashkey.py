@@ -9,7 +9,7 @@ Why: the hash is random, so each batch of an import inserts its keys all over th
 index. At 1,000,000 games the text index (64 characters and a rowid per entry) has
 19,930 leaf pages (78 MB), more than the import's page cache, and a batch of
 10,000 records touches about 7,800 of them; the integer index has 4,549 (18 MB),
-which the cache holds (docs/archive.md, "Issue 16, session 7").
+which the cache holds (benchmarks/results/2026-12-01-import.md).
 
 Two different records may share a key (the chance is about n²/2⁶⁵: one in 36
 million for a million games), so a key only narrows the search: every lookup here

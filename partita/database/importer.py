@@ -82,7 +82,7 @@ MAX_BATCH_SIZE = 10_000
 #: workers have finished. Below it the batches are at their smallest
 #: (:func:`batch_limit`) and the positions B-tree fits in the import's page cache,
 #: so a batch written in pieces touches no more pages than written at once; past it
-#: a batch is sorted into the tree whole (docs/archive.md, "Issue 16, session 11").
+#: a batch is sorted into the tree whole (benchmarks/results/2026-12-03-import.md).
 WRITE_EACH_CHUNK_MAX_GAMES = BATCH_GROWTH * DEFAULT_BATCH_SIZE
 
 #: The importing connection's page cache (KiB, SQLite's negative ``cache_size``)
@@ -93,7 +93,7 @@ WRITE_EACH_CHUNK_MAX_GAMES = BATCH_GROWTH * DEFAULT_BATCH_SIZE
 #: 32 MB holds the pages a batch touches at 1,000,000 games (the content hashes'
 #: integer index, 18 MB, and the right edges of the appended tables); 16 MB is
 #: smaller than that index, and 64 MB bought no speed at 10,000 and 100,000 games
-#: for 35 MB more at 100,000 (docs/archive.md, "Issue 16, session 7").
+#: for 35 MB more at 100,000 (benchmarks/results/2026-12-01-import.md).
 IMPORT_CACHE_KIB = 32_768
 IMPORT_CHECKPOINT_PAGES = 10_000
 
@@ -103,7 +103,7 @@ IMPORT_CHECKPOINT_PAGES = 10_000
 #: random-key B-tree it reads and writes is the content hashes' integer index,
 #: about :data:`HASH_INDEX_BYTES_PER_GAME` a game, which the cache holds twice over
 #: as the archive grows (:func:`bulk_cache_kib`), up to :data:`IMPORT_CACHE_KIB`
-#: (docs/archive.md, "Issue 16, session 8").
+#: (benchmarks/results/2026-12-02-import.md).
 BULK_CACHE_KIB = 8192
 HASH_INDEX_BYTES_PER_GAME = 19
 

@@ -51,8 +51,8 @@ PARALLEL_MIN_BYTES = 1_000_000
 #: The same for workers that start with ``fork``: a copy of this process, no
 #: interpreter to start and no partita to import again (about 0.07 s of CPU with
 #: the games loaded). At 0.1 MB a second process saves nothing, at 0.33 MB it
-#: takes 0.1-0.3 s off this process's CPU (docs/archive.md, "Issue 16, session
-#: 8"); this leaves a margin, as the spawned threshold does.
+#: takes 0.1-0.3 s off this process's CPU
+#: (benchmarks/results/2026-12-02-import.md); this leaves a margin, as the spawned threshold does.
 FORK_PARALLEL_MIN_BYTES = 500_000
 
 #: The most processes ``workers=None`` uses (one process writes SQLite, and past a
@@ -65,8 +65,7 @@ MAX_AUTO_WORKERS = 4
 #: local worker's queue covers a chunk's writing or preparing here (this process
 #: refills it between the two) with one to spare; a longer one left this process
 #: no chunk to take when the worker was the slower (all sixteen chunks of a
-#: 3,000-game import were queued by the end: docs/archive.md, "Issue 16,
-#: session 11").
+#: 3,000-game import were queued by the end: benchmarks/results/2026-12-03-import.md).
 _QUEUED_PER_WORKER = 3
 _QUEUED_PER_CLUSTER_WORKER = 8
 _QUEUED_HERE = 8
@@ -149,8 +148,8 @@ class Preparer:
                 # The games' entry points read once, here, for the copies too. Not
                 # the games' rules: each process loads those of the games its
                 # records name (all of them took about 60 ms here, on the path to
-                # the first batch, for an input of one game: docs/archive.md,
-                # "Issue 16, session 10").
+                # the first batch, for an input of one game:
+                # benchmarks/results/2026-12-03-import.md).
                 all_specs()
             self._pool = ProcessPoolExecutor(
                 self.workers - 1,
@@ -241,7 +240,7 @@ class _Helping:
     chunk was not back had it prepare a third of a 3,000-game import with one
     worker, where writing a chunk costs about what preparing one does: those
     chunks waited behind the worker's to be written, and were written at the
-    end, the worker idle (docs/archive.md, "Issue 16, session 11").
+    end, the worker idle (benchmarks/results/2026-12-03-import.md).
 
     And when the workers are slower than that (starting, or on a busy core), it
     helps once its waits add up to a chunk's preparation: waiting up to what

@@ -150,8 +150,8 @@ POSITION_COLUMNS: tuple[str, ...] = ("key", "game_id", "ply")
 #: ``next_move`` columns cost a third of the insert rate and 7 bytes a row, and
 #: nothing reads them: the token of a ply is in ``games.moves``; ``game_positions``
 #: takes the place of both ``positions_game`` (which a bulk import had to build
-#: again, one sort of every row) and the load heap (docs/archive.md, "Issue 16,
-#: session 8"). ``variation_positions`` keeps its own (few rows).
+#: again, one sort of every row) and the load heap
+#: (benchmarks/results/2026-12-02-import.md). ``variation_positions`` keeps its own (few rows).
 MIGRATION_7: tuple[str, ...] = (
     "ALTER TABLE positions RENAME TO positions_v6",
     "CREATE TABLE positions (\n"

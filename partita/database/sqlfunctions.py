@@ -39,7 +39,7 @@ def fold_sql(column: str) -> str:
     SQLite's ``lower`` (NFKD leaves ASCII as it is, and ``casefold`` of ASCII is
     ``lower``). ``length`` counts characters before the first NUL, the blob's
     bytes: equal only for ASCII. A Python call per row cost ~3 us of a ~0.2 us
-    ``lower`` (docs/archive.md, "Issue 16, session 8")."""
+    ``lower`` (benchmarks/results/2026-12-02-import.md)."""
     return (
         f"CASE WHEN length(CAST({column} AS BLOB)) = length({column}) "
         f"THEN lower({column}) ELSE partita_fold({column}) END"
