@@ -14,8 +14,10 @@ one worker: ``conftest.SHARED_WORKER``).
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import NamedTuple
+from xml.etree import ElementTree
 
 from partita.database import import_paths, query_games
 from partita.games.base import WIN, parse_result_token
@@ -114,3 +116,62 @@ def examples_report(folder: Path) -> ExamplesReport:
     page = folder / "report.html"
     page.write_text(html, encoding="utf-8", newline="\n")
     return ExamplesReport(folder, archive, data, html, page)
+
+
+_VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "wbr",
+}
+
+
+def html_tree(page: str) -> ElementTree.Element:
+    """An HTML page as an element tree (stdlib ``html.parser``; void elements closed),
+    for tests that check a page's structure."""
+
+    class Builder(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.tree = ElementTree.TreeBuilder()
+            self.tree.start("document", {})
+            self.open: list[str] = ["document"]
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tree.start(tag, {name: value or "" for name, value in attrs})
+            if tag in _VOID:
+                self.tree.end(tag)
+            else:
+                self.open.append(tag)
+
+        def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tree.start(tag, {name: value or "" for name, value in attrs})
+            self.tree.end(tag)
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in _VOID or tag not in self.open:
+                return
+            while self.open:
+                name = self.open.pop()
+                self.tree.end(name)
+                if name == tag:
+                    break
+
+        def handle_data(self, data: str) -> None:
+            self.tree.data(data)
+
+    builder = Builder()
+    builder.feed(page)
+    builder.close()
+    while len(builder.open) > 1:
+        builder.tree.end(builder.open.pop())
+    builder.tree.end("document")
+    return builder.tree.close()

@@ -10,10 +10,9 @@ self-contained HTML page (or Markdown, without the charts) for ``partita balance
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import Any
-
-from jinja2 import Environment, select_autoescape
 
 from partita.analysis import charts
 from partita.analysis.balance import ConfigurationBalance, balance
@@ -41,7 +40,9 @@ def describe_advantage(entry: ConfigurationBalance) -> str:
     )
 
 
-def _section(entry: ConfigurationBalance) -> Section:
+def _section(entry: ConfigurationBalance, *, lengths_chart: bool = True) -> Section:
+    """The balance of one configuration; ``lengths_chart``: with the histogram of
+    its games' lengths (the report leaves it out: its game part draws one)."""
     section = Section(f"Balance: {entry.title} ({entry.label})")
     section.paragraphs.append(
         f"{entry.games} games: {entry.decided} decided, {entry.unfinished} unfinished"
@@ -69,15 +70,13 @@ def _section(entry: ConfigurationBalance) -> Section:
     )
     if entry.decided:
         section.charts.append(
-            charts.bar_chart(
+            charts.interval_chart(
                 [f"Player{seat.seat + 1}" for seat in entry.seats],
-                [seat.score or 0.0 for seat in entry.seats],
-                title=f"Score per seat (fair share {entry.fair_share:.2f})",
-                ylabel="score",
-                annotations=[
-                    f"{seat.score or 0:.3f} ({seat.interval[0]:.2f}–{seat.interval[1]:.2f})"
-                    for seat in entry.seats
-                ],
+                [seat.score for seat in entry.seats],
+                [seat.interval for seat in entry.seats],
+                title=f"Score per seat: 95% intervals against the fair share {entry.fair_share:.3f}",
+                xlabel="score (win 1, draw 1/2, loss 0)",
+                reference=entry.fair_share,
                 salt="balance-seats",
             )
         )
@@ -99,7 +98,7 @@ def _section(entry: ConfigurationBalance) -> Section:
             )
         )
         edges, counts = entry.histogram()
-        if len(edges) > 1:
+        if lengths_chart and len(edges) > 1:
             section.charts.append(
                 charts.stacked_histogram(
                     edges,
@@ -144,27 +143,7 @@ def balance_section(db: Any, notation: GameNotation, game_ids: list[int]) -> Sec
     entries = [entry for entry in balance(db, game_ids=game_ids) if entry.game == notation.name]
     if not entries:
         return None
-    return _section(max(entries, key=lambda entry: entry.games))
-
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
-<style>
-body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
-table { border-collapse: collapse; margin: 0.8rem 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.2rem 0.6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-svg { max-width: 100%; height: auto; }
-</style></head><body>
-<h1>{{ title }}</h1>
-{% for section in sections %}<h2>{{ section.title }}</h2>
-{% for paragraph in section.paragraphs %}<p>{{ paragraph }}</p>
-{% endfor %}{% for table in section.tables %}<table><tr>{% for header in table.headers %}<th>{{ header }}</th>{% endfor %}</tr>
-{% for row in table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>
-{% endfor %}</table>
-{% endfor %}{% for chart in section.charts %}<figure>{{ chart }}</figure>
-{% endfor %}{% endfor %}</body></html>
-"""
+    return _section(max(entries, key=lambda entry: entry.games), lengths_chart=False)
 
 
 def _markdown_cell(value: Any) -> str:
@@ -177,8 +156,23 @@ def render_balance(
     """A page of the balance sections: HTML with its charts inline, or Markdown."""
     sections = balance_sections(entries)
     if not markdown:
-        environment = Environment(autoescape=select_autoescape(default=True))
-        return environment.from_string(_PAGE).render(title=title, sections=sections)
+        from partita.analysis.report.render import html_environment, inline_css
+
+        return (
+            html_environment()
+            .get_template("balance.html.j2")
+            .render(
+                title=title,
+                generated=datetime.date.today().isoformat(),
+                sections=[
+                    (entry, f"balance-{number}", section)
+                    for number, (entry, section) in enumerate(
+                        zip(entries, sections, strict=True), start=1
+                    )
+                ],
+                css=inline_css(),
+            )
+        )
     lines = [f"# {title}", ""]
     for section in sections:
         lines += [f"## {section.title}", ""]
