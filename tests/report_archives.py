@@ -175,3 +175,33 @@ def html_tree(page: str) -> ElementTree.Element:
         builder.tree.end(builder.open.pop())
     builder.tree.end("document")
     return builder.tree.close()
+
+
+#: Simulated games added to the shipped examples by :func:`simulated_archive`, by
+#: game: ``(game, share of the games, ply limit)``. Random play runs Universal
+#: Forces and Circular Reasoning games to hundreds of plies: the limit keeps
+#: them near the length of played games.
+SIMULATED_MIX = (
+    ("forza4x4", 0.45, 1000),
+    ("connect4", 0.25, 1000),
+    ("circular-reasoning", 0.15, 150),
+    ("universal-forces", 0.15, 150),
+)
+
+
+def simulated_archive(folder: Path, games: int, *, mixed: bool = True, seed: int = 1) -> Path:
+    """An archive in ``folder`` of every shipped example once (90 games) and
+    ``games`` games of random play: Forza 4x4 only, or the :data:`SIMULATED_MIX`
+    of games (``mixed``). The same arguments make the same archive."""
+    from partita.analysis.selfplay import simulate
+    from partita.games.registry import get_game
+
+    archive = folder / f"simulated-{games}{'-mixed' if mixed else ''}.db"
+    import_paths(archive, example_folders())
+    plan = SIMULATED_MIX if mixed else (("forza4x4", 1.0, 1000),)
+    left = games
+    for number, (name, share, limit) in enumerate(plan):
+        count = left if number == len(plan) - 1 else round(games * share)
+        left -= count
+        simulate(get_game(name), count, ["random"], db=archive, seed=seed, max_plies=limit)
+    return archive

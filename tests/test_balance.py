@@ -96,8 +96,13 @@ def test_the_report_section_and_the_page(simulated, tmp_path):
         section = balance_section(archive, get_game("connect4"), ids)
     assert section is not None and "Connect Four" in section.title
     assert [table.headers[0] for table in section.tables] == ["seat", "plies", "rule event"]
-    # The seats' intervals and the rule events; the report's game part draws the lengths.
-    assert len(section.charts) == 2 and all("<svg" in str(chart) for chart in section.charts)
+    # The report's section is tables: the seats' intervals are bars in their table.
+    assert section.charts == []
+    seats = section.tables[0]
+    assert seats.headers[-1].startswith("95% interval (fair share 0.")
+    bars = [row[-1] for row in seats.rows]
+    assert all('<span class="fair"' in bar.__html__() for bar in bars)
+    assert all(re.fullmatch(r"\d\.\d{3} – \d\.\d{3}", str(bar)) for bar in bars)
     page = render_balance(balance(db), title="<b>club</b>")
     assert page.count("<svg") >= 4 and "&lt;b&gt;club&lt;/b&gt;" in page
     markdown = render_balance(balance(db), markdown=True)

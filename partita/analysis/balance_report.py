@@ -19,7 +19,13 @@ from partita.analysis.balance import ConfigurationBalance, balance
 from partita.analysis.report import Section, Table
 from partita.notation.base import GameNotation
 
-__all__ = ["balance_section", "balance_sections", "describe_advantage", "render_balance"]
+__all__ = [
+    "IntervalBar",
+    "balance_section",
+    "balance_sections",
+    "describe_advantage",
+    "render_balance",
+]
 
 #: Events shown in the chart (the most frequent); the table lists them all.
 CHART_EVENTS = 16
@@ -40,9 +46,43 @@ def describe_advantage(entry: ConfigurationBalance) -> str:
     )
 
 
-def _section(entry: ConfigurationBalance, *, lengths_chart: bool = True) -> Section:
-    """The balance of one configuration; ``lengths_chart``: with the histogram of
-    its games' lengths (the report leaves it out: its game part draws one)."""
+class IntervalBar:
+    """A seat's 95% interval as a table cell: in HTML a bar on a 0-1 scale with the
+    score marked and the fair share as a dashed line, then the interval in
+    figures; as text (Markdown) the figures only."""
+
+    __slots__ = ("fair_share", "high", "low", "score")
+
+    def __init__(self, low: float, high: float, score: float | None, fair_share: float) -> None:
+        self.low, self.high, self.score, self.fair_share = low, high, score, fair_share
+
+    def __str__(self) -> str:
+        return f"{self.low:.3f} – {self.high:.3f}"
+
+    def __html__(self) -> str:
+        def at(value: float) -> str:
+            return f"{100 * min(max(value, 0.0), 1.0):.1f}%"
+
+        point = (
+            ""
+            if self.score is None
+            else f'<span class="point" style="left:{at(self.score)}"></span>'
+        )
+        return (
+            f'<span class="interval" title="{self} (fair share {self.fair_share:.3f})">'
+            f'<span class="range" style="left:{at(self.low)};width:{at(self.high - self.low)}">'
+            f"</span>{point}"
+            f'<span class="fair" style="left:{at(self.fair_share)}"></span></span> '
+            f'<span class="interval-text">{self}</span>'
+        )
+
+
+def _section(entry: ConfigurationBalance, *, charts_shown: bool = True) -> Section:
+    """The balance of one configuration: the seats' scores with their intervals
+    drawn as bars against the fair share, lengths and rule events; with
+    ``charts_shown`` also as charts (the seats' intervals, the lengths, the rule
+    events: the balance page; the report shows the tables, and its game part has
+    its own length chart)."""
     section = Section(f"Balance: {entry.title} ({entry.label})")
     section.paragraphs.append(
         f"{entry.games} games: {entry.decided} decided, {entry.unfinished} unfinished"
@@ -62,13 +102,24 @@ def _section(entry: ConfigurationBalance, *, lengths_chart: bool = True) -> Sect
                 seat.drawn,
                 seat.lost,
                 "–" if seat.score is None else f"{seat.score:.3f}",
-                f"{low:.3f} – {high:.3f}",
+                IntervalBar(low, high, seat.score, entry.fair_share),
             ]
         )
     section.tables.append(
-        Table(["seat", "games", "won", "drawn", "lost", "score", "95% interval"], rows)
+        Table(
+            [
+                "seat",
+                "games",
+                "won",
+                "drawn",
+                "lost",
+                "score",
+                f"95% interval (fair share {entry.fair_share:.3f})",
+            ],
+            rows,
+        )
     )
-    if entry.decided:
+    if charts_shown and entry.decided:
         section.charts.append(
             charts.interval_chart(
                 [f"Player{seat.seat + 1}" for seat in entry.seats],
@@ -98,7 +149,7 @@ def _section(entry: ConfigurationBalance, *, lengths_chart: bool = True) -> Sect
             )
         )
         edges, counts = entry.histogram()
-        if lengths_chart and len(edges) > 1:
+        if charts_shown and len(edges) > 1:
             section.charts.append(
                 charts.stacked_histogram(
                     edges,
@@ -119,6 +170,7 @@ def _section(entry: ConfigurationBalance, *, lengths_chart: bool = True) -> Sect
                 ],
             )
         )
+    if events and charts_shown:
         shown = events[:CHART_EVENTS]
         section.charts.append(
             charts.ranked_bar_chart(
@@ -143,7 +195,7 @@ def balance_section(db: Any, notation: GameNotation, game_ids: list[int]) -> Sec
     entries = [entry for entry in balance(db, game_ids=game_ids) if entry.game == notation.name]
     if not entries:
         return None
-    return _section(max(entries, key=lambda entry: entry.games), lengths_chart=False)
+    return _section(max(entries, key=lambda entry: entry.games), charts_shown=False)
 
 
 def _markdown_cell(value: Any) -> str:

@@ -47,6 +47,8 @@ def html_environment() -> Environment:
     environment.filters["percent"] = _percent
     environment.filters["shorten"] = _shorten
     environment.filters["shorten_start"] = _shorten_start
+    # The page's data without the spaces of the default separators.
+    environment.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
     return environment
 
 

@@ -3,15 +3,20 @@ it, computed here so the page only draws.
 
 Every game a button of the page names (the opening tree's examples, the diagrams'
 captions, the games list) goes into the page's store, so that no button is dead.
-The store is compact (:func:`compact_game`): a node carries only what changed on
-the board since its parent (cells, marks, lines of a text board), and the page's
-script rebuilds a game's boards when it is opened. A game that cannot be replayed
+The store is compact: a node carries only what changed on the board since its
+parent (cells, marks, lines of a text board; :func:`compact_game`), and each game
+is kept as its JSON text compressed (zlib's deflate) in base64
+(:func:`encode_game`). The page's script decompresses a game with the browser's
+own ``DecompressionStream`` and rebuilds its boards when it is opened. A game that cannot be replayed
 is left out of the store with its reason, and the page names it as plain text
 with that reason instead of a button.
 """
 
 from __future__ import annotations
 
+import base64
+import json
+import zlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,7 +28,15 @@ from partita.games.registry import get_game
 from partita.notation.model import Record
 from partita.notation.nags import NAGS
 
-__all__ = ["compact_game", "expand_game", "referenced_games", "viewer_data", "viewer_game"]
+__all__ = [
+    "compact_game",
+    "decode_game",
+    "encode_game",
+    "expand_game",
+    "referenced_games",
+    "viewer_data",
+    "viewer_game",
+]
 
 
 def viewer_game(record: Record, game_id: int | str) -> dict | None:
@@ -81,7 +94,7 @@ def viewer_game(record: Record, game_id: int | str) -> dict | None:
         "game": game.name,
         "title": " - ".join(players) or f"game {game_id}",
         "result": tags.get("Result", record.result or "*"),
-        "tags": list(tags.items()),
+        "tags": [list(pair) for pair in tags.items()],
         "nodes": nodes,
     }
 
@@ -166,6 +179,18 @@ def expand_game(stored: dict) -> dict:
     return {**stored, "nodes": nodes}
 
 
+def encode_game(stored: dict) -> str:
+    """A stored game (from :func:`compact_game`) as the page keeps it: its JSON text
+    (no spaces) compressed with zlib's deflate, in base64."""
+    text = json.dumps(stored, ensure_ascii=False, separators=(",", ":"))
+    return base64.b64encode(zlib.compress(text.encode("utf-8"), 6)).decode("ascii")
+
+
+def decode_game(encoded: str) -> dict:
+    """The stored game :func:`encode_game` encoded."""
+    return json.loads(zlib.decompress(base64.b64decode(encoded)).decode("utf-8"))
+
+
 def referenced_games(parts: Iterable[dict]) -> list[int]:
     """The games the buttons of the report's parts name (the opening tree's
     examples, the frequent positions' examples, the final positions, the games
@@ -218,7 +243,7 @@ def viewer_data(
         if entry is not None:
             for node in entry["nodes"]:
                 nags.update(node.get("g", ()))
-            games[str(game_id)] = compact_game(entry)
+            games[str(game_id)] = encode_game(compact_game(entry))
             if entry["game"] not in layouts:
                 layouts[entry["game"]] = board_for(get_game(entry["game"])).layout.as_dict()
         if steps is not None:

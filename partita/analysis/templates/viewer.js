@@ -1,9 +1,10 @@
 // partita replay viewer: plain JavaScript, no library, no network.
-// The report embeds its data as JSON (script#partita-data): per game the nodes
-// of its move tree (mainline and variations), the root with its board, every
-// other node with what changed on the board since its parent (computed by
-// partita in Python); this script rebuilds a game's boards when it is opened
-// (expand) and only draws. Record text (tags, moves, comments) is written with
+// The report embeds its data as JSON (script#partita-data): per game, as base64
+// of its deflated JSON text, the nodes of its move tree (mainline and
+// variations), the root with its board, every other node with what changed on
+// the board since its parent (computed by partita in Python). When a game is
+// opened this script decompresses it (the browser's DecompressionStream),
+// rebuilds its boards (expand) and then only draws. Record text (tags, moves, comments) is written with
 // textContent, never as HTML.
 (function () {
   "use strict";
@@ -214,11 +215,31 @@
     comment.textContent = (node.c || []).join(" ");
   }
 
+  // A stored game: base64 of its deflated JSON text.
+  function decode(encoded) {
+    var binary = atob(encoded);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   function open(id) {
     var key = String(id);
     if (!data.games[key]) { return; }
-    if (!expanded[key]) { expanded[key] = expand(data.games[key]); }
-    var found = expanded[key];
+    if (expanded[key]) { show(expanded[key]); return; }
+    if (typeof DecompressionStream === "undefined") {
+      viewer.hidden = false;
+      title.textContent = "Game " + key + ": this browser cannot unpack the stored game (no DecompressionStream)";
+      return;
+    }
+    decode(data.games[key]).then(function (stored) {
+      expanded[key] = expand(stored);
+      show(expanded[key]);
+    });
+  }
+
+  function show(found) {
     game = found;
     current = 0;
     title.textContent = "Game " + found.id + ": " + found.title + " (" + found.result + ")";
