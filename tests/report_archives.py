@@ -189,15 +189,21 @@ SIMULATED_MIX = (
 )
 
 
-def simulated_archive(folder: Path, games: int, *, mixed: bool = True, seed: int = 1) -> Path:
-    """An archive in ``folder`` of every shipped example once (90 games) and
-    ``games`` games of random play: Forza 4x4 only, or the :data:`SIMULATED_MIX`
-    of games (``mixed``). The same arguments make the same archive."""
+def simulated_archive(
+    folder: Path, games: int, *, mixed: bool = True, examples: bool = True, seed: int = 1
+) -> Path:
+    """An archive in ``folder`` of every shipped example once (90 games; unless
+    ``examples`` is false) and ``games`` games of random play: Forza 4x4 only, or
+    the :data:`SIMULATED_MIX` of games (``mixed``). The same arguments make the
+    same archive."""
     from partita.analysis.selfplay import simulate
     from partita.games.registry import get_game
 
-    archive = folder / f"simulated-{games}{'-mixed' if mixed else ''}.db"
-    import_paths(archive, example_folders())
+    archive = (
+        folder / f"simulated-{games}{'-mixed' if mixed else ''}{'' if examples else '-only'}.db"
+    )
+    if examples:
+        import_paths(archive, example_folders())
     plan = SIMULATED_MIX if mixed else (("forza4x4", 1.0, 1000),)
     left = games
     for number, (name, share, limit) in enumerate(plan):

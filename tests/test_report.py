@@ -17,6 +17,7 @@ from report_archives import (
     decisive_games,
     doubled_examples,
     html_tree,
+    simulated_archive,
 )
 
 from partita.analysis.diagrams import board_for, render_diagram
@@ -629,3 +630,15 @@ def test_progress_counts_sections_games_and_charts(archive, examples_report_page
     assert charts >= 5
     assert drawn[0] == (shared["steps"], shared["steps"] + charts)
     assert drawn[-1] == (shared["steps"] + charts, shared["steps"] + charts)
+
+
+def test_a_report_of_a_thousand_games_stays_small(tmp_path):
+    # Every game a button names is in the page, and the page stays under 5 MB.
+    archive = simulated_archive(tmp_path, 1000, mixed=False, examples=False)
+    data = build_report(archive)
+    page = render_html(data)
+    assert data["glance"]["total"] == 1000
+    store, buttons, plain = _page_games(page)
+    assert set(buttons) == set(store["games"]) and not plain
+    assert len(store["games"]) > len(data["listed"])
+    assert len(page.encode("utf-8")) < 5_000_000
