@@ -99,14 +99,15 @@ def test_the_report_section_and_the_page(simulated, tmp_path):
     # The report's section is tables: the seats' intervals are bars in their table.
     assert section.charts == []
     seats = section.tables[0]
-    assert seats.headers[-1].startswith("95% interval (fair share 0.")
-    bars = [row[-1] for row in seats.rows]
+    assert seats.headers[:3] == ["seat", "score", seats.headers[2]]
+    assert seats.headers[2].startswith("95% interval (fair share 0.")
+    bars = [row[2] for row in seats.rows]
     assert all('<span class="fair"' in bar.__html__() for bar in bars)
     assert all(re.fullmatch(r"\d\.\d{3} – \d\.\d{3}", str(bar)) for bar in bars)
     page = render_balance(balance(db), title="<b>club</b>")
     assert page.count("<svg") >= 4 and "&lt;b&gt;club&lt;/b&gt;" in page
     markdown = render_balance(balance(db), markdown=True)
-    assert "| seat | games |" in markdown and "<svg" not in markdown
+    assert "| seat | score | 95% interval" in markdown and "<svg" not in markdown
 
 
 def _style_percent(element, name: str) -> float:

@@ -97,24 +97,25 @@ def _section(entry: ConfigurationBalance, *, charts_shown: bool = True) -> Secti
         rows.append(
             [
                 f"Player{seat.seat + 1}",
+                "–" if seat.score is None else f"{seat.score:.3f}",
+                IntervalBar(low, high, seat.score, entry.fair_share),
                 seat.games,
                 seat.won,
                 seat.drawn,
                 seat.lost,
-                "–" if seat.score is None else f"{seat.score:.3f}",
-                IntervalBar(low, high, seat.score, entry.fair_share),
             ]
         )
+    # The score and its interval first: what a narrow screen shows without scrolling.
     section.tables.append(
         Table(
             [
                 "seat",
+                "score",
+                f"95% interval (fair share {entry.fair_share:.3f})",
                 "games",
                 "won",
                 "drawn",
                 "lost",
-                "score",
-                f"95% interval (fair share {entry.fair_share:.3f})",
             ],
             rows,
         )
