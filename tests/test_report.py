@@ -642,3 +642,17 @@ def test_a_report_of_a_thousand_games_stays_small(tmp_path):
     assert set(buttons) == set(store["games"]) and not plain
     assert len(store["games"]) > len(data["listed"])
     assert len(page.encode("utf-8")) < 5_000_000
+
+
+def test_a_markdown_report_counts_the_charts_it_writes(archive, tmp_path):
+    calls: list[tuple[int, int]] = []
+    target = tmp_path / "notes.md"
+    write_report(
+        archive, target, game="forza4x4", progress=lambda done, total: calls.append((done, total))
+    )
+    charts = len(list((tmp_path / "notes-charts").iterdir()))
+    assert charts >= 3
+    done, total = calls[-1]
+    assert done == total and all(step <= whole for step, whole in calls)
+    # The charts are the last steps: the bar does not sit full while they are drawn.
+    assert [step for step, _ in calls[-charts - 1 :]] == list(range(done - charts, done + 1))

@@ -150,10 +150,12 @@ def report_charts(data: dict) -> list[Chart]:
     return [chart for chart in found if isinstance(chart, Chart)]
 
 
-def _markdown_charts(folder: Path | None, link: str) -> Callable[[Any], Markup]:
+def _markdown_charts(
+    folder: Path | None, link: str, steps: Steps | None = None
+) -> Callable[[Any], Markup]:
     """The Markdown template's ``chart(c)``: the chart written to ``folder`` as
     ``chart-N.svg`` (numbered as shown) and an image linking to it as
-    ``link/chart-N.svg``; nothing without a folder."""
+    ``link/chart-N.svg``; nothing without a folder. ``steps`` counts each drawn."""
     shown = 0
 
     def chart(drawn: Any) -> Markup:
@@ -164,6 +166,8 @@ def _markdown_charts(folder: Path | None, link: str) -> Callable[[Any], Markup]:
         name = f"chart-{shown}.svg"
         text = drawn.standalone() if hasattr(drawn, "standalone") else str(drawn)
         (folder / name).write_text(text, encoding="utf-8", newline="\n")
+        if steps is not None and isinstance(drawn, Chart):
+            steps.advance()
         title = markdown_escape(getattr(drawn, "title", "chart"))
         return Markup(f"\n![{title}]({quote(link)}/{name})\n")
 
@@ -204,18 +208,26 @@ def _charts_shown(data: dict) -> bool:
 
 
 def render_markdown(
-    data: dict, charts_folder: Path | None = None, charts_link: str | None = None
+    data: dict,
+    charts_folder: Path | None = None,
+    charts_link: str | None = None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> str:
     """The report as Markdown (diagrams as text, figures as tables). With
     ``charts_folder`` (an existing folder) the charts are written there as SVG
     files and shown as images linked as ``charts_link/chart-N.svg`` (by default
-    the folder's name: the folder sits beside the Markdown file)."""
+    the folder's name: the folder sits beside the Markdown file); ``progress`` as
+    for :func:`render_html`."""
     folder = charts_folder if _charts_shown(data) else None
     link = charts_link or (folder.name if folder is not None else "")
+    steps = None
+    if progress is not None:
+        steps = Steps(progress, data.get("steps", 0))
+        steps.add(len(report_charts(data)) if folder is not None else 0)
     return (
         _markdown_environment()
         .get_template("report.md.j2")
-        .render(report=data, chart=_markdown_charts(folder, link))
+        .render(report=data, chart=_markdown_charts(folder, link, steps))
     )
 
 
@@ -242,12 +254,17 @@ def write_report(
     if fmt not in ("html", "md"):
         raise PartitaError(f"report format '{fmt}': choose html or md")
     data = build_report(target, options=options, progress=progress, **filters)
-    text = _markdown_with_charts(data, path) if fmt == "md" else render_html(data, progress)
+    if fmt == "md":
+        text = _markdown_with_charts(data, path, progress)
+    else:
+        text = render_html(data, progress)
     path.write_text(text, encoding="utf-8", newline="\n")
     return path
 
 
-def _markdown_with_charts(data: dict, path: Path) -> str:
+def _markdown_with_charts(
+    data: dict, path: Path, progress: Callable[[int, int], object] | None = None
+) -> str:
     """The Markdown text, its charts written into a fresh folder that then replaces
     the one beside ``path`` (a rerun leaves no chart of an earlier report)."""
     if not _charts_shown(data):
@@ -255,7 +272,7 @@ def _markdown_with_charts(data: dict, path: Path) -> str:
     folder = markdown_charts_folder(path)
     fresh = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
     try:
-        text = render_markdown(data, fresh, folder.name)
+        text = render_markdown(data, fresh, folder.name, progress)
         if not any(fresh.iterdir()):
             fresh.rmdir()
             return text

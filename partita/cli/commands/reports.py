@@ -314,7 +314,13 @@ def report(
     symmetry: SymmetryOption = False,
     viewer_games: Annotated[
         int,
-        typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0, max=LARGEST),
+        typer.Option(
+            "--viewer-games",
+            help="Games listed (the latest first), each with a replay button; the viewer "
+            "also holds every game another button names.",
+            min=0,
+            max=LARGEST,
+        ),
     ] = 200,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
     charts: Annotated[
