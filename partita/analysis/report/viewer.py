@@ -129,11 +129,13 @@ def compact_game(game: dict) -> dict:
 
 def _frame_changes(parent: dict, frame: dict) -> dict:
     changes: dict[str, Any] = {}
-    cells = []
-    for index, (old, new) in enumerate(zip(parent["cells"], frame["cells"], strict=True)):
-        if old != new:
-            cells += [index, new]
-    changes["d"] = cells
+    old_cells, new_cells = parent["cells"], frame["cells"]
+    changed = (
+        []
+        if old_cells == new_cells
+        else [index for index, (a, b) in enumerate(zip(old_cells, new_cells)) if a != b]
+    )
+    changes["d"] = [item for index in changed for item in (index, new_cells[index])]
     if parent.get("marks", []) != frame.get("marks", []):
         changes["mk"] = frame.get("marks", [])
     if "text" in frame:
