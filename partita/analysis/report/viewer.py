@@ -133,7 +133,9 @@ def _frame_changes(parent: dict, frame: dict) -> dict:
     changed = (
         []
         if old_cells == new_cells
-        else [index for index, (a, b) in enumerate(zip(old_cells, new_cells)) if a != b]
+        else [
+            index for index, (a, b) in enumerate(zip(old_cells, new_cells, strict=True)) if a != b
+        ]
     )
     changes["d"] = [item for index in changed for item in (index, new_cells[index])]
     if parent.get("marks", []) != frame.get("marks", []):
