@@ -552,6 +552,9 @@ def test_a_game_that_cannot_be_replayed_is_plain_text_with_its_reason(archive):
     assert named and all(
         element.get("title") == "no replay: its moves cannot be read" for element in named
     )
+    # The games list says so too, in words on the page.
+    page = render_html(data)
+    assert f"Game numbers in grey have no replay: game {gone}: its moves cannot be read." in page
 
 
 def test_the_store_keeps_only_the_changes_and_expands_to_every_board(examples_report_page):
