@@ -14,8 +14,10 @@ one worker: ``conftest.SHARED_WORKER``).
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import NamedTuple
+from xml.etree import ElementTree
 
 from partita.database import import_paths, query_games
 from partita.games.base import WIN, parse_result_token
@@ -114,3 +116,98 @@ def examples_report(folder: Path) -> ExamplesReport:
     page = folder / "report.html"
     page.write_text(html, encoding="utf-8", newline="\n")
     return ExamplesReport(folder, archive, data, html, page)
+
+
+_VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "wbr",
+}
+
+
+def html_tree(page: str) -> ElementTree.Element:
+    """An HTML page as an element tree (stdlib ``html.parser``; void elements closed),
+    for tests that check a page's structure."""
+
+    class Builder(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.tree = ElementTree.TreeBuilder()
+            self.tree.start("document", {})
+            self.open: list[str] = ["document"]
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tree.start(tag, {name: value or "" for name, value in attrs})
+            if tag in _VOID:
+                self.tree.end(tag)
+            else:
+                self.open.append(tag)
+
+        def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tree.start(tag, {name: value or "" for name, value in attrs})
+            self.tree.end(tag)
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in _VOID or tag not in self.open:
+                return
+            while self.open:
+                name = self.open.pop()
+                self.tree.end(name)
+                if name == tag:
+                    break
+
+        def handle_data(self, data: str) -> None:
+            self.tree.data(data)
+
+    builder = Builder()
+    builder.feed(page)
+    builder.close()
+    while len(builder.open) > 1:
+        builder.tree.end(builder.open.pop())
+    builder.tree.end("document")
+    return builder.tree.close()
+
+
+#: Simulated games added to the shipped examples by :func:`simulated_archive`, by
+#: game: ``(game, share of the games, ply limit)``. Random play runs Universal
+#: Forces and Circular Reasoning games to hundreds of plies: the limit keeps
+#: them near the length of played games.
+SIMULATED_MIX = (
+    ("forza4x4", 0.45, 1000),
+    ("connect4", 0.25, 1000),
+    ("circular-reasoning", 0.15, 150),
+    ("universal-forces", 0.15, 150),
+)
+
+
+def simulated_archive(
+    folder: Path, games: int, *, mixed: bool = True, examples: bool = True, seed: int = 1
+) -> Path:
+    """An archive in ``folder`` of every shipped example once (90 games; unless
+    ``examples`` is false) and ``games`` games of random play: Forza 4x4 only, or
+    the :data:`SIMULATED_MIX` of games (``mixed``). The same arguments make the
+    same archive."""
+    from partita.analysis.selfplay import simulate
+    from partita.games.registry import get_game
+
+    archive = (
+        folder / f"simulated-{games}{'-mixed' if mixed else ''}{'' if examples else '-only'}.db"
+    )
+    if examples:
+        import_paths(archive, example_folders())
+    plan = SIMULATED_MIX if mixed else (("forza4x4", 1.0, 1000),)
+    left = games
+    for number, (name, share, limit) in enumerate(plan):
+        count = left if number == len(plan) - 1 else round(games * share)
+        left -= count
+        simulate(get_game(name), count, ["random"], db=archive, seed=seed, max_plies=limit)
+    return archive

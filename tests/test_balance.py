@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from report_archives import html_tree
 from test_cli import partita
 
 from partita.analysis.balance import balance, wilson_interval
@@ -94,11 +96,74 @@ def test_the_report_section_and_the_page(simulated, tmp_path):
         section = balance_section(archive, get_game("connect4"), ids)
     assert section is not None and "Connect Four" in section.title
     assert [table.headers[0] for table in section.tables] == ["seat", "plies", "rule event"]
-    assert len(section.charts) == 3 and all("<svg" in str(chart) for chart in section.charts)
+    # The report's section is tables: the seats' intervals are bars in their table.
+    assert section.charts == []
+    seats = section.tables[0]
+    assert seats.headers[:3] == ["seat", "score", seats.headers[2]]
+    assert seats.headers[2].startswith("95% interval (fair share 0.")
+    bars = [row[2] for row in seats.rows]
+    assert all('<span class="fair"' in bar.__html__() for bar in bars)
+    assert all(re.fullmatch(r"\d\.\d{3} – \d\.\d{3}", str(bar)) for bar in bars)
     page = render_balance(balance(db), title="<b>club</b>")
     assert page.count("<svg") >= 4 and "&lt;b&gt;club&lt;/b&gt;" in page
     markdown = render_balance(balance(db), markdown=True)
-    assert "| seat | games |" in markdown and "<svg" not in markdown
+    assert "| seat | score | 95% interval" in markdown and "<svg" not in markdown
+
+
+def _style_percent(element, name: str) -> float:
+    match = re.search(rf"{name}:\s*(-?[\d.]+)%", element.get("style", ""))
+    assert match, element.get("style")
+    return float(match.group(1))
+
+
+def test_the_balance_page_draws_the_fair_share_and_the_intervals(simulated):
+    db, _ = simulated
+    entries = balance(db)
+    page = render_balance(entries)
+    root = html_tree(page).find("html")
+    assert root is not None
+    head = root.find("head")
+    assert head is not None
+    assert any(
+        meta.get("name") == "viewport" and "width=device-width" in meta.get("content", "")
+        for meta in head.iter("meta")
+    )
+    body = root.find("body")
+    header, nav = body.find("header"), body.find("header/nav")
+    assert header is not None and header.find("h1") is not None and nav is not None
+    sections = body.findall("main/section")
+    assert [link.get("href") for link in nav.iter("a")] == [
+        "#" + section.get("id") for section in sections
+    ]
+    assert len(sections) == len(entries)
+    for entry, section in zip(entries, sections, strict=True):
+        assert entry.decided
+        rows = section.findall(".//table[@class='seats']/tbody/tr")
+        assert len(rows) == len(entry.seats)
+        for seat, row in zip(entry.seats, rows, strict=True):
+            bar = row.find(".//span[@class='interval']")
+            assert bar is not None
+            spans = {span.get("class"): span for span in bar}
+            low, high = seat.interval
+            assert _style_percent(spans["range"], "left") == pytest.approx(100 * low, abs=0.06)
+            assert _style_percent(spans["range"], "width") == pytest.approx(
+                100 * (high - low), abs=0.11
+            )
+            assert _style_percent(spans["point"], "left") == pytest.approx(
+                100 * seat.score, abs=0.06
+            )
+            assert _style_percent(spans["fair"], "left") == pytest.approx(
+                100 * entry.fair_share, abs=0.06
+            )
+        # The chart draws the fair share too, named with its value.
+        chart_text = "".join(section.find(".//div[@class='chart']").itertext())
+        assert f"fair share {entry.fair_share:.3f}" in chart_text
+    # Every table scrolls inside its card on a narrow screen.
+    tables = list(body.iter("table"))
+    wrapped = [
+        table for div in body.iter("div") if div.get("class") == "table-scroll" for table in div
+    ]
+    assert tables and len(wrapped) == len(tables)
 
 
 def test_the_command_prints_json_and_says_when_there_is_no_archive(simulated, tmp_path):

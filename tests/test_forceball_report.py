@@ -122,3 +122,20 @@ def test_points_over_the_examples_add_up_to_their_final_scores(archive):
             assert section is not None and section.tables and section.charts
     finally:
         db.close()
+
+
+def test_a_report_over_random_forceball_games_builds(tmp_path):
+    # Random play returns to a position it stood on a few plies before: its moves
+    # are listed where it was first reached, not expanded a second time (which
+    # once failed with a KeyError from the tree, and with it the report).
+    from partita.analysis.report import ReportOptions, build_report
+    from partita.analysis.selfplay import simulate
+    from partita.analysis.tree import tree_from_archive
+
+    db = tmp_path / "random.db"
+    simulate(get_game("forceball"), 10, ["random"], db=db, seed=1)
+    tree = tree_from_archive(db, "forceball", depth=8)
+    assert tree.games == 10 and tree.moves()
+    data = build_report(db, options=ReportOptions(depth=8, charts=False))
+    [part] = data["games"]
+    assert part["tree"] and part["valid"] == 10

@@ -16,6 +16,8 @@ from report_archives import (
     HOSTILE_RECORD,
     decisive_games,
     doubled_examples,
+    html_tree,
+    simulated_archive,
 )
 
 from partita.analysis.diagrams import board_for, render_diagram
@@ -29,8 +31,18 @@ from partita.analysis.report import (
     viewer_game,
     write_report,
 )
+from partita.analysis.report.game_part import part_steps
+from partita.analysis.report.render import report_charts
+from partita.analysis.report.viewer import (
+    compact_game,
+    decode_game,
+    encode_game,
+    expand_game,
+    referenced_games,
+)
 from partita.database import import_paths, query_games
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
+from partita.notation.nags import NAGS, nag_meaning, nag_symbol
 from partita.notation.reader import parse_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,7 +123,8 @@ def test_a_hostile_player_name_is_text(html):
     ).group(1)
     assert "<" not in data_block and ">" not in data_block
     viewer = json.loads(data_block)
-    game = next(g for g in viewer["games"].values() if ["Player1", HOSTILE] in g["tags"])
+    games = [decode_game(encoded) for encoded in viewer["games"].values()]
+    game = next(g for g in games if ["Player1", HOSTILE] in g["tags"])
     assert game["nodes"][1]["c"] == ["a comment with <b>tags</b> and </script>"]
 
 
@@ -385,10 +398,10 @@ def test_count_axes_are_whole_numbers(html):
     charts = _charts(html)
     assert len(charts) >= 5
     # The balance sections' seat scores and events per game are rates, not counts.
-    # The events chart lies on its side: its values are on the x axis.
+    # The events and seat charts lie on their side: their values are on the x axis.
     rates = ("Score per seat", "How often each rule fires")
     for chart in charts:
-        lying = "How often each rule fires" in "".join(chart.itertext())
+        lying = any(title in "".join(chart.itertext()) for title in rates)
         labels = _tick_labels(chart, "x" if lying else "y")
         whole = not any(title in "".join(chart.itertext()) for title in rates)
         number = r"−?\d+" if whole else r"−?\d+(?:\.\d+)?"
@@ -460,8 +473,8 @@ def test_a_markdown_file_links_its_charts_and_a_rerun_replaces_them(archive, tmp
     folder = tmp_path / "club-charts"
     assert [name for _, name in links] == [f"chart-{n}.svg" for n in range(1, len(links) + 1)]
     assert sorted(path.name for path in folder.iterdir()) == sorted(name for _, name in links)
-    # years, the part's lengths and first moves, its balance section's charts
-    assert len(links) >= 4 and ("Games per year", "chart-1.svg") in links
+    # years, the part's lengths and first moves (its balance section is tables)
+    assert len(links) >= 3 and ("Games per year", "chart-1.svg") in links
     for _, name in links:
         root = ElementTree.parse(folder / name).getroot()
         assert root.tag == "{http://www.w3.org/2000/svg}svg"
@@ -487,3 +500,162 @@ def test_no_charts_leaves_them_out_of_both_formats(archive, tmp_path):
     assert not (tmp_path / "plain-charts").exists()
     outcome = run_cli(["report", "--db", str(archive), "-o", "-", "--format", "md"])
     assert outcome.code == 0 and "![" not in outcome.stdout and "## Forza 4x4" in outcome.stdout
+
+
+# -- the viewer's store: every button works -----------------------------------------------------
+
+
+def _page_games(html: str) -> tuple[dict, list, list]:
+    """The page's store, its buttons' games and its plain-text game references."""
+    tree = html_tree(html)
+    store = json.loads(next(e for e in tree.iter("script") if e.get("id") == "partita-data").text)
+    buttons = [e.get("data-game") for e in tree.iter("button") if e.get("class") == "open"]
+    plain = [e for e in tree.iter("span") if e.get("class") == "game-ref"]
+    return store, buttons, plain
+
+
+def test_every_button_opens_a_game_of_the_store(examples_report_page):
+    html, data = examples_report_page.html, examples_report_page.data
+    store, buttons, plain = _page_games(html)
+    assert buttons and set(buttons) <= set(store["games"])
+    # Every game the parts name is a live button, or plain text that says why not.
+    named = referenced_games(data["games"])
+    assert len(named) > 20
+    plain_ids = {element.get("data-game") for element in plain}
+    for game_id in named:
+        assert str(game_id) in store["games"] or str(game_id) in plain_ids, game_id
+    for element in plain:
+        assert element.get("title", "").startswith("no replay: ")
+
+
+def test_games_beyond_the_listed_ones_are_in_the_store(archive):
+    # Only one game listed: the tree's examples and the diagrams' games are still there.
+    data = build_report(archive, options=ReportOptions(viewer_games=1, charts=False))
+    assert len(data["listed"]) == 1
+    named = referenced_games(data["games"])
+    assert len(named) > 10
+    assert {str(game_id) for game_id in named} <= set(data["viewer"]["games"])
+    store, buttons, plain = _page_games(render_html(data))
+    assert set(buttons) == set(store["games"]) and not plain
+    assert len(set(buttons)) > len(data["listed"])
+
+
+def test_a_game_that_cannot_be_replayed_is_plain_text_with_its_reason(archive):
+    data = build_report(archive, options=ReportOptions(viewer_games=0, charts=False))
+    part = next(part for part in data["games"] if part["finals"])
+    gone = part["finals"][0]["id"]
+    del data["viewer"]["games"][str(gone)]
+    data["unviewable"][gone] = "its moves cannot be read"
+    _, buttons, plain = _page_games(render_html(data))
+    assert str(gone) not in buttons
+    named = [element for element in plain if element.get("data-game") == str(gone)]
+    assert named and all(
+        element.get("title") == "no replay: its moves cannot be read" for element in named
+    )
+    # The games list says so too, in words on the page.
+    page = render_html(data)
+    assert f"Game numbers in grey have no replay: game {gone}: its moves cannot be read." in page
+
+
+def test_the_store_keeps_only_the_changes_and_expands_to_every_board(examples_report_page):
+    from partita.database.schema import open_archive
+    from partita.database.selection import stored_pgr
+
+    store = examples_report_page.data["viewer"]["games"]
+    with open_archive(examples_report_page.archive, readonly=True) as db:
+        for key, stored in store.items():
+            record = parse_record(stored_pgr(db, int(key)))
+            whole = viewer_game(record, int(key))
+            assert expand_game(decode_game(stored)) == whole, key
+            assert all("f" not in node for node in decode_game(stored)["nodes"][1:] if "d" in node)
+    # A long game's store is a small part of its whole boards.
+    longest = max(store.values(), key=lambda game: len(decode_game(game)["nodes"]))
+    assert len(decode_game(longest)["nodes"]) > 40
+    assert len(longest) * 10 < len(json.dumps(expand_game(decode_game(longest))))
+
+
+def test_variations_comments_and_passes_survive_the_store():
+    record = parse_record(HOSTILE_RECORD)
+    whole = viewer_game(record, 7)
+    stored = compact_game(whole)
+    assert expand_game(stored) == whole
+    encoded = encode_game(stored)
+    assert re.fullmatch(r"[A-Za-z0-9+/=]+", encoded) and decode_game(encoded) == stored
+    assert "p" not in json.dumps([sorted(node) for node in stored["nodes"]])
+
+
+# -- NAGs ---------------------------------------------------------------------------------------
+
+NAG_RECORD = """[Game "forza4x4"]
+[Event "NAGs"]
+[Player1 "A"]
+[Player2 "B"]
+[Result "*"]
+
+1. t4 $7 r5 $1 $14 2. r5 $250 *
+"""
+
+
+def test_nags_are_shown_by_their_symbols(tmp_path):
+    assert [nag_symbol(nag) for nag in (1, 2, 3, 4, 5, 6)] == ["!", "?", "!!", "??", "!?", "?!"]
+    assert nag_symbol(7) == "□" and nag_meaning(7).startswith("forced move")
+    assert nag_symbol(250) == "$250" and nag_meaning(250) == ""
+    source = tmp_path / "nags.pgr"
+    source.write_text(NAG_RECORD, encoding="utf-8")
+    db = tmp_path / "nags.db"
+    import_paths(db, [source])
+    data = build_report(db, options=ReportOptions(charts=False))
+    nags = data["viewer"]["nags"]
+    assert nags == {"1": ["!", "good move"], "7": list(NAGS[7]), "14": list(NAGS[14])}
+    # The viewer shows a NAG by its symbol and meaning, "$N" only when it has none.
+    script = (ROOT / "partita/analysis/templates/viewer.js").read_text(encoding="utf-8")
+    assert "data.nags" in script
+
+
+# -- progress: sections, games and charts -------------------------------------------------------
+
+
+def test_progress_counts_sections_games_and_charts(archive, examples_report_page):
+    calls: list[tuple[int, int]] = []
+    data = build_report(archive, progress=lambda done, total: calls.append((done, total)))
+    parts = data["games"]
+    sections = sum(part_steps(part["game"]) for part in parts)
+    assert calls[-1] == (data["steps"], data["steps"])
+    assert data["steps"] == sections + len(data["viewer"]["games"]) + len(data["unviewable"])
+    assert data["steps"] > len({part["game"] for part in parts}) * 5
+    assert all(done <= total for done, total in calls)
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+    # The page goes on counting: one step per chart it draws, none after the last.
+    shared = examples_report_page.data
+    drawn: list[tuple[int, int]] = []
+    render_html(shared, lambda done, total: drawn.append((done, total)))
+    charts = len(report_charts(shared))
+    assert charts >= 5
+    assert drawn[0] == (shared["steps"], shared["steps"] + charts)
+    assert drawn[-1] == (shared["steps"] + charts, shared["steps"] + charts)
+
+
+def test_a_report_of_a_thousand_games_stays_small(tmp_path):
+    # Every game a button names is in the page, and the page stays under 5 MB.
+    archive = simulated_archive(tmp_path, 1000, mixed=False, examples=False)
+    data = build_report(archive)
+    page = render_html(data)
+    assert data["glance"]["total"] == 1000
+    store, buttons, plain = _page_games(page)
+    assert set(buttons) == set(store["games"]) and not plain
+    assert len(store["games"]) > len(data["listed"])
+    assert len(page.encode("utf-8")) < 5_000_000
+
+
+def test_a_markdown_report_counts_the_charts_it_writes(archive, tmp_path):
+    calls: list[tuple[int, int]] = []
+    target = tmp_path / "notes.md"
+    write_report(
+        archive, target, game="forza4x4", progress=lambda done, total: calls.append((done, total))
+    )
+    charts = len(list((tmp_path / "notes-charts").iterdir()))
+    assert charts >= 3
+    done, total = calls[-1]
+    assert done == total and all(step <= whole for step, whole in calls)
+    # The charts are the last steps: the bar does not sit full while they are drawn.
+    assert [step for step, _ in calls[-charts - 1 :]] == list(range(done - charts, done + 1))

@@ -10,17 +10,22 @@ self-contained HTML page (or Markdown, without the charts) for ``partita balance
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import Any
-
-from jinja2 import Environment, select_autoescape
 
 from partita.analysis import charts
 from partita.analysis.balance import ConfigurationBalance, balance
 from partita.analysis.report import Section, Table
 from partita.notation.base import GameNotation
 
-__all__ = ["balance_section", "balance_sections", "describe_advantage", "render_balance"]
+__all__ = [
+    "IntervalBar",
+    "balance_section",
+    "balance_sections",
+    "describe_advantage",
+    "render_balance",
+]
 
 #: Events shown in the chart (the most frequent); the table lists them all.
 CHART_EVENTS = 16
@@ -41,7 +46,43 @@ def describe_advantage(entry: ConfigurationBalance) -> str:
     )
 
 
-def _section(entry: ConfigurationBalance) -> Section:
+class IntervalBar:
+    """A seat's 95% interval as a table cell: in HTML a bar on a 0-1 scale with the
+    score marked and the fair share as a dashed line, then the interval in
+    figures; as text (Markdown) the figures only."""
+
+    __slots__ = ("fair_share", "high", "low", "score")
+
+    def __init__(self, low: float, high: float, score: float | None, fair_share: float) -> None:
+        self.low, self.high, self.score, self.fair_share = low, high, score, fair_share
+
+    def __str__(self) -> str:
+        return f"{self.low:.3f} – {self.high:.3f}"
+
+    def __html__(self) -> str:
+        def at(value: float) -> str:
+            return f"{100 * min(max(value, 0.0), 1.0):.1f}%"
+
+        point = (
+            ""
+            if self.score is None
+            else f'<span class="point" style="left:{at(self.score)}"></span>'
+        )
+        return (
+            f'<span class="interval" title="{self} (fair share {self.fair_share:.3f})">'
+            f'<span class="range" style="left:{at(self.low)};width:{at(self.high - self.low)}">'
+            f"</span>{point}"
+            f'<span class="fair" style="left:{at(self.fair_share)}"></span></span> '
+            f'<span class="interval-text">{self}</span>'
+        )
+
+
+def _section(entry: ConfigurationBalance, *, charts_shown: bool = True) -> Section:
+    """The balance of one configuration: the seats' scores with their intervals
+    drawn as bars against the fair share, lengths and rule events; with
+    ``charts_shown`` also as charts (the seats' intervals, the lengths, the rule
+    events: the balance page; the report shows the tables, and its game part has
+    its own length chart)."""
     section = Section(f"Balance: {entry.title} ({entry.label})")
     section.paragraphs.append(
         f"{entry.games} games: {entry.decided} decided, {entry.unfinished} unfinished"
@@ -56,28 +97,38 @@ def _section(entry: ConfigurationBalance) -> Section:
         rows.append(
             [
                 f"Player{seat.seat + 1}",
+                "–" if seat.score is None else f"{seat.score:.3f}",
+                IntervalBar(low, high, seat.score, entry.fair_share),
                 seat.games,
                 seat.won,
                 seat.drawn,
                 seat.lost,
-                "–" if seat.score is None else f"{seat.score:.3f}",
-                f"{low:.3f} – {high:.3f}",
             ]
         )
+    # The score and its interval first: what a narrow screen shows without scrolling.
     section.tables.append(
-        Table(["seat", "games", "won", "drawn", "lost", "score", "95% interval"], rows)
+        Table(
+            [
+                "seat",
+                "score",
+                f"95% interval (fair share {entry.fair_share:.3f})",
+                "games",
+                "won",
+                "drawn",
+                "lost",
+            ],
+            rows,
+        )
     )
-    if entry.decided:
+    if charts_shown and entry.decided:
         section.charts.append(
-            charts.bar_chart(
+            charts.interval_chart(
                 [f"Player{seat.seat + 1}" for seat in entry.seats],
-                [seat.score or 0.0 for seat in entry.seats],
-                title=f"Score per seat (fair share {entry.fair_share:.2f})",
-                ylabel="score",
-                annotations=[
-                    f"{seat.score or 0:.3f} ({seat.interval[0]:.2f}–{seat.interval[1]:.2f})"
-                    for seat in entry.seats
-                ],
+                [seat.score for seat in entry.seats],
+                [seat.interval for seat in entry.seats],
+                title=f"Score per seat: 95% intervals against the fair share {entry.fair_share:.3f}",
+                xlabel="score (win 1, draw 1/2, loss 0)",
+                reference=entry.fair_share,
                 salt="balance-seats",
             )
         )
@@ -99,7 +150,7 @@ def _section(entry: ConfigurationBalance) -> Section:
             )
         )
         edges, counts = entry.histogram()
-        if len(edges) > 1:
+        if charts_shown and len(edges) > 1:
             section.charts.append(
                 charts.stacked_histogram(
                     edges,
@@ -120,6 +171,7 @@ def _section(entry: ConfigurationBalance) -> Section:
                 ],
             )
         )
+    if events and charts_shown:
         shown = events[:CHART_EVENTS]
         section.charts.append(
             charts.ranked_bar_chart(
@@ -144,27 +196,7 @@ def balance_section(db: Any, notation: GameNotation, game_ids: list[int]) -> Sec
     entries = [entry for entry in balance(db, game_ids=game_ids) if entry.game == notation.name]
     if not entries:
         return None
-    return _section(max(entries, key=lambda entry: entry.games))
-
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
-<style>
-body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
-table { border-collapse: collapse; margin: 0.8rem 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.2rem 0.6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-svg { max-width: 100%; height: auto; }
-</style></head><body>
-<h1>{{ title }}</h1>
-{% for section in sections %}<h2>{{ section.title }}</h2>
-{% for paragraph in section.paragraphs %}<p>{{ paragraph }}</p>
-{% endfor %}{% for table in section.tables %}<table><tr>{% for header in table.headers %}<th>{{ header }}</th>{% endfor %}</tr>
-{% for row in table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>
-{% endfor %}</table>
-{% endfor %}{% for chart in section.charts %}<figure>{{ chart }}</figure>
-{% endfor %}{% endfor %}</body></html>
-"""
+    return _section(max(entries, key=lambda entry: entry.games), charts_shown=False)
 
 
 def _markdown_cell(value: Any) -> str:
@@ -177,8 +209,23 @@ def render_balance(
     """A page of the balance sections: HTML with its charts inline, or Markdown."""
     sections = balance_sections(entries)
     if not markdown:
-        environment = Environment(autoescape=select_autoescape(default=True))
-        return environment.from_string(_PAGE).render(title=title, sections=sections)
+        from partita.analysis.report.render import html_environment, inline_css
+
+        return (
+            html_environment()
+            .get_template("balance.html.j2")
+            .render(
+                title=title,
+                generated=datetime.date.today().isoformat(),
+                sections=[
+                    (entry, f"balance-{number}", section)
+                    for number, (entry, section) in enumerate(
+                        zip(entries, sections, strict=True), start=1
+                    )
+                ],
+                css=inline_css(),
+            )
+        )
     lines = [f"# {title}", ""]
     for section in sections:
         lines += [f"## {section.title}", ""]

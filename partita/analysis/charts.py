@@ -32,6 +32,7 @@ __all__ = [
     "LABEL_LIMIT",
     "Chart",
     "bar_chart",
+    "interval_chart",
     "line_chart",
     "ranked_bar_chart",
     "stacked_histogram",
@@ -336,5 +337,67 @@ def line_chart(
         axes.set_ylabel(ylabel, fontsize=9)
         _integer_axis(axes.xaxis)
         axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        _style(axes)
+        return _svg(figure, salt)
+
+
+@_drawn_when_shown
+def interval_chart(
+    labels: Sequence[str],
+    values: Sequence[float | None],
+    intervals: Sequence[tuple[float, float]],
+    *,
+    title: str,
+    xlabel: str,
+    reference: float | None = None,
+    reference_label: str = "fair share",
+    limits: tuple[float, float] = (0.0, 1.0),
+    salt: str = "interval",
+) -> Markup:
+    """One row per label, the first at the top: a bar from the low to the high end
+    of its interval, the value marked on it and written beside it, and a dashed
+    line at ``reference`` (the fair share) labelled ``reference_label``. A label
+    without a value gets an empty row."""
+    import matplotlib
+
+    shown = [label.replace("\n", " ") for label in _category_labels(labels)]
+    widest = max((len(label) for label in shown), default=1)
+    width = min(max(5.0, _CHAR_INCHES * widest + 4.5), 11.0)
+    with matplotlib.rc_context({"text.parse_math": False}):
+        figure = _figure(width, 0.42 * len(labels) + 1.1)
+        axes = figure.subplots()
+        positions = list(range(len(labels)))
+        for position, value, (low, high) in zip(positions, values, intervals, strict=True):
+            if value is None:
+                continue
+            axes.barh(position, high - low, left=low, height=0.5, color=OTHER_COLOUR)
+            axes.plot([value, value], [position - 0.32, position + 0.32], color=BAR_COLOUR, lw=3)
+            axes.annotate(
+                f"{value:.3f} ({low:.3f}–{high:.3f})",
+                (high, position),
+                xytext=(4, 0),
+                textcoords="offset points",
+                ha="left",
+                va="center",
+                fontsize=7,
+            )
+        if reference is not None:
+            axes.axvline(reference, color=LOSS_COLOUR, lw=1.2, ls="--")
+            axes.annotate(
+                f"{reference_label} {reference:.3f}",
+                (reference, 1.0),
+                xycoords=("data", "axes fraction"),
+                xytext=(3, 2),
+                textcoords="offset points",
+                ha="left",
+                va="bottom",
+                fontsize=8,
+                color=LOSS_COLOUR,
+            )
+        axes.set_yticks(positions, shown)
+        axes.set_ylim(len(labels) - 0.5, -0.5)
+        axes.set_xlim(*limits)
+        axes.set_title(title, fontsize=11, pad=14)
+        axes.set_xlabel(xlabel, fontsize=9)
         _style(axes)
         return _svg(figure, salt)

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from partita.analysis.diagrams import PIECE_STYLES
-from partita.analysis.report.game_part import game_part
+from partita.analysis.report.game_part import game_part, part_steps
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.overview import glance, players_table
+from partita.analysis.report.progress import Steps
 from partita.analysis.report.viewer import viewer_data
 from partita.database.connection import archive_errors
 from partita.errors import UnknownGameError
@@ -32,13 +33,17 @@ def build_report(
     **filters: Any,
 ) -> dict:
     """The data of a report on the archive's games matching ``filters`` (those of
-    :func:`partita.database.query_games`). ``progress(done, total)`` is called as
-    each game's part is begun and when all are done."""
+    :func:`partita.database.query_games`). ``progress(done, total)`` counts its
+    steps: each section of each game's part, then each game replayed for the
+    viewer (the total grows when those are known); ``data["steps"]`` is the count
+    at the end, where :func:`~partita.analysis.report.render.render_html` goes on
+    counting the charts it draws."""
     from partita.database.filters import GameFilter
     from partita.database.schema import open_archive
     from partita.database.selection import selected_games
 
     options = options or ReportOptions()
+    steps = Steps(progress)
     # A report reads mainlines: a position filter finds the games whose mainline
     # reaches it (the tree inside agrees).
     selection = GameFilter.of(**{**filters, "mainline_only": True})
@@ -56,10 +61,8 @@ def build_report(
             "viewer": {"layouts": {}, "games": {}, "pieces": PIECE_STYLES},
             "listed": [],
         }
-        names = sorted({row["game"] for row in rows if row["game"]})
-        for done, name in enumerate(names):
-            if progress is not None:
-                progress(done, len(names))
+        planned = []
+        for name in sorted({row["game"] for row in rows if row["game"]}):
             try:
                 notation = get_game(name)
             except UnknownGameError:
@@ -68,12 +71,23 @@ def build_report(
             configurations = [configuration for configuration, _ in ordered]
             varying = varying_settings(configurations) if len(configurations) > 1 else None
             for configuration, game_rows in ordered:
-                data["games"].append(
-                    game_part(db, notation, game_rows, options, selection, configuration, varying)
+                planned.append((notation, configuration, game_rows, varying))
+        steps.add(sum(part_steps(notation.name) for notation, *_ in planned))
+        for notation, configuration, game_rows, varying in planned:
+            data["games"].append(
+                game_part(
+                    db,
+                    notation,
+                    game_rows,
+                    options,
+                    selection,
+                    configuration,
+                    varying,
+                    steps.advance,
                 )
-        viewer_data(db, rows, options, data)
-        if progress is not None:
-            progress(len(names), len(names))
+            )
+        viewer_data(db, rows, options, data, steps)
+        data["steps"] = steps.done
         return data
     finally:
         db.close()

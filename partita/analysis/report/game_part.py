@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from partita.analysis import charts
@@ -22,7 +23,7 @@ from partita.notation.configuration import Configuration
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter
 
-__all__ = ["CHANCE_SAMPLE", "first_moves", "game_part", "lengths"]
+__all__ = ["CHANCE_SAMPLE", "first_moves", "game_part", "lengths", "part_steps"]
 
 
 def game_part(
@@ -33,10 +34,13 @@ def game_part(
     selection: GameFilter,
     configuration: Configuration,
     varying: set[str] | None,
+    advance: Callable[[], object] | None = None,
 ) -> dict:
     """The part of the report about one game in one configuration (``varying``: the
     settings that differ between the report's configurations of the game, ``None``
-    when it holds only this one)."""
+    when it holds only this one). ``advance()`` is called as each of its
+    :func:`part_steps` sections is done."""
+    done = advance or (lambda: None)
     name = notation.name
     valid = [row for row in rows if row["status"] == "valid"]
     part_selection = dataclasses.replace(selection, games=())
@@ -56,8 +60,11 @@ def game_part(
     default = Configuration.of(notation, notation.rules.min_sides, {})
     labelled = varying is not None or configuration != default
     tree_part = tree_rows(tree, options)
+    done()
     positions = frequent_positions(db, notation, ids, options)
+    done()
     final = finals(db, notation, ids, options)
+    done()
     part: dict[str, Any] = {
         "game": name,
         "anchor": name
@@ -93,9 +100,11 @@ def game_part(
         section = builder(db, notation, ids)
         if section is not None:
             part["sections"].append(section)
+        done()
     evaluations = evaluation_section(db, notation, ids)
     if evaluations is not None:
         part["sections"].append(evaluations)
+    done()
     # Every game's balance (seat scores, lengths, rule events), after its own sections;
     # imported here: the balance module builds on this package's Section.
     from partita.analysis.balance_report import balance_section
@@ -103,7 +112,15 @@ def game_part(
     balance = balance_section(db, notation, ids)
     if balance is not None:
         part["sections"].append(balance)
+    done()
     return part
+
+
+def part_steps(game: str) -> int:
+    """The progress steps of a part of ``game``: its opening tree, frequent
+    positions, final positions, its own sections, the annotated games' section
+    and its balance."""
+    return 5 + len(sections_for(game))
 
 
 #: How many games :func:`_chance_plies` looks at.

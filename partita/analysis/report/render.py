@@ -17,21 +17,27 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from partita.analysis.charts import Chart
 from partita.analysis.report.build import build_report
 from partita.analysis.report.options import ReportOptions
+from partita.analysis.report.progress import Steps
 from partita.errors import PartitaError
 
 __all__ = [
+    "html_environment",
+    "inline_css",
     "markdown_charts_folder",
     "markdown_escape",
     "render_html",
     "render_markdown",
+    "report_charts",
     "write_report",
 ]
 
 
 @cache
-def _html_environment() -> Environment:
+def html_environment() -> Environment:
+    """The HTML pages' Jinja2 environment (autoescaping on, the report's filters)."""
     environment = Environment(
         loader=PackageLoader("partita.analysis", "templates"),
         autoescape=select_autoescape(["html", "svg", "j2", "xml"], default=True),
@@ -41,6 +47,8 @@ def _html_environment() -> Environment:
     environment.filters["percent"] = _percent
     environment.filters["shorten"] = _shorten
     environment.filters["shorten_start"] = _shorten_start
+    # The page's data without the spaces of the default separators.
+    environment.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
     return environment
 
 
@@ -107,26 +115,47 @@ def _markdown_environment() -> Environment:
     return environment
 
 
+def inline_css() -> Markup:
+    """The pages' shared style sheet, to inline in a ``<style>`` element."""
+    return Markup(_asset("report.css"))
+
+
 def _asset(name: str) -> str:
     return resources.files("partita.analysis").joinpath("templates", name).read_text("utf-8")
 
 
-def _html_chart(shown: bool) -> Callable[[Any], Markup]:
+def _html_chart(shown: bool, steps: Steps | None = None) -> Callable[[Any], Markup]:
     """The templates' ``chart(c)``: the chart inlined in its ``<div>``, or nothing
-    when the charts are off (or there is none)."""
+    when the charts are off (or there is none); ``steps`` counts each drawn."""
 
     def chart(drawn: Any) -> Markup:
         if not shown or not drawn:
             return Markup("")
-        return Markup('<div class="chart">') + Markup(str(drawn)) + Markup("</div>")
+        markup = Markup('<div class="chart">') + Markup(str(drawn)) + Markup("</div>")
+        if steps is not None and isinstance(drawn, Chart):
+            steps.advance()
+        return markup
 
     return chart
 
 
-def _markdown_charts(folder: Path | None, link: str) -> Callable[[Any], Markup]:
+def report_charts(data: dict) -> list[Chart]:
+    """The charts a report's page draws (those still to be drawn cost most of its
+    time)."""
+    found: list[Any] = [data["glance"].get("years_chart")]
+    for part in data["games"]:
+        found += [part["lengths"]["chart"], part["first_moves"]["chart"]]
+        for section in part["sections"]:
+            found += section.charts
+    return [chart for chart in found if isinstance(chart, Chart)]
+
+
+def _markdown_charts(
+    folder: Path | None, link: str, steps: Steps | None = None
+) -> Callable[[Any], Markup]:
     """The Markdown template's ``chart(c)``: the chart written to ``folder`` as
     ``chart-N.svg`` (numbered as shown) and an image linking to it as
-    ``link/chart-N.svg``; nothing without a folder."""
+    ``link/chart-N.svg``; nothing without a folder. ``steps`` counts each drawn."""
     shown = 0
 
     def chart(drawn: Any) -> Markup:
@@ -137,14 +166,23 @@ def _markdown_charts(folder: Path | None, link: str) -> Callable[[Any], Markup]:
         name = f"chart-{shown}.svg"
         text = drawn.standalone() if hasattr(drawn, "standalone") else str(drawn)
         (folder / name).write_text(text, encoding="utf-8", newline="\n")
+        if steps is not None and isinstance(drawn, Chart):
+            steps.advance()
         title = markdown_escape(getattr(drawn, "title", "chart"))
         return Markup(f"\n![{title}]({quote(link)}/{name})\n")
 
     return chart
 
 
-def render_html(data: dict) -> str:
-    """The report as one self-contained HTML page."""
+def render_html(data: dict, progress: Callable[[int, int], object] | None = None) -> str:
+    """The report as one self-contained HTML page. ``progress(done, total)`` goes
+    on from the steps of :func:`build_report` (``data["steps"]``) and counts each
+    chart drawn."""
+    shown = _charts_shown(data)
+    steps = None
+    if progress is not None:
+        steps = Steps(progress, data.get("steps", 0))
+        steps.add(len(report_charts(data)) if shown else 0)
     script = _asset("viewer.js")
     if "</script" in script.lower():  # never true for the shipped file; a guard
         raise PartitaError("the viewer script may not contain '</script'")
@@ -152,14 +190,14 @@ def render_html(data: dict) -> str:
     # no network at all: a script that escaped escaping still could not run.
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     return (
-        _html_environment()
+        html_environment()
         .get_template("report.html.j2")
         .render(
             report=data,
-            css=Markup(_asset("report.css")),
+            css=inline_css(),
             script=Markup(script),
             script_hash=f"sha256-{digest}",
-            chart=_html_chart(_charts_shown(data)),
+            chart=_html_chart(shown, steps),
         )
     )
 
@@ -170,18 +208,26 @@ def _charts_shown(data: dict) -> bool:
 
 
 def render_markdown(
-    data: dict, charts_folder: Path | None = None, charts_link: str | None = None
+    data: dict,
+    charts_folder: Path | None = None,
+    charts_link: str | None = None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> str:
     """The report as Markdown (diagrams as text, figures as tables). With
     ``charts_folder`` (an existing folder) the charts are written there as SVG
     files and shown as images linked as ``charts_link/chart-N.svg`` (by default
-    the folder's name: the folder sits beside the Markdown file)."""
+    the folder's name: the folder sits beside the Markdown file); ``progress`` as
+    for :func:`render_html`."""
     folder = charts_folder if _charts_shown(data) else None
     link = charts_link or (folder.name if folder is not None else "")
+    steps = None
+    if progress is not None:
+        steps = Steps(progress, data.get("steps", 0))
+        steps.add(len(report_charts(data)) if folder is not None else 0)
     return (
         _markdown_environment()
         .get_template("report.md.j2")
-        .render(report=data, chart=_markdown_charts(folder, link))
+        .render(report=data, chart=_markdown_charts(folder, link, steps))
     )
 
 
@@ -208,12 +254,17 @@ def write_report(
     if fmt not in ("html", "md"):
         raise PartitaError(f"report format '{fmt}': choose html or md")
     data = build_report(target, options=options, progress=progress, **filters)
-    text = _markdown_with_charts(data, path) if fmt == "md" else render_html(data)
+    if fmt == "md":
+        text = _markdown_with_charts(data, path, progress)
+    else:
+        text = render_html(data, progress)
     path.write_text(text, encoding="utf-8", newline="\n")
     return path
 
 
-def _markdown_with_charts(data: dict, path: Path) -> str:
+def _markdown_with_charts(
+    data: dict, path: Path, progress: Callable[[int, int], object] | None = None
+) -> str:
     """The Markdown text, its charts written into a fresh folder that then replaces
     the one beside ``path`` (a rerun leaves no chart of an earlier report)."""
     if not _charts_shown(data):
@@ -221,7 +272,7 @@ def _markdown_with_charts(data: dict, path: Path) -> str:
     folder = markdown_charts_folder(path)
     fresh = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
     try:
-        text = render_markdown(data, fresh, folder.name)
+        text = render_markdown(data, fresh, folder.name, progress)
         if not any(fresh.iterdir()):
             fresh.rmdir()
             return text

@@ -1,8 +1,11 @@
 // partita replay viewer: plain JavaScript, no library, no network.
-// The report embeds its data as JSON (script#partita-data): per game the nodes
-// of its move tree (mainline and variations), each with the board after it,
-// computed by partita in Python; this script only draws. Record text (tags,
-// moves, comments) is written with textContent, never as HTML.
+// The report embeds its data as JSON (script#partita-data): per game, as base64
+// of its deflated JSON text, the nodes of its move tree (mainline and
+// variations), the root with its board, every other node with what changed on
+// the board since its parent (computed by partita in Python). When a game is
+// opened this script decompresses it (the browser's DecompressionStream),
+// rebuilds its boards (expand) and then only draws. Record text (tags, moves, comments) is written with
+// textContent, never as HTML.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
@@ -19,6 +22,44 @@
   var game = null;
   var current = 0;
   var spans = {};
+  var expanded = {};
+
+  // A stored game with every node's whole board and parent: the cells changed
+  // ("d": index, code, ...), the marks ("mk") and text lines ("t": count, index,
+  // line, ...) that differ from the parent's. A parent comes before its children.
+  function expand(stored) {
+    var nodes = stored.nodes.map(function (node) {
+      var copy = {};
+      Object.keys(node).forEach(function (key) { copy[key] = node[key]; });
+      return copy;
+    });
+    nodes[0].p = -1;
+    nodes.forEach(function (node, index) {
+      node.k.forEach(function (child) { nodes[child].p = index; });
+    });
+    nodes.forEach(function (node) {
+      if (node.f || !node.d) { return; }
+      var parent = nodes[node.p].f;
+      var joined = typeof parent.cells === "string";
+      var cells = joined ? parent.cells.split("") : parent.cells.slice();
+      for (var at = 0; at < node.d.length; at += 2) { cells[node.d[at]] = node.d[at + 1]; }
+      var frame = {cells: joined ? cells.join("") : cells};
+      var marks = node.mk !== undefined ? node.mk : (parent.marks || []);
+      if (marks.length) { frame.marks = marks; }
+      if (node.t) {
+        var lines = (parent.text || "").split("\n").slice(0, node.t[0]);
+        while (lines.length < node.t[0]) { lines.push(""); }
+        for (var line = 1; line < node.t.length; line += 2) { lines[node.t[line]] = node.t[line + 1]; }
+        frame.text = lines.join("\n");
+      }
+      node.f = frame;
+      delete node.d; delete node.mk; delete node.t;
+    });
+    var game = {};
+    Object.keys(stored).forEach(function (key) { game[key] = stored[key]; });
+    game.nodes = nodes;
+    return game;
+  }
 
   function svg(tag, attrs) {
     var element = document.createElementNS(SVG, tag);
@@ -124,7 +165,12 @@
         moves.appendChild(document.createTextNode(" "));
         spans[action[1]] = element;
         needNumber = false;
-        (node.g || []).forEach(function (nag) { moves.appendChild(span("var", "$" + nag + " ")); });
+        (node.g || []).forEach(function (nag) {
+          var named = (data.nags || {})[String(nag)];
+          var shown = span("nag", (named ? named[0] : "$" + nag) + " ");
+          shown.title = named ? named[1] + " ($" + nag + ")" : "$" + nag;
+          moves.appendChild(shown);
+        });
         (node.c || []).forEach(function (text) {
           moves.appendChild(span("comment", "{" + text + "} "));
           needNumber = true;
@@ -169,9 +215,31 @@
     comment.textContent = (node.c || []).join(" ");
   }
 
+  // A stored game: base64 of its deflated JSON text.
+  function decode(encoded) {
+    var binary = atob(encoded);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   function open(id) {
-    var found = data.games[String(id)];
-    if (!found) { return; }
+    var key = String(id);
+    if (!data.games[key]) { return; }
+    if (expanded[key]) { show(expanded[key]); return; }
+    if (typeof DecompressionStream === "undefined") {
+      viewer.hidden = false;
+      title.textContent = "Game " + key + ": this browser cannot unpack the stored game (no DecompressionStream)";
+      return;
+    }
+    decode(data.games[key]).then(function (stored) {
+      expanded[key] = expand(stored);
+      show(expanded[key]);
+    });
+  }
+
+  function show(found) {
     game = found;
     current = 0;
     title.textContent = "Game " + found.id + ": " + found.title + " (" + found.result + ")";

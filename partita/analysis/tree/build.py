@@ -157,14 +157,19 @@ def _build(
     nodes = frame.info
     edges: list[KeptEdge] = []
     level_nodes = [root_key]
+    expanded_keys: set[Hashable] = set()
     for level in range(depth):
+        expanded_keys.update(level_nodes)
         next_nodes: dict[Hashable, None] = {}
         for position in level_nodes:
             for edge in frame.expand(position, level, min_games):
                 edges.append(edge)
                 child = edge.stats.child
-                if child not in next_nodes:
+                # A position met again deeper (a game returned to where it stood)
+                # keeps the moves listed where it was first reached.
+                if child not in next_nodes and child not in expanded_keys:
                     next_nodes[child] = None
+        level_nodes = list(next_nodes)
         level_nodes = list(next_nodes)
         # This level is expanded: its states and its index are no longer needed,
         # nor its keys' classifications and the packed images of the level above.

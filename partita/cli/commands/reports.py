@@ -276,6 +276,12 @@ def _print_novelty(found: "Novelty") -> None:
     console.print(table)
 
 
+#: The report's progress bar: its steps are each game's part's sections, each game
+#: replayed for the viewer and each chart drawn.
+REPORT_PROGRESS = "building the report"
+REPORT_UNIT = "steps (sections, games, charts)"
+
+
 class ReportFormat(StrEnum):
     html = "html"
     md = "md"
@@ -308,7 +314,13 @@ def report(
     symmetry: SymmetryOption = False,
     viewer_games: Annotated[
         int,
-        typer.Option("--viewer-games", help="Games the replay viewer holds.", min=0, max=LARGEST),
+        typer.Option(
+            "--viewer-games",
+            help="Games listed (the latest first), each with a replay button; the viewer "
+            "also holds every game another button names.",
+            min=0,
+            max=LARGEST,
+        ),
     ] = 200,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
     charts: Annotated[
@@ -339,12 +351,12 @@ def report(
     if is_stdin(output):
         from partita.analysis.report import build_report, render_html, render_markdown
 
-        with progress_bar("building the report", unit="games") as update, writing(None):
+        with progress_bar(REPORT_PROGRESS, unit=REPORT_UNIT) as update, writing(None):
             data = build_report(target, options=options, progress=update, selection=selection)
             markdown = output_format is ReportFormat.md
-            sys.stdout.write(render_markdown(data) if markdown else render_html(data))
+            sys.stdout.write(render_markdown(data) if markdown else render_html(data, update))
         return
-    with progress_bar("building the report", unit="games") as update, writing(output):
+    with progress_bar(REPORT_PROGRESS, unit=REPORT_UNIT) as update, writing(output):
         written = write_report(
             target,
             output,
