@@ -55,6 +55,7 @@ __all__ = ["ROUTE_MODULES", "STATIC", "WebSettings", "create_app", "settings"]
 #: The page modules whose ``routes`` the app mounts, in this order.
 ROUTE_MODULES: list[str] = [
     "partita.web.archive",
+    "partita.web.positions",
     "partita.web.players",
     "partita.web.game_page",
     "partita.web.explorer",
