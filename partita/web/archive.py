@@ -65,7 +65,7 @@ def _game_names() -> list[tuple[str, str]]:
     return [(spec.name, spec.title) for spec in all_specs()]
 
 
-async def games_page(request: Request) -> Response:
+def games_page(request: Request) -> Response:
     params = request.query_params
     context: dict[str, Any] = {"games_list": _game_names(), "columns": COLUMNS}
     try:
@@ -96,13 +96,13 @@ async def games_page(request: Request) -> Response:
     return render(request, "games.html", context, status=status)
 
 
-async def openings_page(request: Request) -> Response:
+def openings_page(request: Request) -> Response:
     """Every game's opening names, each linked to its games and to the explorer."""
     from partita.database.openings import opening_book
     from partita.games.registry import all_specs
 
     wanted = text(request.query_params, "q")
-    books = []
+    books: list[dict[str, Any]] = []
     for spec in all_specs():
         try:
             book = opening_book(spec.name)

@@ -86,7 +86,7 @@ def _curve(view: GameView) -> dict[str, Any] | None:
     return {"width": width, "height": height, "lines": lines, "marks": marks}
 
 
-async def game_page(request: Request) -> Response:
+def game_page(request: Request) -> Response:
     game_id = _game_id(request)
     view = load_view(request, game_id)
     current = _start_node(view, request)
@@ -145,7 +145,7 @@ async def game_page(request: Request) -> Response:
     )
 
 
-async def game_board(request: Request) -> Response:
+def game_board(request: Request) -> Response:
     view = load_view(request, _game_id(request))
     node_id = number(request.query_params, "node", 0, 0, len(view.nodes) - 1)
     state = view.states[node_id]
@@ -158,7 +158,7 @@ async def game_board(request: Request) -> Response:
     return Response(svg, media_type="image/svg+xml", headers=SVG_HEADERS)
 
 
-async def game_text(request: Request) -> Response:
+def game_text(request: Request) -> Response:
     view = load_view(request, _game_id(request))
     return Response(
         view.pgr if view.pgr.endswith("\n") else view.pgr + "\n",

@@ -154,7 +154,7 @@ def board_svg(game: Any, state: Any, *, previous: Any = None, caption: str = "")
 SVG_HEADERS = {"cache-control": "private, max-age=3600"}
 
 
-async def position_board(request: Request) -> Response:
+def position_board(request: Request) -> Response:
     """``/positions/board.svg?game=...``: the board of a position."""
     ref = position_from(request.query_params)
     states = ref.states()
