@@ -170,7 +170,7 @@ def board(app: Any) -> JobBoard:
     if found is None:
         chosen: WebSettings = app.state.settings
         found = app.state.jobs = JobBoard(chosen.analysis_workers)
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def shutdown_jobs(app: Any) -> None:
