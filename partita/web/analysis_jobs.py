@@ -293,8 +293,8 @@ def analysis_page(request: Request) -> Response:
                 "position": ref.position,
                 "moves": list(ref.moves),
             },  # fmt: skip
-            explore_url=url("/explorer", **ref.query(with_moves=False), position=ref.text()),
-            games_url=url("/", **ref.query(with_moves=False), position=ref.text()),
+            explore_url=url("/explorer", **ref.here()),
+            games_url=url("/", **ref.here()),
         )
     return render(request, "analysis.html", context, status=400 if error else 200)
 

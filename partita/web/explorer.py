@@ -141,7 +141,7 @@ def explorer_page(request: Request) -> Response:
             ],
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,
-            "analyse_url": url("/analysis", **ref.query(with_moves=False), position=ref.text()),
+            "analyse_url": url("/analysis", **ref.here()),
             "toggle_url": url(
                 "/explorer",
                 **{**base, "symmetry": int(not symmetry)},

@@ -99,6 +99,10 @@ class PositionRef:
             found["moves"] = " ".join(self.moves)
         return found
 
+    def here(self) -> dict[str, Any]:
+        """The URL query naming the position reached (its notation, no moves)."""
+        return {**self.query(with_moves=False), "position": self.text()}
+
     def configuration_label(self) -> str:
         parts = [f"{self.sides} sides", *(f"{name} {value}" for name, value in self.tags)]
         return ", ".join(parts)
