@@ -69,7 +69,8 @@ class SecurityMiddleware:
             return
         headers = Headers(scope=scope)
         host = headers.get("host", "")
-        if _host_name(host) not in {_host_name(h) for h in self.settings.allowed_hosts}:
+        allowed = self.settings.allowed_hosts
+        if "*" not in allowed and _host_name(host) not in {_host_name(h) for h in allowed}:
             await _refuse(scope, send, 400, f"this server does not answer to the host '{host}'")
             return
         length = headers.get("content-length")
