@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         results[size] = measure(db, args.repeat)
     names = list(results[sizes[0]])
     header = f"{'request':34}" + "".join(f"{size:>12,}" for size in sizes) + f"{'ratio':>8}"
-    print("\nserver time, ms (best of %d; first visits: median of 11 games)" % args.repeat)
+    print(f"\nserver time, ms (best of {args.repeat}; first visits: median of 11 games)")
     print(header)
     failed = False
     for name in names:
