@@ -102,7 +102,8 @@ def _agent(game: Any, state: Any, task: dict[str, Any], seconds: float) -> dict[
         "exact": result.exact,
         "budget": f"{data['playouts']:,} playouts in {data['seconds']:.1f} s ({budget})",
         "value": data["value"],
-        "value_text": " / ".join(f"{v:.2f}" for v in data["value"]),
+        "value_text": "expected score "
+        + ", ".join(f"Player{seat} {v:.2f}" for seat, v in enumerate(data["value"], start=1)),
         "result": data,
         "moves": moves,
     }
