@@ -190,3 +190,20 @@ def test_the_api_examples_of_the_docs_answer(web_server):
         assert headers["content-type"] == "application/json"
         data = json.loads(text)
         assert data or path == "/api/analysis", path  # no job has run yet
+
+
+def test_an_annotated_game_shows_its_evaluation_curve_and_marks(web_server):
+    _, _, text = fetch(web_server.url + "/api/games?event=Annotated")
+    [row] = json.loads(text)["games"]
+    _, _, text = fetch(f"{web_server.url}/api/games/{row['id']}")
+    game = json.loads(text)
+    assert [entry["ply"] for entry in game["evals"]] == [0, 1, 2, 3, 4]
+    assert game["evals"][3]["scores"] == [0.1, 0.9]
+    status, _, page = fetch(f"{web_server.url}/games/{row['id']}")
+    assert status == 200
+    curve = page[page.index('<figure class="curve">') : page.index("</figure>")]
+    assert curve.count("<polyline") == 2
+    assert curve.count('class="mark-line blunder"') == 1
+    moves = page[page.index('id="moves"') : page.index("</div>", page.index('id="moves"'))]
+    assert "[%eval" not in moves and "t4 was better: 0.55" in moves
+    assert 'title="blunder"' in moves

@@ -68,14 +68,29 @@ def skip_without_browser() -> None:
         pytest.skip(message)
 
 
+#: An annotated game (as `partita annotate` writes them): evaluations and a blunder.
+ANNOTATED_RECORD = """[Game "connect4"]
+[Event "Annotated example"]
+[Player1 "Ann Otated"]
+[Player2 "Val Ue"]
+[Result "*"]
+
+{[%eval 0.60,0.40]} 1. t4 {[%eval 0.60,0.40]} 1... t4 {[%eval 0.55,0.45]} 2. t1?? $4
+{[%eval 0.10,0.90]} {t4 was better: 0.55} 2... t4 {[%eval 0.10,0.90]} *
+"""
+
+
 def build_archive(path: Path) -> Path:
-    """An archive of every shipped example, the invalid ones and hostile records."""
+    """An archive of every shipped example, the invalid ones, hostile records and an
+    annotated game."""
     from report_archives import HOSTILE_RECORD, IMAGE_RECORD
 
     from partita.database import import_paths
 
     hostile = path.parent / "hostile.pgr"
-    hostile.write_text(HOSTILE_RECORD + "\n" + IMAGE_RECORD, encoding="utf-8")
+    hostile.write_text(
+        HOSTILE_RECORD + "\n" + IMAGE_RECORD + "\n" + ANNOTATED_RECORD, encoding="utf-8"
+    )
     import_paths(path, [EXAMPLES, hostile])
     return path
 

@@ -22,10 +22,10 @@ from partita.web.templating import render, url
 __all__ = ["load_view", "routes"]
 
 #: NAG numbers as glyphs (the common ones; others show as $N).
-NAG_GLYPHS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!", 10: "=", 13: "∞", 14: "⩲", 15: "⩱",
+NAG_GLYPHS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!", 7: "□", 8: "□", 10: "=", 13: "∞", 14: "⩲", 15: "⩱",
               16: "±", 17: "∓", 18: "+−", 19: "−+", 22: "⨀", 23: "⨀"}  # fmt: skip
 NAG_NAMES = {1: "good move", 2: "mistake", 3: "brilliant move", 4: "blunder", 5: "interesting move",
-             6: "dubious move", 10: "equal position", 13: "unclear position", 14: "slight advantage",
+             6: "dubious move", 7: "forced move", 8: "only move", 10: "equal position", 13: "unclear position", 14: "slight advantage",
              15: "slight disadvantage", 16: "moderate advantage", 17: "moderate disadvantage",
              18: "decisive advantage", 19: "decisive disadvantage", 22: "zugzwang", 23: "zugzwang"}  # fmt: skip
 

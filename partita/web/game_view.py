@@ -6,6 +6,7 @@ requests (the board of each node is drawn on demand)."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from partita.errors import ArchiveError, PartitaError
 
 __all__ = ["GameView", "game_view"]
 
+#: A machine-readable evaluation comment (``partita annotate``), left out of the move list.
+_EVAL = re.compile(r"\[%eval [^\]]*\]")
 #: How many games' views are kept.
 KEPT = 64
 
@@ -214,7 +217,8 @@ def move_list(view: GameView) -> list[tuple[str, Any]]:
     items: list[tuple[str, Any]] = []
     nodes = view.nodes
     for comment in nodes[0]["comments"]:
-        items.append(("comment", comment))
+        if not _EVAL.fullmatch(comment.strip()):
+            items.append(("comment", comment))
     # work: ("line", node_id) emits the line from node_id's children on;
     # ("close", None) closes a variation
     work: list[tuple[str, int | None]] = [("line", 0)]
@@ -262,4 +266,5 @@ def move_list(view: GameView) -> list[tuple[str, Any]]:
 def _emit(items: list[tuple[str, Any]], node: dict[str, Any], *, first: bool) -> None:
     items.append(("move", node))
     for comment in node["comments"]:
-        items.append(("comment", comment))
+        if not _EVAL.fullmatch(comment.strip()):  # the curve shows them
+            items.append(("comment", comment))
