@@ -207,3 +207,44 @@ def test_an_annotated_game_shows_its_evaluation_curve_and_marks(web_server):
     moves = page[page.index('id="moves"') : page.index("</div>", page.index('id="moves"'))]
     assert "[%eval" not in moves and "t4 was better: 0.55" in moves
     assert 'title="blunder"' in moves
+
+
+def test_a_bug_is_one_line_and_a_500_page_never_a_traceback(web_archive, capfd):
+    """A handler that raises: the answer names the error, the server's stderr has one
+    line, no traceback anywhere (the app called in-process, through ASGI)."""
+    import asyncio
+
+    from starlette.routing import Route
+
+    from partita.web.app import create_app
+
+    def broken(request):
+        raise RuntimeError("boom")
+
+    app = create_app(web_archive)
+    app.router.routes.insert(0, Route("/api/broken", broken))
+    app.router.routes.insert(0, Route("/broken", broken))
+    answers = {}
+    for path in ("/api/broken", "/broken"):
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+                 "query_string": b"", "headers": [(b"host", b"127.0.0.1")], "scheme": "http",
+                 "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": "",
+                 "http_version": "1.1", "asgi": {"version": "3.0"}}  # fmt: skip
+        sent: list[dict] = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message, sent=sent):
+            sent.append(message)
+
+        asyncio.run(app(scope, receive, send))
+        answers[path] = (sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:]))
+    assert answers["/api/broken"][0] == 500
+    assert json.loads(answers["/api/broken"][1])["error"] == (
+        "internal error: RuntimeError: boom (please report it)"
+    )
+    assert answers["/broken"][0] == 500 and b"RuntimeError: boom" in answers["/broken"][1]
+    err = capfd.readouterr().err
+    assert err.count("partita: internal error: RuntimeError: boom") == 2
+    assert "Traceback" not in err and b"Traceback" not in answers["/broken"][1]
