@@ -50,6 +50,8 @@
       button.scrollIntoView({ block: "nearest", inline: "nearest" });
       if (focus) button.focus();
     }
+    document.getElementById("position-links").hidden = Boolean(node.over);
+    document.getElementById("game-over").hidden = !node.over;
     const query = positionQuery(node.pos);
     document.getElementById("find-position").href = `/?${query}`;
     document.getElementById("analyse-position").href = `/analysis?${query}`;
