@@ -137,7 +137,14 @@ def explorer_page(request: Request) -> Response:
             "symmetry": symmetry,
             "narrowing": narrowing,
             "configurations": [
-                (c.describe(), c.sides, c.tags(), count) for c, count in configurations
+                (
+                    c.describe(),
+                    c.sides,
+                    c.tags(),
+                    count,
+                    c.sides == ref.sides and c.tags() == dict(ref.tags),
+                )  # fmt: skip
+                for c, count in configurations
             ],
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,
