@@ -133,8 +133,7 @@ def query_games(
             found = {
                 row["id"]: row
                 for row in db.query(
-                    f"SELECT {columns} FROM games g WHERE g.id IN "
-                    "(SELECT value FROM json_each(?))",
+                    f"SELECT {columns} FROM games g WHERE g.id IN (SELECT value FROM json_each(?))",
                     [json.dumps(ids)],
                 )
             }
