@@ -248,3 +248,12 @@ def test_a_bug_is_one_line_and_a_500_page_never_a_traceback(web_archive, capfd):
     err = capfd.readouterr().err
     assert err.count("partita: internal error: RuntimeError: boom") == 2
     assert "Traceback" not in err and b"Traceback" not in answers["/broken"][1]
+
+
+def test_a_position_s_board_rings_a_hinted_move(web_server):
+    status, headers, plain = fetch(web_server.url + "/positions/board.svg?game=connect4")
+    assert status == 200 and headers["content-type"].startswith("image/svg+xml")
+    status, _, hinted = fetch(web_server.url + "/positions/board.svg?game=connect4&hint=t4")
+    assert status == 200 and hinted != plain  # the cells of t4 are ringed
+    status, _, text = fetch(web_server.url + "/positions/board.svg?game=connect4&hint=t9")
+    assert status == 400 and "hint 't9'" in text

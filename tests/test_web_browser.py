@@ -9,6 +9,7 @@ Screenshots go to $PARTITA_SCREENSHOTS when it is set."""
 from __future__ import annotations
 
 import json
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -126,6 +127,9 @@ def test_an_analysis_runs_and_another_is_cancelled(web_server, page, game):
     scores = page.get_by_role("list", name="Moves and their scores")
     assert scores.locator("li").count() >= 1
     board = page.locator("#board")
+    best = scores.locator("button").first.inner_text()
+    shown = urllib.parse.parse_qs(page.locator("#board-image").get_attribute("src").split("?")[1])
+    assert shown["hint"] == [best]  # the best move's cells ringed on the board
     before = board.get_attribute("aria-label")
     scores.locator("button").first.hover()
     assert board.get_attribute("aria-label") != before  # the position after the move
