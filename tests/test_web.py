@@ -7,6 +7,7 @@ API's examples of docs/web.md."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 import subprocess
@@ -256,4 +257,4 @@ def test_a_position_s_board_rings_a_hinted_move(web_server):
     status, _, hinted = fetch(web_server.url + "/positions/board.svg?game=connect4&hint=t4")
     assert status == 200 and hinted != plain  # the cells of t4 are ringed
     status, _, text = fetch(web_server.url + "/positions/board.svg?game=connect4&hint=t9")
-    assert status == 400 and "hint 't9'" in text
+    assert status == 400 and "hint 't9'" in html.unescape(text)
