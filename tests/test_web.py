@@ -258,3 +258,27 @@ def test_a_position_s_board_rings_a_hinted_move(web_server):
     assert status == 200 and hinted != plain  # the cells of t4 are ringed
     status, _, text = fetch(web_server.url + "/positions/board.svg?game=connect4&hint=t9")
     assert status == 400 and "hint 't9'" in html.unescape(text)
+
+
+def test_every_count_of_the_explorer_links_to_its_games(web_server):
+    """A move's games, and its won, drawn, lost and unfinished counts, each list as
+    many games as they say."""
+    _, _, page = fetch(web_server.url + "/explorer?game=connect4")
+    body = page[page.index("<tbody>") : page.index("</tbody>")]
+    for row in body.split("</tr>")[:3]:
+        if "<td" not in row:
+            continue
+        links = [
+            (html.unescape(href), html.unescape(text))
+            for href, text in re.findall(r'<a[^>]* href="([^"]*)"[^>]*>([^<]*)</a>', row)
+        ]
+        counts = [(href, text) for href, text in links if href.startswith("/?")]
+        games = int(counts[0][1])
+        outcomes = 0
+        for href, text in counts:
+            _, _, answer = fetch(web_server.url + href.replace("/?", "/api/games?", 1))
+            total = json.loads(answer)["total"]
+            assert total == int(text.split()[0]), (href, text)
+            if "result=" in href:
+                outcomes += total
+        assert outcomes == games
