@@ -190,3 +190,22 @@ def test_hostile_records_are_shown_as_text(web_server, page):
     assert page.get_by_text(HOSTILE).count() >= 1
     assert dialogs == []
     no_console_errors(page)
+
+
+def test_the_arrow_keys_go_into_a_variation_and_back(web_server, page):
+    rows = api(web_server, "/api/games?event=Escaping")["games"]
+    game_id = next(row["id"] for row in rows if row["result"] == "1-0")
+    data = api(web_server, f"/api/games/{game_id}")
+    nodes = data["nodes"]
+    branching = next(node for node in nodes if len(node["children"]) > 1)
+    main, variation = (nodes[child] for child in branching["children"][:2])
+    page.goto(f"{web_server.url}/games/{game_id}?node={main['id']}")
+    board = page.locator("#board")
+    page.keyboard.press("ArrowDown")
+    assert board.get_attribute("aria-label") == variation["position"]
+    assert page.locator("#moves button.move.current").get_attribute("data-node") == str(
+        variation["id"]
+    )
+    page.keyboard.press("ArrowUp")
+    assert board.get_attribute("aria-label") == main["position"]
+    no_console_errors(page)
