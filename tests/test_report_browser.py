@@ -17,12 +17,15 @@ Skipped, loudly, when Playwright or Chromium is missing; CI installs Chromium (s
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from report_archives import HOSTILE, decisive_games
+
+from partita.analysis.report.viewer import decode_game
 
 
 class Page:
@@ -131,13 +134,20 @@ def test_a_hostile_player_name_is_text(report_page):
 def test_the_viewer_steps_through_a_game_with_keys(report_page):
     page, folder = report_page
     # A game with variations and comments, opened by a real click on its button.
-    game_id = page.evaluate(
-        "(() => { const data = JSON.parse(document.getElementById('partita-data').textContent);"
-        " const ids = Object.keys(data.games).filter(id => data.games[id].nodes.some(n => n.k.length > 1)"
-        " && data.games[id].nodes.some(n => n.c && n.c.length));"
-        " return ids.length ? ids[0] : Object.keys(data.games)[0]; })()"
-    )
+    # The page keeps each game compressed (the viewer unpacks it when it is opened):
+    # the game is chosen here from the same store, decoded as the viewer decodes it.
+    data = json.loads(page.evaluate("document.getElementById('partita-data').textContent"))
+    games = {key: decode_game(value) for key, value in data["games"].items()}
+    chosen = [
+        key
+        for key, game in games.items()
+        if any(len(node["k"]) > 1 for node in game["nodes"])
+        and any(node.get("c") for node in game["nodes"])
+    ]
+    game_id = chosen[0] if chosen else next(iter(games))
     page.click(f'#games button.open[data-game="{game_id}"]')
+    # Opening unpacks the game first: wait until the viewer shows it.
+    page.page.wait_for_selector(f'#viewer[data-game="{game_id}"]:not([hidden])')
     assert page.evaluate("document.getElementById('viewer').hidden") is False
     assert page.evaluate("document.getElementById('viewer').dataset.game") == game_id
 
@@ -247,3 +257,31 @@ def test_no_id_repeats(report_page):
     )
     assert page.evaluate("document.querySelectorAll('[id]').length") > 100
     assert repeated == []
+
+
+def test_every_game_button_opens_its_game(report_page):
+    """Every button that names a game opens it in the viewer (none is dead), and a
+    game that cannot be replayed is plain text, not a button."""
+    page, _ = report_page
+    ids = page.evaluate(
+        "[...new Set([...document.querySelectorAll('button.open[data-game]')]"
+        ".map(b => b.dataset.game))]"
+    )
+    assert ids
+    for game_id in ids[:: max(1, len(ids) // 12)]:  # a spread of them, to stay quick
+        page.click(f'button.open[data-game="{game_id}"]')
+        page.page.wait_for_selector(f'#viewer[data-game="{game_id}"]:not([hidden])')
+    assert page.problems() == []
+
+
+def test_the_report_fits_a_phone(examples_report_page, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = Page(context.new_page())
+        page.open(examples_report_page.page.resolve().as_uri())
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        # NAGs are shown as their symbols, never as $N codes of the record.
+        assert "$7" not in page.evaluate("document.body.innerText")
+        assert page.problems() == []
+    finally:
+        context.close()
