@@ -213,17 +213,19 @@ def test_the_installed_game_is_listed(plugin):
 
 def test_the_conformance_suite_passes_on_the_game(plugin):
     lines = _run(plugin, "conformance").stdout.splitlines()
-    # the spec once, then seven checks for each variant: {} and Size 5, Line 4
-    assert lines[-1] == "tictactoe: 15 checks: 15 passed, 0 failed"
+    # the spec once, then eight checks for each variant: {} and Size 5, Line 4
+    assert lines[-1] == "tictactoe: 17 checks: 17 passed, 0 failed"
     checked = [line.split()[1:] for line in lines[:-1]]
-    assert len(checked) == 15 and all(line.startswith("ok") for line in lines[:-1])
-    for name in ("initial", "random", "position", "record", "symmetries", "bad", "board"):
+    assert len(checked) == 17 and all(line.startswith("ok") for line in lines[:-1])
+    # the board declares no regions: the regions check has nothing to hold it to,
+    # and the game is played through its list of legal moves
+    for name in ("initial", "random", "position", "record", "symmetries", "bad", "board", "regions"):
         targets = {words[-3] for words in checked if words[0] == name}
         assert targets == {"tictactoe-2", "tictactoe-5-4-2"}, name
 
 
 def test_the_package_runs_the_suite_in_its_own_tests(plugin):
-    assert "15 passed" in _run(plugin, "pytest").stdout
+    assert "17 passed" in _run(plugin, "pytest").stdout
 
 
 def test_validate_reports_the_mistake_with_its_place(plugin):

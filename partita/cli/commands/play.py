@@ -74,7 +74,7 @@ def play(
         bool,
         typer.Option(
             "--open-table",
-            help="A game with hidden information (Forceball): show every card and let "
+            help="A game with hidden information (a card game): show every card and let "
             "people type the shuffles and face-offs, as the scoresheet of a real table "
             "(default: each person sees only their own hand).",
         ),
