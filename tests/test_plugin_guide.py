@@ -219,7 +219,16 @@ def test_the_conformance_suite_passes_on_the_game(plugin):
     assert len(checked) == 17 and all(line.startswith("ok") for line in lines[:-1])
     # the board declares no regions: the regions check has nothing to hold it to,
     # and the game is played through its list of legal moves
-    for name in ("initial", "random", "position", "record", "symmetries", "bad", "board", "regions"):
+    for name in (
+        "initial",
+        "random",
+        "position",
+        "record",
+        "symmetries",
+        "bad",
+        "board",
+        "regions",
+    ):
         targets = {words[-3] for words in checked if words[0] == name}
         assert targets == {"tictactoe-2", "tictactoe-5-4-2"}, name
 
