@@ -35,6 +35,7 @@ import pytest
 from budget import FAST, THOROUGH
 from hypothesis import settings
 from report_archives import REPORT_GROUP, ExamplesReport, examples_report
+from web_server import browser, page, web_archive, web_server  # noqa: F401 (fixtures)
 
 #: The default run: fewer examples than Hypothesis's 100 for the tests that name no
 #: count, and no deadline (on a loaded machine a deadline fails a correct test).

@@ -116,3 +116,28 @@ def test_the_readme_queries_find_what_they_say(readme_archive, capsys):
         with pytest.raises(SystemExit) as done:
             main([*args, "--db", str(readme_archive)])
         assert done.value.code == 0, args
+
+
+def test_the_readme_serve_command_starts_and_answers(readme_archive):
+    """The README's `partita serve` runs forever: it is started on a free port (its
+    `--open` left out: no browser here), asked for its games page, and stopped."""
+    import urllib.request
+
+    from web_server import start_server
+
+    serves = [
+        args
+        for block in readme_commands()
+        for args in readme_partita_commands(block)
+        if args[0] == "serve"
+    ]
+    assert serves, "the README shows `partita serve`"
+    for args in serves:
+        options = [word for word in args[1:] if word != "--open"]
+        server = start_server(readme_archive, *options)
+        try:
+            with urllib.request.urlopen(server.url + "/", timeout=10) as answer:
+                assert answer.status == 200
+                assert "<h1>Games</h1>" in answer.read().decode("utf-8")
+        finally:
+            server.stop()

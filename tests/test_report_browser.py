@@ -1,7 +1,6 @@
-"""The HTML report in a real browser: headless Chromium (Debian's `chromium`).
+"""The HTML report in a real browser: headless Chromium (Debian's `chromium`)
+driven by Playwright (tests/web_server.py's `browser` fixture).
 
-Driven through the Chrome DevTools protocol over `--remote-debugging-pipe` (JSON
-messages on file descriptors 3 and 4: no WebSocket library, no driver download).
 The report is the one the report tests read (`report_archives.examples_report`):
 every example of every game imported twice, the invalid examples and hostile records. Checks that it
 loads without console errors, failed requests or blocked resources, that its
@@ -9,219 +8,69 @@ charts and board diagrams are drawn, that no board overflows its card and its te
 stays readable, for every game, that the 3- and 4-side sections show their
 decisive games, that chart labels do not overlap and no id repeats, that a hostile
 player name stays text, and that the replay viewer steps through a game: a click
-opens it, a real key press (CDP Input events) changes the position shown. Saves
-screenshots of the page and the viewer (`$PARTITA_SCREENSHOTS`, or the test's
-temporary folder).
+opens it, a real key press changes the position shown. Saves screenshots of the
+page and the viewer (`$PARTITA_SCREENSHOTS`, or the test's temporary folder).
 
-Skipped when no Chromium is installed; CI installs it (see `.ci/run`).
+Skipped, loudly, when Playwright or Chromium is missing; CI installs Chromium (see
+`.ci/run`) and Playwright comes with the `test` extra.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import fcntl
-import json
 import os
-import select
-import shutil
-import subprocess
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from report_archives import HOSTILE, decisive_games
 
-CHROMIUM = next(
-    (path for path in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if path),
-    None,
-)
-
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
-
-
-class DevTools:
-    """A minimal Chrome DevTools protocol client over Chromium's debugging pipe."""
-
-    def __init__(self, executable: str, profile: Path) -> None:
-        to_browser_read, self._to_browser = os.pipe()
-        self._from_browser, from_browser_write = os.pipe()
-
-        def wire_pipes() -> None:  # in the child: fd 3 reads commands, fd 4 writes replies
-            high_read = fcntl.fcntl(to_browser_read, fcntl.F_DUPFD, 100)
-            high_write = fcntl.fcntl(from_browser_write, fcntl.F_DUPFD, 100)
-            os.dup2(high_read, 3)
-            os.dup2(high_write, 4)
-
-        self.process = subprocess.Popen(
-            [
-                executable,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--disable-extensions",
-                "--hide-scrollbars",
-                f"--user-data-dir={profile}",
-                "--remote-debugging-pipe",
-                "about:blank",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            close_fds=False,
-            preexec_fn=wire_pipes,  # the test process runs no other threads
-        )
-        os.close(to_browser_read)
-        os.close(from_browser_write)
-        self._buffer = b""
-        self._next_id = 0
-        self.events: list[dict] = []
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):  # closing anyway
-            self.send("Browser.close", timeout=5)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        os.close(self._to_browser)
-        os.close(self._from_browser)
-
-    def _read_message(self, deadline: float) -> dict:
-        while b"\0" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("no answer from Chromium")
-            ready, _, _ = select.select([self._from_browser], [], [], remaining)
-            if ready:
-                chunk = os.read(self._from_browser, 1 << 20)
-                if not chunk:
-                    raise RuntimeError("Chromium closed the debugging pipe")
-                self._buffer += chunk
-        message, self._buffer = self._buffer.split(b"\0", 1)
-        return json.loads(message)
-
-    def send(
-        self,
-        method: str,
-        params: dict | None = None,
-        *,
-        session: str | None = None,
-        timeout: float = 30,
-    ) -> dict:
-        self._next_id += 1
-        command: dict = {"id": self._next_id, "method": method, "params": params or {}}
-        if session is not None:
-            command["sessionId"] = session
-        os.write(self._to_browser, json.dumps(command).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        while True:
-            message = self._read_message(deadline)
-            if message.get("id") == self._next_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
-            self.events.append(message)
-
-    def wait_for(self, method: str, timeout: float = 30) -> dict:
-        deadline = time.monotonic() + timeout
-        for index, event in enumerate(self.events):
-            if event.get("method") == method:
-                return self.events.pop(index)
-        while True:
-            message = self._read_message(deadline)
-            if message.get("method") == method:
-                return message
-            self.events.append(message)
-
 
 class Page:
-    """One tab, attached with a flat session."""
+    """A Playwright page with what these tests read: evaluations, real clicks and
+    key presses, screenshots, and the problems and requests it saw."""
 
-    def __init__(self, tools: DevTools) -> None:
-        self.tools = tools
-        target = tools.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = tools.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
-            "sessionId"
-        ]
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            self.send(f"{domain}.enable")
-        self.send(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
-        )
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self._problems: list[str] = []
+        self._requests: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self._problems.append(f"exception: {error}"))
+        page.on("requestfailed", lambda request: self._problems.append(
+            f"request failed: {request.url} {request.failure}"))  # fmt: skip
+        page.on("request", lambda request: self._requests.append(request.url))
+        page.on("dialog", self._dialog)
 
-    def send(self, method: str, params: dict | None = None) -> dict:
-        return self.tools.send(method, params, session=self.session)
+    def _console(self, message: Any) -> None:
+        if message.type in ("error", "assert"):
+            self._problems.append(f"console.{message.type}: {message.text}")
+
+    def _dialog(self, dialog: Any) -> None:
+        self._problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
 
     def open(self, url: str) -> None:
-        self.send("Page.navigate", {"url": url})
-        self.tools.wait_for("Page.loadEventFired")
+        self.page.goto(url, wait_until="load")
 
     def evaluate(self, expression: str):
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
-        if "exceptionDetails" in result:
-            raise AssertionError(f"{expression}: {result['exceptionDetails']}")
-        return result["result"].get("value")
+        return self.page.evaluate(expression)
 
     def click(self, selector: str) -> None:
         """A real mouse click in the middle of the element."""
-        box = self.evaluate(
-            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
-            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
-            " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
-        )
-        for kind in ("mousePressed", "mouseReleased"):
-            self.send(
-                "Input.dispatchMouseEvent",
-                {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1},
-            )
+        self.page.locator(selector).first.click()
 
     def press(self, key: str, code: int) -> None:
         """A real key press (key down, key up) as the keyboard would send it."""
-        for kind in ("rawKeyDown", "keyUp"):
-            self.send(
-                "Input.dispatchKeyEvent",
-                {
-                    "type": kind,
-                    "key": key,
-                    "code": key,
-                    "windowsVirtualKeyCode": code,
-                    "nativeVirtualKeyCode": code,
-                },
-            )
+        self.page.keyboard.press(key)
 
-    def screenshot(self, path: Path) -> None:
-        data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
-        path.write_bytes(base64.b64decode(data))
+    def screenshot(self, path: Path, **options: Any) -> None:
+        self.page.screenshot(path=str(path), **options)
 
     def problems(self) -> list[str]:
-        """Console errors, uncaught exceptions, failed requests, log errors, dialogs."""
-        found = []
-        for event in self.tools.events:
-            method, params = event.get("method"), event.get("params", {})
-            if method == "Runtime.exceptionThrown":
-                found.append(f"exception: {params['exceptionDetails']}")
-            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                found.append(f"console.{params['type']}: {params.get('args')}")
-            elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
-                found.append(f"log: {params['entry'].get('text')}")
-            elif method == "Network.loadingFailed":
-                found.append(f"request failed: {params}")
-            elif method == "Page.javascriptDialogOpening":
-                found.append(f"dialog: {params.get('message')}")
-        return found
+        """Console errors, uncaught exceptions, failed requests, dialogs."""
+        return list(self._problems)
 
     def requests(self) -> list[str]:
-        return [
-            event["params"]["request"]["url"]
-            for event in self.tools.events
-            if event.get("method") == "Network.requestWillBeSent"
-        ]
+        return list(self._requests)
 
 
 @pytest.fixture(scope="module")
@@ -230,15 +79,15 @@ def report_archive(examples_report_page):
 
 
 @pytest.fixture(scope="module")
-def report_page(examples_report_page):
+def report_page(examples_report_page, browser):
     folder = examples_report_page.folder
-    tools = DevTools(CHROMIUM, folder / "profile")
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
     try:
-        page = Page(tools)
+        page = Page(context.new_page())
         page.open(examples_report_page.page.resolve().as_uri())
         yield page, folder
     finally:
-        tools.close()
+        context.close()
 
 
 def test_report_loads_without_errors_and_without_network(report_page):
@@ -348,15 +197,11 @@ def test_no_board_overflows_its_card_and_its_text_stays_readable(report_page):
     target = Path(os.environ.get("PARTITA_SCREENSHOTS") or folder)
     target.mkdir(parents=True, exist_ok=True)
     height = page.evaluate("document.documentElement.scrollHeight")
-    data = page.send(
-        "Page.captureScreenshot",
-        {
-            "format": "png",
-            "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": 1280, "height": min(height, 12_000), "scale": 0.5},
-        },
-    )["data"]
-    (target / "report-page.png").write_bytes(base64.b64decode(data))
+    page.screenshot(
+        target / "report-page.png",
+        full_page=True,
+        clip={"x": 0, "y": 0, "width": 1280, "height": min(height, 12_000)},
+    )
 
 
 def test_three_and_four_side_sections_show_their_decisive_games(report_page, report_archive):

@@ -98,6 +98,7 @@ COMMAND_MODULES = {
     "tree": "reports",
     "novelty": "reports",
     "report": "reports",
+    "serve": "serve",
 }
 
 #: Set once every command (the games' included) is on `app`.

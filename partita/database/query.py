@@ -20,12 +20,36 @@ from partita.database.schema import archive
 from partita.errors import ArchiveError, PartitaError
 from partita.notation.model import Record
 
-__all__ = ["count_games", "game_problems", "get_record", "query_games", "select_games"]
+__all__ = ["ORDERS", "count_games", "game_problems", "get_record", "query_games", "select_games"]
 
 _SUMMARY_COLUMNS = (
     "g.id, g.game, g.event, g.site, g.date, g.round, g.player1, g.player2, g.player3, "
     "g.player4, g.result, g.termination, g.sides, g.plies, g.status, g.final_position"
 )
+
+
+#: The orders a listing may ask for (:func:`query_games`'s ``order``): SQL over ``g``,
+#: the id breaking ties.
+ORDERS = {
+    "id": "g.id",
+    "date": "g.date",
+    "game": "g.game",
+    "event": "g.event",
+    "player1": "g.player1",
+    "player2": "g.player2",
+    "result": "g.result",
+    "plies": "g.plies",
+    "status": "g.status",
+}
+
+
+def _order_by(order: str, descending: bool) -> str:
+    if order not in ORDERS:
+        raise ArchiveError(f"cannot sort by '{order}' (one of {', '.join(ORDERS)})")
+    way = " DESC" if descending else ""
+    if order == "id":
+        return f"g.id{way}"
+    return f"{ORDERS[order]}{way}, g.id{way}"
 
 
 def select_games(
@@ -35,20 +59,27 @@ def select_games(
     selection: GameFilter | None = None,
     limit: int | None = None,
     column_params: Sequence[Any] = (),
+    order: str = "id",
+    descending: bool = False,
+    offset: int = 0,
     **filters: Any,
 ) -> Iterator[dict]:
     """Rows of ``games`` (as ``g``) matching ``selection`` narrowed by the keyword
-    filters (:meth:`GameFilter.of`), by id; streamed.
+    filters (:meth:`GameFilter.of`), by id (or by ``order``, one of :data:`ORDERS`,
+    ``descending``); streamed, from the ``offset``-th.
 
     ``columns`` is an SQL column list over ``g`` (and ``hit.ply``, ``hit.line``
     for a position filter), with ``column_params`` for its parameters.
     """
     joins, where, params = GameFilter.of(selection, **filters).sql()
     params = [*column_params, *params]
-    sql = f"SELECT {columns} FROM {joins} WHERE {where} ORDER BY g.id"
-    if limit is not None:
+    sql = f"SELECT {columns} FROM {joins} WHERE {where} ORDER BY {_order_by(order, descending)}"
+    if limit is not None or offset:
         sql += " LIMIT ?"
-        params.append(limit)
+        params.append(-1 if limit is None else limit)
+    if offset:
+        sql += " OFFSET ?"
+        params.append(offset)
     return db.query(sql, params)
 
 
@@ -57,10 +88,14 @@ def query_games(
     selection: GameFilter | None = None,
     *,
     limit: int | None = None,
+    order: str = "id",
+    descending: bool = False,
+    offset: int = 0,
     **filters: Any,
 ) -> list[dict]:
     """The games of ``selection`` (narrowed by the keyword filters of
-    :meth:`GameFilter.of`), by id: per game ``id``, ``game``, ``event``, ``site``,
+    :meth:`GameFilter.of`), by id (or by ``order``, one of :data:`ORDERS`,
+    ``descending``; from the ``offset``-th, for pages): per game ``id``, ``game``, ``event``, ``site``,
     ``date``, ``round``, ``players`` (Player1 onwards), ``result``,
     ``termination``, ``sides``, ``plies``, ``status``, ``final_position``,
     ``opening`` (its opening name, see :mod:`partita.database.openings`, or
@@ -82,8 +117,17 @@ def query_games(
         columns += ", " + column
     with archive(target, readonly=True) as db:
         rows = []
+        if offset < 0:
+            raise ArchiveError(f"offset must be 0 or more, not {offset}")
         for row in select_games(
-            db, columns, selection=chosen, limit=limit, column_params=column_params
+            db,
+            columns,
+            selection=chosen,
+            limit=limit,
+            column_params=column_params,
+            order=order,
+            descending=descending,
+            offset=offset,
         ):
             players = [row.pop(f"player{seat}") for seat in range(1, 5)]
             row["players"] = [name for name in players if name is not None]
@@ -110,6 +154,11 @@ def count_games(
         raise ArchiveError(f"limit must be 0 or more, not {limit}")
     with archive(target, readonly=True) as db:
         chosen = GameFilter.of(selection, **filters)
+        if limit is None:
+            joins, where, params = chosen.sql()
+            distinct = "DISTINCT g.id" if chosen.position is not None else "*"
+            sql = f"SELECT count({distinct}) FROM {joins} WHERE {where}"
+            return int(db.execute(sql, params).fetchone()[0])
         return sum(1 for _ in select_games(db, "g.id", selection=chosen, limit=limit))
 
 

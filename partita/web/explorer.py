@@ -1,0 +1,156 @@
+"""The opening explorer at ``/explorer``: the tree of the archive's games from any
+position, one level at a time (W/D/L bars per move, transpositions, symmetry
+folding), built by :func:`partita.analysis.tree.tree_from_archive` for one
+configuration; a move goes one level down, every count links to its games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from partita.errors import PartitaError
+from partita.web.app import settings
+from partita.web.positions import PositionRef, position_from
+from partita.web.queries import text
+from partita.web.templating import render, url
+
+__all__ = ["explore", "routes"]
+
+#: The filters the explorer narrows its games by (besides the configuration).
+NARROWING = ("player", "event", "date_from", "date_to", "result")
+
+
+def _narrowing(params: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for name in NARROWING:
+        values = [value.strip() for value in params.getlist(name) if value.strip()]
+        if values:
+            found[name] = values if name in ("player", "event", "result") else values[-1]
+    return found
+
+
+def explore(db: Any, params: Any) -> tuple[PositionRef, Any, list[tuple[Any, int]]]:
+    """The position, its one-level tree and the game's configurations in the
+    archive (most played first)."""
+    from partita.analysis.tree import tree_from_archive
+    from partita.analysis.tree.from_archive import configurations_from_archive
+    from partita.notation.configuration import Configuration
+
+    ref = position_from(params)
+    narrowing = _narrowing(params)
+    configurations = configurations_from_archive(db, ref.game, **narrowing)
+    if "sides" not in params and "tag" not in params and configurations:
+        chosen = configurations[0][0]  # the most played set-up
+        ref = PositionRef(ref.game, chosen.sides, tuple(chosen.tags().items()), ref.position,
+                          ref.moves)  # fmt: skip
+        ref.states()
+    configuration = Configuration.of(ref.notation(), ref.sides, dict(ref.tags))
+    symmetry = (text(params, "symmetry") or "0") not in ("0", "false", "no")
+    root = None if ref.position is None and not ref.moves else ref.text()
+    tree = tree_from_archive(
+        db,
+        ref.game,
+        root=root,
+        depth=1,
+        min_games=1,
+        symmetry=symmetry,
+        configuration=configuration,
+        rated=False,
+        **narrowing,
+    )
+    return ref, tree, configurations
+
+
+def _bars(stats: Any) -> dict[str, Any]:
+    won, drawn, lost = stats.wdl
+    decided = won + drawn + lost
+    total = decided + stats.unfinished
+    if stats.mover < 0 or not total:
+        return {"won": 0, "drawn": 0, "lost": 0, "unfinished": 100, "decided": decided}
+
+    def share(count: int) -> int:
+        return round(100 * count / total)
+
+    return {
+        "won": share(won),
+        "drawn": share(drawn),
+        "lost": share(lost),
+        "unfinished": max(0, 100 - share(won) - share(drawn) - share(lost)),
+        "decided": decided,
+    }
+
+
+def explorer_page(request: Request) -> Response:
+    from partita.games.registry import all_specs
+
+    params = request.query_params
+    games = [(spec.name, spec.title) for spec in all_specs()]
+    if text(params, "game") is None:
+        return render(request, "explorer.html", {"games": games, "ref": None})
+    try:
+        ref, tree, configurations = explore(settings(request).db, params)
+    except PartitaError as error:
+        return render(
+            request, "explorer.html", {"games": games, "ref": None, "error": str(error)}, status=400
+        )
+    narrowing = _narrowing(params)
+    symmetry = tree.symmetry
+    base = {**ref.query(with_moves=False), **narrowing, "symmetry": int(symmetry)}
+    base.pop("position", None)
+    line = (text(params, "line") or "").split()
+    rows = []
+    for stats in tree.moves():
+        child = tree.position(stats.child)
+        query = {**base, "position": child, "line": " ".join([*line, stats.move])}
+        games_query = {
+            "game": ref.game,
+            "sides": ref.sides,
+            "tag": [f"{name}={value}" for name, value in ref.tags],
+            "position": child,
+            "mainline_only": 1,
+            **narrowing,
+        }
+        rows.append(
+            {
+                "stats": stats,
+                "bars": _bars(stats),
+                "down": url("/explorer", **query),
+                "games_url": url("/", **games_query),
+                "position": child,
+            }
+        )
+    here_games = url("/", game=ref.game, sides=ref.sides,
+                     tag=[f"{n}={v}" for n, v in ref.tags], position=ref.text(),
+                     mainline_only=1, **narrowing)  # fmt: skip
+    return render(
+        request,
+        "explorer.html",
+        {
+            "games": games,
+            "ref": ref,
+            "tree": tree,
+            "rows": rows,
+            "line": line,
+            "symmetry": symmetry,
+            "narrowing": narrowing,
+            "configurations": [
+                (c.describe(), c.sides, c.tags(), count) for c, count in configurations
+            ],
+            "board_url": url("/positions/board.svg", **ref.query()),
+            "here_games": here_games,
+            "analyse_url": url("/analysis", **ref.here()),
+            "toggle_url": url(
+                "/explorer",
+                **{**base, "symmetry": int(not symmetry)},
+                position=ref.text(),
+                line=" ".join(line),
+            ),  # fmt: skip
+            "start_url": url("/explorer", **{**base}),
+        },
+    )
+
+
+routes: list[BaseRoute] = [Route("/explorer", explorer_page, name="explorer")]

@@ -1,0 +1,117 @@
+// The game page: step through the move tree with the buttons, the keys (arrows,
+// Home, End) or a click on a move; the board (an image labelled with the position),
+// the move list's current move, the position links and the URL follow.
+"use strict";
+(function () {
+  const data = window.partita.jsonData("game-data");
+  if (!data) return;
+  const nodes = data.nodes;
+  const board = document.getElementById("board");
+  let image = document.getElementById("board-image");
+  const positionText = document.getElementById("position-text");
+  const buttons = new Map();
+  document.querySelectorAll("#moves button.move").forEach((button) => {
+    buttons.set(Number(button.dataset.node), button);
+  });
+  let current = data.current;
+
+  function playable(id) {
+    return id !== null && id !== undefined && nodes[id] && nodes[id].pos !== null;
+  }
+  function positionQuery(position) {
+    const query = new URLSearchParams();
+    query.set("game", data.game);
+    query.set("sides", String(data.sides));
+    data.tags.forEach((tag) => query.append("tag", tag));
+    query.set("position", position);
+    return query.toString();
+  }
+  function show(id, focus) {
+    if (!playable(id)) return;
+    current = id;
+    const node = nodes[id];
+    board.setAttribute("aria-label", node.pos);
+    if (!image) {
+      image = document.createElement("img");
+      image.id = "board-image";
+      image.alt = "";
+      board.replaceChildren(image);
+    }
+    image.src = `${board.dataset.src}?node=${id}`;
+    positionText.textContent = node.pos;
+    buttons.forEach((button, key) => {
+      const here = key === id;
+      button.classList.toggle("current", here);
+      if (here) button.setAttribute("aria-current", "step");
+      else button.removeAttribute("aria-current");
+    });
+    const button = buttons.get(id);
+    if (button) {
+      button.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (focus) button.focus();
+    }
+    const query = positionQuery(node.pos);
+    document.getElementById("find-position").href = `/?${query}`;
+    document.getElementById("analyse-position").href = `/analysis?${query}`;
+    document.getElementById("explore-position").href = `/explorer?${query}`;
+    history.replaceState(null, "", `?node=${id}`);
+    preload(nodes[id].k[0]);
+  }
+  const loaded = new Set();
+  function preload(id) {
+    if (!playable(id) || loaded.has(id)) return;
+    loaded.add(id);
+    const next = new Image();
+    next.src = `${board.dataset.src}?node=${id}`;
+  }
+  function first() {
+    show(0);
+  }
+  function previous() {
+    const parent = nodes[current].p;
+    if (parent !== null) show(parent);
+  }
+  function next() {
+    const child = nodes[current].k[0];
+    if (playable(child)) show(child);
+  }
+  function last() {
+    let id = current;
+    while (playable(nodes[id].k[0])) id = nodes[id].k[0];
+    show(id);
+  }
+  document.getElementById("first").addEventListener("click", first);
+  document.getElementById("previous").addEventListener("click", previous);
+  document.getElementById("next").addEventListener("click", next);
+  document.getElementById("last").addEventListener("click", last);
+  document.getElementById("moves").addEventListener("click", (event) => {
+    const button = event.target.closest("button.move");
+    if (button) show(Number(button.dataset.node));
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
+    const actions = { ArrowLeft: previous, ArrowRight: next, Home: first, End: last };
+    const action = actions[event.key];
+    if (action) {
+      event.preventDefault();
+      action();
+    }
+  });
+  const copy = document.getElementById("copy-pgr");
+  if (copy) {
+    copy.addEventListener("click", async () => {
+      const text = document.getElementById("pgr-text");
+      const status = document.getElementById("copy-status");
+      try {
+        await navigator.clipboard.writeText(text.value);
+        status.textContent = "Copied.";
+      } catch (error) {
+        text.select();
+        status.textContent = "Selected: press Ctrl+C to copy.";
+      }
+    });
+  }
+  preload(nodes[current].k[0]);
+})();

@@ -1,0 +1,209 @@
+"""partita serve over HTTP (no browser): the safety rules (loopback by default, a
+warning for another host, CSP and other headers, CSRF on every POST, the Host
+check, bounded requests, no file outside the static folder), the archive never
+changed without --write, errors as JSON or pages with their reason, and the JSON
+API's examples of docs/web.md."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from web_server import start_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fetch(url: str, *, data: bytes | None = None, headers: dict | None = None, method=None):
+    """(status, headers, body text) of one request, errors included."""
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.headers, answer.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read().decode("utf-8")
+
+
+def token(server) -> str:
+    _, _, page = fetch(server.url + "/")
+    return re.search(r'name="csrf-token" content="([0-9a-f]+)"', page).group(1)
+
+
+def test_pages_carry_a_strict_content_security_policy(web_server):
+    status, headers, page = fetch(web_server.url + "/")
+    assert status == 200
+    policy = headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert "style-src 'self'" in policy and "default-src 'none'" in policy
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["x-frame-options"] == "DENY"
+    # no inline script and no style attribute anywhere
+    assert not re.search(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)", page)
+    assert " style=" not in page
+    assert '<meta name="viewport"' in page
+
+
+def test_a_post_without_the_csrf_token_is_refused(web_server):
+    body = json.dumps({"game": "connect4", "kind": "agent"}).encode()
+    status, _, text = fetch(web_server.url + "/api/analysis", data=body,
+                            headers={"Content-Type": "application/json"})  # fmt: skip
+    assert status == 403
+    assert "CSRF" in json.loads(text)["error"]
+    status, _, _ = fetch(web_server.url + "/api/analysis", data=body,
+                         headers={"Content-Type": "application/json", "X-CSRF-Token": "0" * 64})  # fmt: skip
+    assert status == 403
+
+
+def test_a_request_for_another_host_is_refused_without_the_token(web_server):
+    status, _, page = fetch(web_server.url + "/", headers={"Host": "evil.example:80"})
+    assert status == 400
+    assert "does not answer to the host" in page
+    assert token(web_server) not in page
+
+
+def test_request_bodies_are_bounded(web_server):
+    """A body announced larger than 1 MB is refused before it is read."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    address = urlsplit(web_server.url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    connection.putrequest("POST", "/api/analysis")
+    connection.putheader("Content-Type", "application/json")
+    connection.putheader("X-CSRF-Token", token(web_server))
+    connection.putheader("Content-Length", str(2_000_000))
+    connection.endheaders()
+    answer = connection.getresponse()
+    assert answer.status == 413
+    assert json.loads(answer.read())["error"] == "the request is too large"
+    connection.close()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../app.py",
+        "/static/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/%2e%2e%2f%2e%2e%2fpyproject.toml",
+    ],
+)
+def test_no_file_outside_the_static_folder_is_served(web_server, path):
+    status, _, text = fetch(web_server.url + path)
+    assert status == 404
+    assert "create_app" not in text and "[project]" not in text
+
+
+def test_errors_are_json_under_api_and_pages_elsewhere(web_server):
+    status, headers, text = fetch(web_server.url + "/api/games/123456")
+    assert status == 404
+    assert json.loads(text) == {"error": "there is no game 123456 in the archive", "status": 404}
+    status, _, text = fetch(web_server.url + "/api/games?sort=nothing")
+    assert status == 400 and "cannot sort by 'nothing'" in json.loads(text)["error"]
+    status, _, text = fetch(web_server.url + "/api/games?per_page=100000")
+    assert status == 400 and "per_page must be between 1 and 500" in json.loads(text)["error"]
+    status, headers, text = fetch(web_server.url + "/games/abc")
+    assert status == 404 and headers["content-type"].startswith("text/html")
+    assert "Traceback" not in text
+
+
+def test_the_api_gives_query_s_rows_and_the_game(web_server):
+    _, _, text = fetch(web_server.url + "/api/games?game=connect4&sort=plies&desc=1&per_page=3")
+    data = json.loads(text)
+    rows = data["games"]
+    assert len(rows) == 3 and data["total"] >= 10 and data["page"] == 1
+    assert [row["plies"] for row in rows] == sorted((row["plies"] for row in rows), reverse=True)
+    assert set(rows[0]) >= {"id", "game", "players", "result", "plies", "status", "opening"}
+    _, _, text = fetch(f"{web_server.url}/api/games/{rows[0]['id']}")
+    game = json.loads(text)
+    last = game["nodes"][game["mainline"][-1]]
+    assert last["position"] == rows[0]["final_position"]
+
+
+def test_an_invalid_record_shows_its_problems_and_stops_at_its_last_legal_move(web_server):
+    _, _, text = fetch(web_server.url + "/api/games?game=forza4x4&per_page=500")
+    invalid = [row for row in json.loads(text)["games"] if row["status"] == "invalid"]
+    row = next(row for row in invalid if row["plies"] > 0)
+    _, _, text = fetch(f"{web_server.url}/api/games/{row['id']}")
+    game = json.loads(text)
+    assert game["problems"] and all("line" in p and "column" in p for p in game["problems"])
+    status, _, page = fetch(f"{web_server.url}/games/{row['id']}")
+    assert status == 200
+    assert "Problems" in page and "line " in page and "column " in page
+    legal = [n for n in game["mainline"] if game["nodes"][n]["position"] is not None]
+    last = game["nodes"][legal[-1]]["position"]
+    assert f'aria-label="{last}"' in page.replace("&#39;", "'")
+
+
+def test_the_archive_is_never_changed_without_write(web_server):
+    before = hashlib.sha256(web_server.db.read_bytes()).hexdigest()
+    for path in ("/", "/players", "/explorer?game=connect4", "/api/games/1", "/balance"):
+        assert fetch(web_server.url + path)[0] == 200
+    assert hashlib.sha256(web_server.db.read_bytes()).hexdigest() == before
+
+
+def test_serve_binds_the_loopback_address_and_warns_for_another(web_archive):
+    server = start_server(web_archive)
+    try:
+        assert server.url.startswith("http://127.0.0.1:")
+    finally:
+        server.stop()
+    server = start_server(web_archive, "--host", "0.0.0.0")
+    try:
+        assert fetch(server.url.replace("0.0.0.0", "127.0.0.1") + "/")[0] == 200
+    finally:
+        server.stop()
+        _, err = server.process.communicate()
+    assert "WARNING: bound to 0.0.0.0" in err
+
+
+def test_serve_without_an_archive_is_one_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "partita", "serve", "--db", str(tmp_path / "none.db")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert (
+        done.stderr.startswith("partita: error: no archive at") and "Traceback" not in done.stderr
+    )
+
+
+def doc_requests() -> list[str]:
+    page = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    return re.findall(r"^GET (\S+)$", page, flags=re.M)
+
+
+def test_the_api_examples_of_the_docs_answer(web_server):
+    """Each `GET /api/...` line of docs/web.md answers 200 with JSON on the examples."""
+    paths = doc_requests()
+    assert len(paths) >= 5
+    for path in paths:
+        status, headers, text = fetch(web_server.url + path)
+        assert status == 200, (path, text)
+        assert headers["content-type"] == "application/json"
+        data = json.loads(text)
+        assert data or path == "/api/analysis", path  # no job has run yet
+
+
+def test_an_annotated_game_shows_its_evaluation_curve_and_marks(web_server):
+    _, _, text = fetch(web_server.url + "/api/games?event=Annotated")
+    [row] = json.loads(text)["games"]
+    _, _, text = fetch(f"{web_server.url}/api/games/{row['id']}")
+    game = json.loads(text)
+    assert [entry["ply"] for entry in game["evals"]] == [0, 1, 2, 3, 4]
+    assert game["evals"][3]["scores"] == [0.1, 0.9]
+    status, _, page = fetch(f"{web_server.url}/games/{row['id']}")
+    assert status == 200
+    curve = page[page.index('<figure class="curve">') : page.index("</figure>")]
+    assert curve.count("<polyline") == 2
+    assert curve.count('class="mark-line blunder"') == 1
+    moves = page[page.index('id="moves"') : page.index("</div>", page.index('id="moves"'))]
+    assert "[%eval" not in moves and "t4 was better: 0.55" in moves
+    assert 'title="blunder"' in moves

@@ -1,0 +1,188 @@
+"""partita serve in a real browser (Playwright driving Debian's Chromium, see
+tests/web_server.py): for every built-in game an archived game steps with the
+buttons, the keys and a click on a move, and its board's label follows; an
+analysis runs and another is cancelled; the opening explorer goes two levels down.
+Every page loads without console errors (the Content-Security-Policy blocks
+nothing it needs), fits a 390 px screen, and shows hostile records as text.
+Screenshots go to $PARTITA_SCREENSHOTS when it is set."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+from report_archives import HOSTILE
+from web_server import no_console_errors, no_horizontal_overflow, phone, screenshot
+
+from partita.games.registry import all_specs
+
+BUILT_IN = [spec.name for spec in all_specs() if spec.game.__module__.startswith("partita.games.")]
+
+
+def api(server, path: str):
+    with urllib.request.urlopen(server.url + path, timeout=30) as answer:
+        return json.loads(answer.read().decode("utf-8"))
+
+
+def a_game_of(server, game: str) -> dict:
+    """A valid archived game of ``game`` with a few moves (the longest of the first page)."""
+    rows = api(server, f"/api/games?game={game}&per_page=100")["games"]
+    valid = [row for row in rows if row["status"] == "valid" and row["plies"] >= 3]
+    assert valid, f"no valid {game} game in the examples"
+    return max(valid, key=lambda row: (min(row["plies"], 40), -row["id"]))
+
+
+def label(page) -> str:
+    return (
+        page.get_by_role("img", name=None).and_(page.locator("#board")).get_attribute("aria-label")
+    )
+
+
+def test_the_games_page_lists_the_archive_and_fits_a_phone(web_server, page):
+    page.goto(web_server.url + "/")
+    assert page.title().startswith("Games")
+    assert page.locator("table.games tbody tr").count() == 50
+    page.get_by_role("link", name="Next page").click()
+    assert "page=2" in page.url
+    screenshot(page, "games-desktop")
+    phone(page)
+    page.reload()
+    no_horizontal_overflow(page)
+    screenshot(page, "games-phone")
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize("game", BUILT_IN)
+def test_an_archived_game_steps_with_buttons_keys_and_clicks(web_server, page, game):
+    row = a_game_of(web_server, game)
+    data = api(web_server, f"/api/games/{row['id']}")
+    nodes, mainline = data["nodes"], data["mainline"]
+    page.goto(f"{web_server.url}/games/{row['id']}")
+    board = page.locator("#board")
+    assert board.get_attribute("role") == "img"
+    start = nodes[0]["position"]
+    assert board.get_attribute("aria-label") == start
+    page.get_by_role("button", name="Next move", exact=True).click()
+    assert board.get_attribute("aria-label") == nodes[mainline[1]]["position"]
+    page.keyboard.press("ArrowRight")
+    assert board.get_attribute("aria-label") == nodes[mainline[2]]["position"]
+    page.keyboard.press("ArrowLeft")
+    assert board.get_attribute("aria-label") == nodes[mainline[1]]["position"]
+    page.get_by_role("button", name="Last move", exact=True).click()
+    assert board.get_attribute("aria-label") == row["final_position"]
+    page.get_by_role("button", name="First move", exact=True).click()
+    assert board.get_attribute("aria-label") == start
+    page.keyboard.press("End")
+    assert board.get_attribute("aria-label") == row["final_position"]
+    page.keyboard.press("Home")
+    assert board.get_attribute("aria-label") == start
+    page.get_by_role("button", name="Previous move", exact=True).click()  # nothing before
+    assert board.get_attribute("aria-label") == start
+    # a click on a move of the list jumps there
+    target = nodes[mainline[3]] if len(mainline) > 3 else nodes[mainline[-1]]
+    page.locator(f'#moves button.move[data-node="{target["id"]}"]').click()
+    assert board.get_attribute("aria-label") == target["position"]
+    move_button = page.get_by_role("button", name=target["move"], exact=True).first
+    assert move_button.count() == 1
+    page.wait_for_function("document.querySelector('#board-image').complete")
+    screenshot(page, f"game-{game}-desktop")
+    phone(page)
+    no_horizontal_overflow(page)
+    screenshot(page, f"game-{game}-phone")
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize("game", BUILT_IN)
+def test_the_explorer_goes_two_levels_down(web_server, page, game):
+    page.goto(f"{web_server.url}/explorer?game={game}")
+    board = page.locator("div.board[role=img]")
+    first_label = board.get_attribute("aria-label")
+    trail = page.get_by_role("navigation", name="Line")
+    for level in (1, 2):
+        moves = page.locator("table.tree a.down")
+        assert moves.count() >= 1, f"no move at level {level}"
+        move = moves.first.inner_text()
+        games = int(page.locator("table.tree tbody tr").first.locator("td.num a").inner_text())
+        moves.first.click()
+        assert move in trail.inner_text()
+        assert board.get_attribute("aria-label") != first_label
+        count = page.locator("p.meta").inner_text()
+        assert f"{games} game" in count
+        first_label = board.get_attribute("aria-label")
+    # its count links to its games
+    page.locator("p.meta a").click()
+    assert page.locator("table.games tbody tr").count() >= 1
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize("game", BUILT_IN)
+def test_an_analysis_runs_and_another_is_cancelled(web_server, page, game):
+    page.goto(f"{web_server.url}/analysis?game={game}")
+    page.fill("#agent", "mcts:200")
+    page.fill("#seconds", "20")
+    page.get_by_role("button", name="Analyse", exact=True).click()
+    page.get_by_text("Value:").wait_for(timeout=30_000)
+    scores = page.get_by_role("list", name="Moves and their scores")
+    assert scores.locator("li").count() >= 1
+    board = page.locator("#board")
+    before = board.get_attribute("aria-label")
+    scores.locator("button").first.hover()
+    assert board.get_attribute("aria-label") != before  # the position after the move
+    # a long one, cancelled
+    page.fill("#agent", "mcts:100000000")
+    page.fill("#seconds", "60")
+    page.get_by_role("button", name="Analyse", exact=True).click()
+    page.get_by_text("Running").wait_for(timeout=30_000)
+    page.get_by_role("button", name="Cancel", exact=True).click()
+    page.get_by_text("Cancelled").wait_for(timeout=10_000)
+    assert page.get_by_role("button", name="Analyse", exact=True).is_enabled()
+    no_console_errors(page)
+
+
+PAGES = ["/players", "/openings", "/balance", "/analysis?game=connect4", "/explorer"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_fits_a_phone_without_console_errors(web_server, page, path):
+    page.goto(web_server.url + path)
+    name = path.strip("/").split("?")[0].replace("/", "-") or "games"
+    screenshot(page, f"{name}-desktop")
+    phone(page)
+    page.reload()
+    no_horizontal_overflow(page)
+    screenshot(page, f"{name}-phone")
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "reason"),
+    [
+        ("/games/999999", 404, "there is no game 999999 in the archive"),
+        ("/?date_from=nonsense", 400, "date 'nonsense' is not of the form YYYY.MM.DD"),
+        ("/explorer?game=connect4&moves=t9", 400, "move 1 't9'"),
+    ],
+)
+def test_errors_are_pages_with_their_reason(web_server, page, path, status, reason):
+    answer = page.goto(web_server.url + path)
+    assert answer.status == status
+    assert reason in page.get_by_role("alert").inner_text()
+    assert "Traceback" not in page.content()
+    # the browser notes the page's own status; nothing else fails
+    others = [text for text in page.console_errors if f"status of {status}" not in text]
+    assert others == []
+
+
+def test_hostile_records_are_shown_as_text(web_server, page):
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{web_server.url}/?event=Escaping")
+    assert page.get_by_role("link", name=HOSTILE).count() >= 1
+    page.locator("table.games tbody tr td a").first.click()
+    assert HOSTILE in page.locator("h1").inner_text()
+    assert "<b>tags</b>" in page.locator("#moves").inner_text()
+    assert page.locator("#moves b").count() == 0
+    page.goto(f"{web_server.url}/players?player=script")
+    assert page.get_by_text(HOSTILE).count() >= 1
+    assert dialogs == []
+    no_console_errors(page)
