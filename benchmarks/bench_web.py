@@ -87,7 +87,7 @@ def measure(db: Path, repeat: int) -> dict[str, float]:
     last_page = max(1, count // 50 - 3)
     probes = {
         "games page 1": "/",
-        f"games page {last_page} by date": f"/?sort=date&desc=1&page={last_page}",
+        "games late page, by date": f"/?sort=date&desc=1&page={last_page}",
         "a player's games": f"/?player={player.split()[0]}",
         "API games page": "/api/games?page=7",
         "game page (again)": f"/games/{count // 3}",

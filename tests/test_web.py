@@ -7,6 +7,7 @@ API's examples of docs/web.md."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 import subprocess
@@ -207,3 +208,77 @@ def test_an_annotated_game_shows_its_evaluation_curve_and_marks(web_server):
     moves = page[page.index('id="moves"') : page.index("</div>", page.index('id="moves"'))]
     assert "[%eval" not in moves and "t4 was better: 0.55" in moves
     assert 'title="blunder"' in moves
+
+
+def test_a_bug_is_one_line_and_a_500_page_never_a_traceback(web_archive, capfd):
+    """A handler that raises: the answer names the error, the server's stderr has one
+    line, no traceback anywhere (the app called in-process, through ASGI)."""
+    import asyncio
+
+    from starlette.routing import Route
+
+    from partita.web.app import create_app
+
+    def broken(request):
+        raise RuntimeError("boom")
+
+    app = create_app(web_archive)
+    app.router.routes.insert(0, Route("/api/broken", broken))
+    app.router.routes.insert(0, Route("/broken", broken))
+    answers = {}
+    for path in ("/api/broken", "/broken"):
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+                 "query_string": b"", "headers": [(b"host", b"127.0.0.1")], "scheme": "http",
+                 "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": "",
+                 "http_version": "1.1", "asgi": {"version": "3.0"}}  # fmt: skip
+        sent: list[dict] = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message, sent=sent):
+            sent.append(message)
+
+        asyncio.run(app(scope, receive, send))
+        answers[path] = (sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:]))
+    assert answers["/api/broken"][0] == 500
+    assert json.loads(answers["/api/broken"][1])["error"] == (
+        "internal error: RuntimeError: boom (please report it)"
+    )
+    assert answers["/broken"][0] == 500 and b"RuntimeError: boom" in answers["/broken"][1]
+    err = capfd.readouterr().err
+    assert err.count("partita: internal error: RuntimeError: boom") == 2
+    assert "Traceback" not in err and b"Traceback" not in answers["/broken"][1]
+
+
+def test_a_position_s_board_rings_a_hinted_move(web_server):
+    status, headers, plain = fetch(web_server.url + "/positions/board.svg?game=connect4")
+    assert status == 200 and headers["content-type"].startswith("image/svg+xml")
+    status, _, hinted = fetch(web_server.url + "/positions/board.svg?game=connect4&hint=t4")
+    assert status == 200 and hinted != plain  # the cells of t4 are ringed
+    status, _, text = fetch(web_server.url + "/positions/board.svg?game=connect4&hint=t9")
+    assert status == 400 and "hint 't9'" in html.unescape(text)
+
+
+def test_every_count_of_the_explorer_links_to_its_games(web_server):
+    """A move's games, and its won, drawn, lost and unfinished counts, each list as
+    many games as they say."""
+    _, _, page = fetch(web_server.url + "/explorer?game=connect4")
+    body = page[page.index("<tbody>") : page.index("</tbody>")]
+    for row in body.split("</tr>")[:3]:
+        if "<td" not in row:
+            continue
+        links = [
+            (html.unescape(href), html.unescape(text))
+            for href, text in re.findall(r'<a[^>]* href="([^"]*)"[^>]*>([^<]*)</a>', row)
+        ]
+        counts = [(href, text) for href, text in links if href.startswith("/?")]
+        games = int(counts[0][1])
+        outcomes = 0
+        for href, text in counts:
+            _, _, answer = fetch(web_server.url + href.replace("/?", "/api/games?", 1))
+            total = json.loads(answer)["total"]
+            assert total == int(text.split()[0]), (href, text)
+            if "result=" in href:
+                outcomes += total
+        assert outcomes == games

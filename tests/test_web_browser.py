@@ -9,6 +9,7 @@ Screenshots go to $PARTITA_SCREENSHOTS when it is set."""
 from __future__ import annotations
 
 import json
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -126,6 +127,9 @@ def test_an_analysis_runs_and_another_is_cancelled(web_server, page, game):
     scores = page.get_by_role("list", name="Moves and their scores")
     assert scores.locator("li").count() >= 1
     board = page.locator("#board")
+    best = scores.locator("button").first.inner_text()
+    shown = urllib.parse.parse_qs(page.locator("#board-image").get_attribute("src").split("?")[1])
+    assert shown["hint"] == [best]  # the best move's cells ringed on the board
     before = board.get_attribute("aria-label")
     scores.locator("button").first.hover()
     assert board.get_attribute("aria-label") != before  # the position after the move
@@ -185,4 +189,23 @@ def test_hostile_records_are_shown_as_text(web_server, page):
     page.goto(f"{web_server.url}/players?player=script")
     assert page.get_by_text(HOSTILE).count() >= 1
     assert dialogs == []
+    no_console_errors(page)
+
+
+def test_the_arrow_keys_go_into_a_variation_and_back(web_server, page):
+    rows = api(web_server, "/api/games?event=Escaping")["games"]
+    game_id = next(row["id"] for row in rows if row["result"] == "1-0")
+    data = api(web_server, f"/api/games/{game_id}")
+    nodes = data["nodes"]
+    branching = next(node for node in nodes if len(node["children"]) > 1)
+    main, variation = (nodes[child] for child in branching["children"][:2])
+    page.goto(f"{web_server.url}/games/{game_id}?node={main['id']}")
+    board = page.locator("#board")
+    page.keyboard.press("ArrowDown")
+    assert board.get_attribute("aria-label") == variation["position"]
+    assert page.locator("#moves button.move.current").get_attribute("data-node") == str(
+        variation["id"]
+    )
+    page.keyboard.press("ArrowUp")
+    assert board.get_attribute("aria-label") == main["position"]
     no_console_errors(page)

@@ -9,7 +9,8 @@ and ``docs/archive.md``.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,16 +120,36 @@ def query_games(
         rows = []
         if offset < 0:
             raise ArchiveError(f"offset must be 0 or more, not {offset}")
-        for row in select_games(
-            db,
-            columns,
-            selection=chosen,
-            limit=limit,
-            column_params=column_params,
-            order=order,
-            descending=descending,
-            offset=offset,
-        ):
+        if limit is not None and chosen.position is None and chosen.pattern is None:
+            # A page: its ids first (the sort carries two values a game, not every
+            # column), then its rows.
+            ids = [
+                row["id"]
+                for row in select_games(
+                    db, "g.id", selection=chosen, limit=limit, order=order,
+                    descending=descending, offset=offset,
+                )
+            ]  # fmt: skip
+            found = {
+                row["id"]: row
+                for row in db.query(
+                    f"SELECT {columns} FROM games g WHERE g.id IN (SELECT value FROM json_each(?))",
+                    [json.dumps(ids)],
+                )
+            }
+            selected: Iterable[dict] = (found[game_id] for game_id in ids)
+        else:
+            selected = select_games(
+                db,
+                columns,
+                selection=chosen,
+                limit=limit,
+                column_params=column_params,
+                order=order,
+                descending=descending,
+                offset=offset,
+            )
+        for row in selected:
             players = [row.pop(f"player{seat}") for seat in range(1, 5)]
             row["players"] = [name for name in players if name is not None]
             rows.append(row)

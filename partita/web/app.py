@@ -3,7 +3,10 @@
 How the app is put together (and how another module adds pages):
 
 * Each page module of this package exposes ``routes: list[BaseRoute]`` (Starlette
-  ``Route`` objects; handlers are ``async def handler(request) -> Response``).
+  ``Route`` objects). A handler that reads the archive or computes is a plain
+  ``def handler(request) -> Response`` (Starlette runs it in its thread pool, so a
+  slow page never holds the others up); one that only awaits (``await
+  request.json()``) is ``async def``.
   :data:`ROUTE_MODULES` names those modules, in order; :func:`create_app` imports
   each and mounts its ``routes``. A new page module adds its dotted name to
   :data:`ROUTE_MODULES` (one line) and nothing else here.
@@ -22,7 +25,15 @@ How the app is put together (and how another module adds pages):
   ``X-CSRF-Token`` header of a ``fetch``; base.html also puts it in
   ``<meta name="csrf-token">``, which ``app.js``'s ``partita.post`` sends).
 * Static files (CSS, JavaScript) are in ``partita/web/static`` and served under
-  ``/static/`` (only from that folder).
+  ``/static/`` (only from that folder). ``app.js`` (loaded by every page) gives
+  ``window.partita.post(url, data)`` (a JSON POST with the CSRF token),
+  ``getJSON(url)`` and ``jsonData(id)``.
+* A position in a URL (``game``, ``sides``, ``tag``, ``position``, ``moves``) is
+  read by :func:`partita.web.positions.position_from`; its board is
+  ``/positions/board.svg?...``; a page's header links are
+  :data:`partita.web.templating.NAV`.
+* Tests: ``tests/web_server.py`` starts ``partita serve`` (:func:`start_server`,
+  options such as ``--write`` passed through) and gives Playwright pages.
 * Errors: a :class:`~partita.errors.PartitaError` or an ``HTTPException`` raised by a
   handler becomes an error page, or JSON (``{"error": reason, "status": N}``) under
   ``/api/`` (:mod:`partita.web.errors`); anything else a 500 with one line, never a

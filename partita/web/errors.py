@@ -4,7 +4,9 @@ Under ``/api/`` (or when the client asks for JSON) an error is
 ``{"error": reason, "status": N}``; elsewhere the error page (``error.html``).
 A :class:`~partita.errors.PartitaError` (bad input: an unknown game, a malformed
 position, a filter it cannot read) is a 400, an unknown game id a 404 (the handler
-raises ``HTTPException(404, reason)``), anything else a 500 naming the error's kind.
+raises ``HTTPException(404, reason)``), anything else a 500 naming the error's kind
+(:class:`partita.web.security.SecurityMiddleware` catches it: one line on the
+server's stderr, no traceback unless ``PARTITA_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -89,15 +91,9 @@ async def _domain_error(request: Request, error: Exception) -> Response:
     return error_response(request.scope, 400, str(error))
 
 
-async def _bug(request: Request, error: Exception) -> Response:
-    _log.error("internal error on %s", request.url.path, exc_info=error)
-    reason = f"internal error: {type(error).__name__}: {error} (please report it)"
-    return error_response(request.scope, 500, reason)
-
-
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     HTTPException: _http_error,
     PartitaError: _domain_error,
     ValueError: _domain_error,
-    Exception: _bug,
 }
+# Anything else is a bug: partita.web.security's middleware answers it with one line.

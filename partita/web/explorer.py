@@ -64,6 +64,20 @@ def explore(db: Any, params: Any) -> tuple[PositionRef, Any, list[tuple[Any, int
     return ref, tree, configurations
 
 
+def _result_tokens(sides: int, seat: int, score: str) -> list[str]:
+    """Every result token in which ``seat`` scored ``score`` (``1``, ``1/2``, ``0``):
+    the games a won, drawn or lost count stands for."""
+    from itertools import product
+
+    tokens = []
+    for others in product(("1", "1/2", "0"), repeat=sides - 1):
+        parts = [*others[:seat], score, *others[seat:]]
+        if score == "1" and "1" in others:
+            continue  # one winner
+        tokens.append("-".join(parts))
+    return tokens
+
+
 def _bars(stats: Any) -> dict[str, Any]:
     won, drawn, lost = stats.wdl
     decided = won + drawn + lost
@@ -113,9 +127,16 @@ def explorer_page(request: Request) -> Response:
             "mainline_only": 1,
             **narrowing,
         }
+        outcome_urls = {}
+        if stats.mover >= 0:
+            for name, score in (("won", "1"), ("drawn", "1/2"), ("lost", "0")):
+                tokens = _result_tokens(ref.sides, stats.mover, score)
+                outcome_urls[name] = url("/", **games_query, result=tokens)
+            outcome_urls["unfinished"] = url("/", **games_query, result="*")
         rows.append(
             {
                 "stats": stats,
+                "outcome_urls": outcome_urls,
                 "bars": _bars(stats),
                 "down": url("/explorer", **query),
                 "games_url": url("/", **games_query),
@@ -137,7 +158,14 @@ def explorer_page(request: Request) -> Response:
             "symmetry": symmetry,
             "narrowing": narrowing,
             "configurations": [
-                (c.describe(), c.sides, c.tags(), count) for c, count in configurations
+                (
+                    c.describe(),
+                    c.sides,
+                    c.tags(),
+                    count,
+                    c.sides == ref.sides and c.tags() == dict(ref.tags),
+                )  # fmt: skip
+                for c, count in configurations
             ],
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,

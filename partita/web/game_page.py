@@ -56,7 +56,7 @@ def _start_node(view: GameView, request: Request) -> int:
     if "ply" in params:
         ply = number(params, "ply", 0, 0, 10_000_000)
         legal = [n for n in view.mainline if view.nodes[n]["position"] is not None]
-        return legal[min(ply, len(legal) - 1)]
+        return legal[min(ply, len(legal) - 1)] if legal else 0
     # an invalid record opens at its last legal move
     legal = [n for n in view.mainline if view.nodes[n]["position"] is not None]
     return legal[-1] if view.status != "valid" and legal else 0

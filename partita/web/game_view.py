@@ -35,7 +35,8 @@ class GameView:
     sides: int
     settings: tuple[tuple[str, str], ...]
     #: Per node: id, parent, children, move, label, ply, main, suffix, nags,
-    #: comments, starting_comments, position (None past the legal moves), bad.
+    #: comments, starting_comments, position (None past the legal moves), bad, over
+    #: (the game has ended there).
     nodes: list[dict[str, Any]] = field(default_factory=list)
     states: list[Any] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)
@@ -146,6 +147,7 @@ def _build(db: Path, game_id: int) -> GameView:
             "starting_comments": [],
             "position": root_position,
             "bad": False,
+            "over": False,
         }
     )
     view.states.append(start)
@@ -173,6 +175,7 @@ def _build(db: Path, game_id: int) -> GameView:
                 "starting_comments": list(child.starting_comments),
                 "position": None,
                 "bad": state is None,
+                "over": False,
             }
             after = None
             if state is not None:
@@ -186,6 +189,7 @@ def _build(db: Path, game_id: int) -> GameView:
                     assert child.move is not None
                     after = rules.apply(current, game.parse_move(current, child.move))
                     entry["position"] = game.format_position(after)
+                    entry["over"] = rules.outcome(after) is not None
                 except PartitaError as error:
                     entry["bad"] = True
                     entry["reason"] = str(error)

@@ -159,11 +159,26 @@ SVG_HEADERS = {"cache-control": "private, max-age=3600"}
 
 
 def position_board(request: Request) -> Response:
-    """``/positions/board.svg?game=...``: the board of a position."""
+    """``/positions/board.svg?game=...``: the board of a position (the last move's
+    cells ringed); ``hint=MOVE``: the cells that move would change are ringed
+    instead (an analysis's best move, shown on the position it is played from)."""
+    from partita.analysis.diagrams import board_for, render_diagram
+
     ref = position_from(request.query_params)
     states = ref.states()
-    previous = states[-2] if len(states) > 1 else None
-    svg = board_svg(ref.notation(), states[-1], previous=previous, caption=ref.text())
+    hint = text(request.query_params, "hint")
+    game = ref.notation()
+    if hint is not None:
+        state = states[-1]
+        try:
+            after = game.rules.apply(state, game.parse_move(state, hint))
+        except PartitaError as error:
+            raise PartitaError(f"hint '{hint}': {error}") from None
+        cells = changed_cells(board_for(game), state, after)
+        svg = render_diagram(game, state, caption=ref.text(), last=cells)
+    else:
+        previous = states[-2] if len(states) > 1 else None
+        svg = board_svg(game, states[-1], previous=previous, caption=ref.text())
     return Response(svg, media_type="image/svg+xml", headers=SVG_HEADERS)
 
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import secrets
+import sys
 from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -102,7 +104,29 @@ class SecurityMiddleware:
                         response_headers[name] = value
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        started = False
+
+        async def send_noting_start(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send_with_headers(message)
+
+        try:
+            await self.app(scope, receive, send_noting_start)
+        except Exception as error:  # a bug: one line here, a page or JSON there
+            if os.environ.get("PARTITA_DEBUG") == "1":
+                raise
+            reason = f"internal error: {type(error).__name__}: {error}"
+            sys.stderr.write(
+                f"partita: {reason} (on {scope.get('path', '')}; PARTITA_DEBUG=1 shows "
+                "the traceback; please report it)\n"
+            )
+            if not started:
+                from partita.web.errors import error_response
+
+                response = error_response(scope, 500, reason + " (please report it)")
+                await response(scope, receive, send_with_headers)
 
 
 def _host_name(host: str) -> str:

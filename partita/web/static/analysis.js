@@ -41,8 +41,16 @@
     start.disabled = yes;
     cancel.disabled = !yes;
   }
+  function boardWithHint(move) {
+    return `${home.src}&hint=${encodeURIComponent(move)}`;
+  }
   function render(result) {
     output.replaceChildren();
+    if (result.moves.length) {
+      // the best move's cells ringed on the analysed position
+      home.src = boardWithHint(result.moves[0].move);
+      showBoard(home.src, home.label);
+    }
     const summary = element("p", { class: "value" });
     summary.append(element("strong", {}, "Value: "), `${result.value_text} `,
       element("span", { class: "muted" }, `(${result.exact ? "exact" : "searched"}; ${result.budget})`));
@@ -103,6 +111,8 @@
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     output.replaceChildren();
+    home.src = image.dataset.src;
+    showBoard(home.src, home.label);
     box.hidden = false;
     bar.value = 0;
     status.textContent = "Starting…";

@@ -1,5 +1,5 @@
-// The game page: step through the move tree with the buttons, the keys (arrows,
-// Home, End) or a click on a move; the board (an image labelled with the position),
+// The game page: step through the move tree with the buttons, the keys (← →,
+// Home, End; ↓ ↑ to a variation of the move shown and back) or a click on a move; the board (an image labelled with the position),
 // the move list's current move, the position links and the URL follow.
 "use strict";
 (function () {
@@ -50,6 +50,8 @@
       button.scrollIntoView({ block: "nearest", inline: "nearest" });
       if (focus) button.focus();
     }
+    document.getElementById("position-links").hidden = Boolean(node.over);
+    document.getElementById("game-over").hidden = !node.over;
     const query = positionQuery(node.pos);
     document.getElementById("find-position").href = `/?${query}`;
     document.getElementById("analyse-position").href = `/analysis?${query}`;
@@ -80,6 +82,16 @@
     while (playable(nodes[id].k[0])) id = nodes[id].k[0];
     show(id);
   }
+  // ↓ and ↑: the next or the previous line branching where the current move is
+  // played (a variation of it, or the mainline back from one).
+  function sibling(step) {
+    const parent = nodes[current].p;
+    if (parent === null) return;
+    const siblings = nodes[parent].k.filter(playable);
+    const index = siblings.indexOf(current);
+    const next = siblings[index + step];
+    if (next !== undefined) show(next);
+  }
   document.getElementById("first").addEventListener("click", first);
   document.getElementById("previous").addEventListener("click", previous);
   document.getElementById("next").addEventListener("click", next);
@@ -92,7 +104,14 @@
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
     if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
-    const actions = { ArrowLeft: previous, ArrowRight: next, Home: first, End: last };
+    const actions = {
+      ArrowLeft: previous,
+      ArrowRight: next,
+      Home: first,
+      End: last,
+      ArrowDown: () => sibling(1),
+      ArrowUp: () => sibling(-1),
+    };
     const action = actions[event.key];
     if (action) {
       event.preventDefault();
