@@ -70,6 +70,7 @@ def start(page, server, game: str) -> None:
     page.get_by_label("Who plays Player2").select_option("random")
     if game in STARTS:
         page.get_by_label("Start position").fill(STARTS[game])
+    screenshot(page, f"play-{game}-new")
     page.get_by_role("button", name="Start the game").click()
     assert re.search(rf"/play/{game}/[0-9a-f]+$", page.url)
 

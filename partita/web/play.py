@@ -239,8 +239,7 @@ def _bounded(chosen: WebSettings, spec: str) -> None:
 
 def game_page(request: Request) -> Response:
     played = _game(request)
-    with played.lock:
-        snapshot = dict(played.snapshot)
+    snapshot = played.snapshot
     return render(
         request,
         "play.html",
@@ -252,9 +251,9 @@ def game_page(request: Request) -> Response:
 
 
 def state(request: Request) -> Response:
-    played = _game(request)
-    with played.lock:
-        return JSONResponse(played.snapshot)
+    # the snapshot is replaced whole, never changed: read without waiting for an
+    # agent that is thinking under the lock
+    return JSONResponse(_game(request).snapshot)
 
 
 async def _body(request: Request) -> dict[str, Any]:
