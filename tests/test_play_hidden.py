@@ -12,6 +12,7 @@ import pytest
 from terminal import Terminal
 
 from partita.analysis.play import PlaySession
+from partita.games.forceball.determinize import hidden_places
 from partita.games.registry import get_game
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
@@ -69,6 +70,14 @@ def test_a_person_never_sees_a_card_of_the_agents_hand(league, seed):
         hand = session.sheet.state.hands[1]
         for card in hand:
             assert not mentions(text, rules.ids[card]), (rules.ids[card], text)
+        # the table, the position and the list of moves name no card the person
+        # cannot see now (the opponent's hand and speed pile, the discard pile,
+        # the draw pile below its top)
+        table = "\n".join([session.diagram(), session.position()])
+        if session.turn().kind == "human":
+            table += "\n" + session.handle("moves").text
+        for card in hidden_places(session.sheet.state, 0):
+            assert not mentions(table, rules.ids[card]), (rules.ids[card], table[-2000:])
         # what the person's own seat holds is shown
         for card in session.sheet.state.hands[0]:
             assert mentions(session.diagram(), rules.ids[card])

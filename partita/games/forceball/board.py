@@ -453,9 +453,9 @@ def _action_regions(action: Action) -> tuple[str, ...]:
 
 @lru_cache(maxsize=64)
 def _buttons(rules: ForceballRules, state: ForceballState) -> tuple[str, ...]:
-    """The league's fixed buttons, then one referee check button per kind of card
-    (a Referee card or not) the check may reveal and the speed rewards the draw pile
-    may give, for the cards this turn's draws (up to three) may leave on top."""
+    """The league's fixed buttons, then a referee check and a speed reward naming
+    the draw pile's top card (the cards below it are not seen: a turn naming them
+    is typed)."""
     fixed = [">", "+", "@"]
     if rules.level >= JUNIOR:
         fixed += ["-", "~", "%0", "%1", "%2", "#", "^", "^1", "^2", "^3"]
@@ -469,22 +469,15 @@ def _buttons(rules: ForceballRules, state: ForceballState) -> tuple[str, ...]:
     fixed += [">1", ">2", ">3"]
     found = dict.fromkeys(fixed)
     ids = rules.ids
-    if rules.level >= SENIOR:
-        for pile in (*(state.draw[drawn:] for drawn in range(4)), state.discard):
-            kinds: dict[bool, int] = {}
-            for card in pile:
-                kinds.setdefault(rules.referee[card], card)
-            for card in kinds.values():
-                found.setdefault(f":{ids[card]}")
-    for drawn in range(4):
-        top = [ids[card] for card in state.draw[drawn : drawn + 2]]
-        if top:
-            found.setdefault(f">{top[0]}")
-        if len(top) == 1:
-            found.setdefault(f">{top[0]},_")
-        if len(top) == 2:
-            found.setdefault(f">{top[0]},{top[1]}")
-            found.setdefault(f">{top[1]},{top[0]}")
+    if state.draw:
+        # the draw pile's top card, the one card of the piles a player sees: a
+        # referee check and a reward may name it
+        top = ids[state.draw[0]]
+        if rules.level >= SENIOR:
+            found.setdefault(f":{top}")
+        found.setdefault(f">{top}")
+        if len(state.draw) == 1:
+            found.setdefault(f">{top},_")
     return tuple(found)
 
 

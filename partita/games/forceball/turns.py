@@ -11,7 +11,10 @@ then hand cards of its type) and, after a foul, the referee check. Turns that
 leave the same table are listed once (the first, shortest spelling): a referee
 check is listed with one card of each kind it can reveal, since only whether the
 card is a Referee card changes the game; the opponent's Lucky shot or Goalie, from
-a hand the player cannot see, is not listed (it is typed). Restructuring the hand (``#c,c>n``: any
+a hand the player cannot see, is not listed (it is typed). A list is read before
+the turn, so it names only the cards the player sees then (his hand and speed pile,
+the maneuver piles, the draw pile's top card): a turn that names another (the
+card a second draw brings, a referee check or a reward below the top) is typed. Restructuring the hand (``#c,c>n``: any
 set of cards, up to as many draws) is left out of the list, which it would
 multiply a hundredfold; it is typed in full, and checked like any turn.
 """
@@ -84,8 +87,16 @@ def every_turn(rules: ForceballRules, state: ForceballState, limit: int = LIMIT)
     leaving a different table, in the order a player reads them."""
     if state.phase != TURN:
         return []
+    mover = state.to_move
+    seen = {*state.hands[mover], *state.speed[mover], *state.draw[:1]}
+    for pile in state.piles:
+        for maneuver in pile:
+            seen.update((maneuver.card, *maneuver.increases))
+    visible = {rules.ids[card] for card in seen}
     found: dict[Hashable, Turn] = {}
     for actions, runner in _turns(rules, TurnRunner(rules, state)):
+        if not _named(actions) <= visible:
+            continue  # it names a card the player cannot see now
         if _clone(runner).finish() is not None:
             continue
         finished = _clone(runner)
@@ -96,6 +107,17 @@ def every_turn(rules: ForceballRules, state: ForceballState, limit: int = LIMIT)
             if len(found) >= limit:
                 break
     return list(found.values())
+
+
+def _named(actions: tuple[Action, ...]) -> set[str]:
+    """The cards a turn's token names."""
+    names: set[str] = set()
+    for action in actions:
+        if isinstance(action, (SpeedUp, SpeedSwap, Play, ForceHand, RefereeCheck, Special)):
+            names.add(action.card)
+        elif isinstance(action, RewardSpeed):
+            names.update(card for card in action.cards if card != EMPTY)
+    return names
 
 
 def _turns(
