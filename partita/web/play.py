@@ -24,6 +24,7 @@ reason in ``message``.
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -475,6 +476,15 @@ def _snapshot(
         who = session.player(turn.seat) if turn.seat is not None else "chance"
         status = f"{sheet.move_number()} {who} plays..."
     show_record = session.open_table or sheet.over
+    svg = render_diagram(
+        game,
+        state_now,
+        caption=f"{rules.title}, as Player{viewer + 1} sees it"
+        if viewer is not None
+        else rules.title,
+        viewer=viewer,
+        interactive=turn.kind == "human",
+    )
     return {
         "id": played.id,
         "game": played.name,
@@ -487,15 +497,8 @@ def _snapshot(
         "viewer": viewer,
         "open_table": session.open_table,
         "position": session.position(),
-        "svg": render_diagram(
-            game,
-            state_now,
-            caption=f"{rules.title}, as Player{viewer + 1} sees it"
-            if viewer is not None
-            else rules.title,
-            viewer=viewer,
-            interactive=turn.kind == "human",
-        ),
+        "svg": svg,
+        "wide": _drawing_width(svg) > WIDE,
         "clickable": type(board).regions is not Board.regions and turn.kind == "human",
         "legal": legal,
         "plies": plies,
@@ -507,6 +510,17 @@ def _snapshot(
         "players": list(sheet.players),
         "results": _result_choices(len(sheet.players)),
     }
+
+
+#: Drawings wider than this (in their own units) keep this width on a phone, in a
+#: box that scrolls sideways, so that their cards and cells stay big enough to tap.
+WIDE = 600
+_VIEW_BOX = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ')
+
+
+def _drawing_width(svg: str) -> float:
+    found = _VIEW_BOX.search(svg)
+    return float(found.group(1)) if found else 0.0
 
 
 def _result_choices(sides: int) -> list[str]:

@@ -74,6 +74,7 @@
     message.textContent = state.message || "";
     board.setAttribute("aria-label", state.position);
     board.innerHTML = state.svg; // the server's own SVG: every text in it is escaped
+    board.classList.toggle("wide", Boolean(state.wide));
     positionText.textContent = state.position;
     legalBox.replaceChildren();
     if (state.legal.length === 0) {
