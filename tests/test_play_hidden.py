@@ -226,3 +226,20 @@ def test_at_the_terminal_the_agents_hand_is_never_printed(tmp_path):
         state = game.rules.apply(state, game.parse_move(state, token))
         for card in state.hands[1]:
             assert not mentions(chunk, game.rules.ids[card]), (token, chunk)
+
+
+def test_a_recorded_game_is_entered_at_an_open_table():
+    """Typed shuffles and face-offs need --open-table (the scoresheet of a real
+    table); at a hidden table chance is drawn, and a typed shuffle is refused with
+    a note that says so."""
+    from cli_runner import run_cli
+
+    (record,) = read_records(f"{ROOT_EXAMPLES}/junior.pgr")
+    moves = "\n".join(replay(record, strict=True).moves) + "\n"
+    args = ["play", "forceball", "--tag", "League=junior"]
+    entered = run_cli([*args, "--open-table"], input=moves)
+    assert entered.code == 0, entered.stderr
+    assert replay(parse_record(entered.stdout), strict=True).moves == replay(record).moves
+    hidden = run_cli(args, input=moves)
+    assert hidden.code == 1
+    assert "no shuffle now" in hidden.stderr and "--open-table lets the shuffles" in hidden.stderr

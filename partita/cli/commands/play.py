@@ -335,11 +335,28 @@ def _play_from_input(session: Any, keep_going: bool) -> int:
                 return refused
             continue
         typer.echo(message, err=True)
+        if not refused and _chance_was_drawn(session):
+            typer.echo(
+                "note: at a table with hidden information chance is drawn for the table; "
+                "--open-table lets the shuffles and face-offs of a game be typed",
+                err=True,
+            )
         if not keep_going:
             raise typer.Exit(1)
         refused += 1
     _play_automatic(session)
     return refused
+
+
+def _chance_was_drawn(session: Any) -> bool:
+    """Whether the session drew a chance move that people did not type (a hidden table)."""
+    if session.open_table:
+        return False
+    rules = session.rules
+    return any(
+        who == "auto" and rules.side_to_move(ply.before) < 0
+        for ply, who in zip(session.sheet.plies, session.played_by, strict=True)
+    )
 
 
 def _play_automatic(session: Any) -> None:
