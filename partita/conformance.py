@@ -31,7 +31,10 @@ What is checked (``docs/plugins.md`` says it for authors):
 * :func:`check_bad_input`: malformed moves and positions raise partita's errors,
   never another exception (which would reach a user as an internal error);
 * :func:`check_board`: the board draws every position (one piece code per cell of
-  its layout, marks on cells, JSON frames for the viewer, an SVG).
+  its layout, marks on cells, JSON frames for the viewer, an SVG);
+* :func:`check_regions`: for a board that declares where moves are clicked, every
+  legal move is clicked on regions of its position, those clicks spell the move
+  back, and the interactive drawing carries every region.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ __all__ = [
     "check_playouts",
     "check_position_round_trip",
     "check_record_replay",
+    "check_regions",
     "check_spec",
     "check_symmetries",
     "checks",
@@ -618,6 +622,61 @@ def check_board(
         )
 
 
+def check_regions(
+    game: GameLike, sides: int, tags: Mapping[str, str] | None = None, seed: int = 0
+) -> None:
+    """A board that declares regions (:meth:`~partita.analysis.diagrams.Board.regions`):
+    along a random game, every legal move (and the move played) is clicked on
+    regions of its position (:meth:`~partita.analysis.diagrams.Board.move_regions`),
+    the clicks spell a token (:meth:`~partita.analysis.diagrams.Board.move_text`)
+    that reads back as that move, and the interactive SVG carries each region. A
+    board that declares none is played through its list of moves: nothing to check."""
+    from html import escape
+
+    from partita.analysis.diagrams import Board, TextBoard, render_diagram
+
+    notation = _configured(game, tags)
+    place = _place(notation, sides, seed)
+    factory = _spec(notation).board_factory() or TextBoard
+    board = factory(notation)
+    if type(board).regions is Board.regions:
+        return
+    rules = notation.rules
+    playout = _playout(notation, sides, seed)
+    step = max(1, len(playout.moves) // 8)
+    for index in range(0, len(playout.moves), step):
+        state, played = playout.states[index], playout.moves[index]
+        if rules.side_to_move(state) == CHANCE:
+            continue
+        where = f"{place}, ply {index}, position {_position(notation, state)}"
+        ids = [region.id for region in board.regions(state)]
+        _expect(len(ids) == len(set(ids)), f"{where}: a region id is given twice")
+        known = set(ids)
+        for move in [*rules.legal_moves(state), played]:
+            clicks = board.move_regions(state, move)
+            if not clicks:
+                continue  # a move played from the list
+            token = notation.format_move(state, move)
+            unknown = [click for click in clicks if click not in known]
+            _expect(not unknown, f"{where}: move {token} is clicked on {unknown}, no regions here")
+            text = board.move_text(state, clicks)
+            _expect(text is not None, f"{where}: the clicks {list(clicks)} spell no move")
+            assert text is not None
+            try:
+                read = notation.parse_move(state, text)
+            except PartitaError as error:
+                raise AssertionError(
+                    f"{where}: the clicks of {token} spell {text!r}, refused: {error}"
+                ) from None
+            _expect(
+                rules.key(rules.apply(state, read)) == rules.key(rules.apply(state, move)),
+                f"{where}: the clicks of {token} spell {text!r}, another move",
+            )
+        svg = render_diagram(notation, state, interactive=True)
+        missing = [region for region in ids if f'data-region="{escape(region)}"' not in svg]
+        _expect(not missing, f"{where}: the interactive drawing lacks regions {missing[:5]}")
+
+
 # -- running them ---------------------------------------------------------------------------------
 
 
@@ -644,6 +703,7 @@ CHECKS: tuple[Check, ...] = (
     Check("symmetries", check_symmetries, seeded=True, default_seed=7),
     Check("bad input", check_bad_input),
     Check("board", check_board, seeded=True),
+    Check("regions", check_regions, seeded=True),
 )
 
 

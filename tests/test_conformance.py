@@ -76,6 +76,19 @@ def test_boards_draw_random_positions(case):
     conformance.check_board(case.game, case.sides, tags=case.tags, seed=3)
 
 
+@pytest.mark.parametrize("case", CONFIGS)
+def test_every_legal_move_is_clicked_on_regions_that_spell_it(case):
+    conformance.check_regions(case.game, case.sides, tags=case.tags, seed=5)
+
+
+def test_a_board_whose_clicks_spell_another_move_fails_the_regions_check(monkeypatch):
+    from partita.games.gravity.board import GravityBoard
+
+    monkeypatch.setattr(GravityBoard, "move_text", lambda self, state, regions: "t1")
+    with pytest.raises(AssertionError, match=r"connect4, 2 sides, seed 0, ply \d+.*spell 't1'"):
+        conformance.check_regions("connect4", 2, seed=0)
+
+
 # -- the suite itself: its checks fail on a broken game, and say where --------------------------
 
 

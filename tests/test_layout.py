@@ -97,7 +97,17 @@ def _imports(path: Path) -> list[str]:
 
 #: Modules of a game package that belong to its pure engine (the rest may use
 #: notation, analysis or the CLI: they are the game's plugins into those layers).
-ENGINE_MODULES = {"rules", "cards", "values", "turn", "sampler", "words", "determinize"}
+ENGINE_MODULES = {
+    "rules",
+    "cards",
+    "values",
+    "turn",
+    "turns",
+    "sampler",
+    "words",
+    "determinize",
+    "narration",
+}
 
 
 @pytest.mark.parametrize("package", game_packages(), ids=lambda path: path.name)

@@ -16,10 +16,12 @@ FORCEBALL = get_game("forceball")  # the pro league: face-offs are chance moves
 UF = get_game("universal-forces")
 
 
-def session(game=CONNECT4, seats=None, sides=2, seed=7, start=None) -> PlaySession:
+def session(
+    game=CONNECT4, seats=None, sides=2, seed=7, start=None, open_table=False
+) -> PlaySession:
     players = [f"P{seat + 1}" for seat in range(sides)]
     sheet = Scoresheet(game, players, start=start, date="2026.05.04")
-    return PlaySession(sheet, seats or {}, seed)
+    return PlaySession(sheet, seats or {}, seed, open_table=open_table)
 
 
 def play_out(game_session: PlaySession) -> None:
@@ -79,7 +81,8 @@ def test_chance_is_drawn_when_nobody_types_it():
 
 
 def test_a_person_at_the_table_types_chance_or_leaves_it_to_chance():
-    game = session(FORCEBALL, seats={1: "random"}, seed=2)
+    # the open scoresheet of a real table (a hidden table draws chance itself)
+    game = session(FORCEBALL, seats={1: "random"}, seed=2, open_table=True)
     assert game.turn().kind == "chance"
     deck = game.handle("").plies[0]  # an empty line: random
     assert deck.token.startswith("deck:")

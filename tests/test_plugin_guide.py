@@ -213,17 +213,28 @@ def test_the_installed_game_is_listed(plugin):
 
 def test_the_conformance_suite_passes_on_the_game(plugin):
     lines = _run(plugin, "conformance").stdout.splitlines()
-    # the spec once, then seven checks for each variant: {} and Size 5, Line 4
-    assert lines[-1] == "tictactoe: 15 checks: 15 passed, 0 failed"
+    # the spec once, then eight checks for each variant: {} and Size 5, Line 4
+    assert lines[-1] == "tictactoe: 17 checks: 17 passed, 0 failed"
     checked = [line.split()[1:] for line in lines[:-1]]
-    assert len(checked) == 15 and all(line.startswith("ok") for line in lines[:-1])
-    for name in ("initial", "random", "position", "record", "symmetries", "bad", "board"):
+    assert len(checked) == 17 and all(line.startswith("ok") for line in lines[:-1])
+    # the board declares no regions: the regions check has nothing to hold it to,
+    # and the game is played through its list of legal moves
+    for name in (
+        "initial",
+        "random",
+        "position",
+        "record",
+        "symmetries",
+        "bad",
+        "board",
+        "regions",
+    ):
         targets = {words[-3] for words in checked if words[0] == name}
         assert targets == {"tictactoe-2", "tictactoe-5-4-2"}, name
 
 
 def test_the_package_runs_the_suite_in_its_own_tests(plugin):
-    assert "15 passed" in _run(plugin, "pytest").stdout
+    assert "17 passed" in _run(plugin, "pytest").stdout
 
 
 def test_validate_reports_the_mistake_with_its_place(plugin):
@@ -272,3 +283,56 @@ def test_report_has_the_game_its_board_and_its_section(plugin):
         "row 0 1 column 0 0 diagonal 1 0"
     ) in text
     assert "Tic-tac-toe: how 1 game was won" in text
+
+
+def test_the_game_is_played_on_the_web_page_through_its_list(plugin, tmp_path, monkeypatch):
+    """The guide's board declares no regions: `partita serve`'s play page offers the
+    game's legal moves as a list, plays one, and saves the game, with no change to
+    partita."""
+    import json
+    import urllib.parse
+    import urllib.request
+
+    from web_server import start_server
+
+    from partita.database import import_paths
+
+    db = tmp_path / "archive.db"
+    import_paths(db, [])
+    monkeypatch.setenv("PYTHONPATH", plugin.env["PYTHONPATH"])
+    server = start_server(db, "--write")
+
+    class Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    def post(url: str, data: bytes, headers: dict) -> tuple[int, dict, str]:
+        request = urllib.request.Request(url, data=data, headers=headers)
+        try:
+            with urllib.request.build_opener(Stay).open(request, timeout=30) as answer:
+                return answer.status, dict(answer.headers), answer.read().decode("utf-8")
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read().decode("utf-8")
+
+    try:
+        with urllib.request.urlopen(server.url + "/play/tictactoe", timeout=30) as answer:
+            form = answer.read().decode("utf-8")
+        token = re.search(r'name="csrf_token" value="([0-9a-f]+)"', form).group(1)
+        fields = {"csrf_token": token, "sides": "2", "seat1": "human", "seat2": "human"}
+        status, headers, _ = post(
+            server.url + "/play/tictactoe", urllib.parse.urlencode(fields).encode(), {}
+        )
+        assert status == 303
+        game = server.url + headers["location"]
+        with urllib.request.urlopen(game + "/state", timeout=30) as answer:
+            state = json.loads(answer.read())
+        assert state["clickable"] is False and "data-region" not in state["svg"]
+        assert "b2" in [move["move"] for move in state["legal"]]
+        assert all(move["regions"] == [] for move in state["legal"])
+        json_headers = {"X-CSRF-Token": token, "Content-Type": "application/json"}
+        _, _, body = post(game + "/move", json.dumps({"move": "b2"}).encode(), json_headers)
+        assert [ply["move"] for ply in json.loads(body)["plies"]] == ["b2"]
+        _, _, body = post(game + "/save", b"{}", json_headers)
+        assert json.loads(body)["saved"] == "saved in the archive"
+    finally:
+        server.stop()

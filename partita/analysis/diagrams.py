@@ -11,6 +11,14 @@ pieces of each ply from the same cell list), so both always agree.
 A game's package supplies its board (the ``board`` of its
 :class:`~partita.games.spec.GameSpec`); a game without one gets a :class:`TextBoard`,
 an SVG of its text diagram, so every game has a picture from the day it lands.
+
+A board may also say where its moves are clicked (:meth:`Board.regions`,
+:meth:`Board.move_regions`, :meth:`Board.move_text`): the regions of a position
+(cells, edge entries, cards, buttons), the regions each legal move is clicked as,
+and the move a sequence of clicks spells, so that a page can narrow the legal
+moves click by click. A board that declares no regions (the default) is played
+through its list of legal moves. In a game with hidden information a board is
+drawn for a viewer seat (:meth:`Board.svg_for`), hiding what that seat cannot see.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ __all__ = [
     "READABLE_TEXT",
     "Board",
     "Layout",
+    "Region",
     "TextBoard",
     "board_for",
     "readable_scale",
@@ -80,6 +89,17 @@ class Label:
 
     def as_dict(self) -> dict:
         return {"x": self.x, "y": self.y, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A clickable part of a drawn position: ``id`` (what :meth:`Board.move_regions`
+    names), ``label`` (its accessible name: ``t4``, ``card c17``, ``draw``) and the
+    ``shape`` it covers on the drawing (drawn transparent over the board)."""
+
+    id: str
+    label: str
+    shape: Shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +167,38 @@ class Board:
     ) -> str | None:
         """A board's own static drawing of ``state`` (stacks, pins, token shapes
         that the generic cell template cannot show); ``None``: use the template."""
+        return None
+
+    def svg_for(
+        self,
+        state: Any,
+        viewer: int | None,
+        *,
+        caption: str = "",
+        last: Sequence[int] = (),
+        scale: float = 1.0,
+        interactive: bool = False,
+    ) -> str | None:
+        """:meth:`svg` as seat ``viewer`` sees the table (``None``: all of it), and
+        with room for the regions' controls when ``interactive``. Boards of games with
+        hidden information or with controls beside the board override it."""
+        return self.svg(state, caption=caption, last=last, scale=scale)
+
+    # -- where moves are clicked ---------------------------------------------------------------
+    def regions(self, state: Any, viewer: int | None = None) -> tuple[Region, ...]:
+        """Every clickable region of ``state`` as ``viewer`` sees it; none by default
+        (the game is then played through its list of legal moves)."""
+        return ()
+
+    def move_regions(self, state: Any, move: Any) -> tuple[str, ...]:
+        """The ids of the regions a legal ``move`` is clicked as, in order (``()``: a
+        move that is not clicked, played from the list)."""
+        return ()
+
+    def move_text(self, state: Any, regions: Sequence[str]) -> str | None:
+        """The move token a sequence of clicked regions spells, legal or not (so the
+        rules can say why an illegal one is refused); ``None`` while the clicks do
+        not complete a move."""
         return None
 
     def frame(self, state: Any) -> dict:
@@ -281,13 +333,52 @@ def render_diagram(
     caption: str = "",
     last: Sequence[int] = (),
     scale: float = 1.0,
+    viewer: int | None = None,
+    interactive: bool = False,
 ) -> str:
     """An SVG diagram of ``state`` (a standalone ``<svg>`` element, no script, no
     external reference). ``last``: cells to ring as the last move; ``caption``:
-    the accessible title. Every text is escaped by the template, and characters XML
-    forbids (a record's player name may hold an escape or a bell) are dropped, so the
-    SVG is always well-formed XML."""
-    return xml_text(_render_diagram(game, state, caption=caption, last=last, scale=scale))
+    the accessible title; ``viewer``: drawn as that seat sees the table (a game
+    with hidden information); ``interactive``: the board's regions drawn over it,
+    each an element with ``data-region`` and an ``aria-label``. Every text is
+    escaped by the template, and characters XML forbids (a record's player name may
+    hold an escape or a bell) are dropped, so the SVG is always well-formed XML."""
+    board = board_for(game)
+    if viewer is not None and not game.rules.hidden_information:
+        viewer = None
+    if viewer is None and not interactive:
+        svg = _render_diagram(game, state, caption=caption, last=last, scale=scale)
+    else:
+        own = board.svg_for(
+            state, viewer, caption=caption, last=last, scale=scale, interactive=interactive
+        )
+        svg = own or _render_diagram(game, state, caption=caption, last=last, scale=scale)
+    if interactive:
+        svg = _with_regions(svg, board.regions(state, viewer))
+    return xml_text(svg)
+
+
+def _with_regions(svg: str, regions: Sequence[Region]) -> str:
+    """``svg`` with each region drawn over it: a transparent shape that a click
+    (or a test) finds by ``data-region`` and a screen reader by ``aria-label``."""
+    if not regions:
+        return svg
+    parts = ['<g class="regions">']
+    for region in regions:
+        attrs = " ".join(
+            f'{name}="{escape(str(value))}"'
+            for name, value in region.shape.attrs
+            if name not in ("fill", "stroke", "stroke-width", "class")
+        )
+        label = escape(region.label)
+        parts.append(
+            f'<{region.shape.kind} {attrs} class="region" fill="transparent" '
+            f'data-region="{escape(region.id)}" aria-label="{label}">'
+            f"<title>{label}</title></{region.shape.kind}>"
+        )
+    parts.append("</g>")
+    end = svg.rstrip().rfind("</svg>")
+    return svg[:end] + "\n".join(parts) + "\n</svg>"
 
 
 #: Characters XML 1.0 forbids in a document: C0 controls but tab, LF and CR;

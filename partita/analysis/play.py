@@ -6,6 +6,13 @@ forced passes and, when nobody at the table types them, the chance moves (shuffl
 face-offs), and reads what a person types, one line at a time: a move in the game's
 notation, or one of the commands (:data:`COMMANDS`). It writes everything on a
 :class:`~partita.notation.scoresheet.Scoresheet`.
+
+In a game whose rules declare hidden information (a card game), the people at the
+table see only what their seat sees (:attr:`PlaySession.viewer`): the diagram,
+the position, the moves announced and the narration are drawn for that seat, and
+chance (shuffles, face-offs) is drawn by the session, never typed, since typing it
+names hidden cards. ``open_table=True`` keeps the open scoresheet of a real table,
+where the scorer writes down everything.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Any
 
 from partita.analysis.agents import Agent, agent_from_spec, playable_choice
 from partita.errors import PartitaError
-from partita.games.base import CHANCE
+from partita.games.base import CHANCE, Rules
 from partita.notation.problems import Problem
 from partita.notation.scoresheet import Claim, Ply, Scoresheet
 
@@ -28,7 +35,7 @@ HUMAN = "Human"
 
 #: What a person may type besides a move, with what it does.
 COMMANDS: dict[str, str] = {
-    "moves": "list the legal moves (a card game lists some of its turns)",
+    "moves": "list the legal moves (every turn you can choose, one a line where they are long)",
     "undo": "take back your last move (and the moves played after it), or a claim",
     "comment TEXT": "write a comment after the last move",
     "resign": "the side to move resigns (two sides)",
@@ -77,9 +84,17 @@ class PlaySession:
     game for one seed, with budgets in playouts)."""
 
     def __init__(
-        self, sheet: Scoresheet, seats: Mapping[int, str] | None = None, seed: int | None = None
+        self,
+        sheet: Scoresheet,
+        seats: Mapping[int, str] | None = None,
+        seed: int | None = None,
+        *,
+        open_table: bool = False,
     ) -> None:
         self.sheet = sheet
+        #: Everything shown to everybody (the scoresheet of a real table), or only
+        #: what :attr:`viewer` sees in a hidden-information game.
+        self.open_table = open_table or not sheet.rules.hidden_information
         self.game = sheet.game
         self.rules = sheet.rules
         sides = len(sheet.players)
@@ -100,6 +115,50 @@ class PlaySession:
     def humans(self) -> list[int]:
         return [seat for seat in range(len(self.sheet.players)) if seat not in self.agents]
 
+    @property
+    def viewer(self) -> int | None:
+        """The seat whose view of the table is shown (``None``: the whole table):
+        in a hidden-information game, the person at the table, or with several
+        people the one to move (else the last of them who moved)."""
+        humans = self.humans
+        if self.open_table or not humans:
+            return None
+        if len(humans) == 1:
+            return humans[0]
+        side = self.sheet.side_to_move
+        if side in humans and not self.sheet.over:
+            return side
+        for ply, who in zip(reversed(self.sheet.plies), reversed(self.played_by), strict=True):
+            seat = self.rules.side_to_move(ply.before)
+            if who == "human" and seat in humans:
+                return seat
+        return humans[0]
+
+    # -- what the people at the table see -----------------------------------------------------
+    def diagram(self, state: Any = None) -> str:
+        """The text diagram of ``state`` (default: now) as :attr:`viewer` sees it."""
+        return self.game.diagram(self.sheet.state if state is None else state, self.viewer)
+
+    def position(self) -> str:
+        """The position notation as :attr:`viewer` sees it."""
+        return self.game.format_position_for(self.sheet.state, self.viewer)
+
+    def move_text(self, ply: Ply) -> str:
+        """A ply's token as :attr:`viewer` sees it played."""
+        return self.game.format_move_for(ply.before, ply.move, self.viewer)
+
+    def events(self, ply: Ply) -> list[str]:
+        """What a ply made happen, told to :attr:`viewer` (the rules' own words)."""
+        return self.rules.events(ply.before, ply.move, ply.after, viewer=self.viewer)
+
+    def playable_tokens(self) -> list[str]:
+        """Every move the side to move can choose (the rules' ``playable_moves``)."""
+        sheet = self.sheet
+        if sheet.over:
+            return []
+        state = sheet.state
+        return [self.game.format_move(state, move) for move in self.rules.playable_moves(state)]
+
     # -- whose turn ------------------------------------------------------------------------------
     def turn(self) -> Turn:
         sheet = self.sheet
@@ -109,7 +168,7 @@ class PlaySession:
             return Turn("auto")
         side = sheet.side_to_move
         if side == CHANCE:
-            return Turn("chance") if self.humans else Turn("auto")
+            return Turn("chance") if self.humans and self.open_table else Turn("auto")
         if side in self.agents:
             return Turn("auto", side)
         return Turn("human", side)
@@ -167,7 +226,7 @@ class PlaySession:
         if word == "board" and not rest:
             return Reply(changed=True)
         if word == "position" and not rest:
-            return Reply(text=self.game.format_position(sheet.state), answer=True)
+            return Reply(text=self.position(), answer=True)
         if word == "comment":
             sheet.comment(rest)
             return Reply(text="comment written")
@@ -198,15 +257,34 @@ class PlaySession:
     def completions(self, prefix: str) -> list[str]:
         """What a line starting with ``prefix`` can be: the legal moves (those the
         game lists) and the command words."""
-        words = list(self.sheet.legal_tokens()) + list(_WORDS) + ["help"]
+        words = self._tokens() + list(_WORDS) + ["help"]
         return sorted({word for word in words if word.startswith(prefix)})
 
+    def _tokens(self) -> list[str]:
+        """The moves a person may type now: every playable move at a player's turn,
+        the listed chance moves where people type chance."""
+        turn = self.turn()
+        if turn.kind == "human":
+            return self.playable_tokens()
+        if turn.kind == "chance":
+            return self.sheet.legal_tokens()
+        return []
+
     def _moves_text(self) -> str:
-        tokens = self.sheet.legal_tokens()
-        if not tokens:
+        turn = self.turn()
+        if turn.kind == "over":
             return "no legal moves: the game is over"
-        some = "" if self.sheet.lists_every_move else "some of the legal moves: "
-        return some + " ".join(tokens)
+        if turn.kind == "auto":
+            return "no moves of yours now: the agents and chance play"
+        tokens = self._tokens()
+        if turn.kind == "chance":
+            return "some of the chance moves: " + " ".join(tokens)
+        every = type(self.rules).playable_moves is not Rules.playable_moves
+        some = "" if self.sheet.lists_every_move or every else "some of the legal moves: "
+        if len(tokens) <= 40 and max(map(len, tokens), default=0) <= 12:
+            return some + " ".join(tokens)
+        # Long lists one move a line, so that no token is ever cut across lines.
+        return f"{some or ''}{len(tokens)} moves:\n" + "\n".join(tokens)
 
     def _undo(self) -> Reply:
         sheet = self.sheet

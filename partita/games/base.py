@@ -401,3 +401,24 @@ class Rules(ABC, Generic[StateT, MoveT]):
     @abstractmethod
     def diagram(self, state: StateT) -> str:
         """A text diagram of the position, for terminals."""
+
+    def diagram_for(self, state: StateT, viewer: int) -> str:
+        """The text diagram as seat ``viewer`` sees the table: what the rules hide
+        from that seat (an opponent's hand, a face-down pile) is left out. Games with
+        :attr:`hidden_information` override it; the default is :meth:`diagram`."""
+        return self.diagram(state)
+
+    def playable_moves(self, state: StateT) -> Sequence[MoveT]:
+        """Every move the side to move can choose here, each once, for a player's
+        list of moves: :meth:`legal_moves` by default. A game whose
+        :meth:`legal_moves` lists a representative subset (composite turns)
+        overrides it with the whole list."""
+        return self.legal_moves(state)
+
+    def events(
+        self, state: StateT, move: MoveT, after: StateT, viewer: int | None = None
+    ) -> list[str]:
+        """What ``move`` made happen, in a player's words (a goal, a foul, the end of
+        a period), for a game being played; ``viewer``: told to that seat, naming
+        nothing the rules hide from it. None by default."""
+        return []

@@ -198,8 +198,25 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
     def initial(self, sides: int = 2) -> StateT:
         return self.rules.initial(sides)
 
-    def diagram(self, state: StateT) -> str:
-        return self.rules.diagram(state)
+    def diagram(self, state: StateT, viewer: int | None = None) -> str:
+        """The text diagram; ``viewer``: as that seat sees it (see
+        :meth:`~partita.games.base.Rules.diagram_for`)."""
+        if viewer is None or not self.rules.hidden_information:
+            return self.rules.diagram(state)
+        return self.rules.diagram_for(state, viewer)
+
+    def format_move_for(self, state: StateT, move: MoveT, viewer: int | None) -> str:
+        """``move`` as seat ``viewer`` sees it played (``None``: everybody sees all):
+        the canonical token, with what the rules hide from that seat (a card put
+        face down) left out. Games with hidden information override it; the result
+        then need not parse."""
+        return self.format_move(state, move)
+
+    def format_position_for(self, state: StateT, viewer: int | None) -> str:
+        """The position notation as seat ``viewer`` sees the table (``None``: all of
+        it); a game with hidden information writes ``?`` for what the seat cannot
+        see, so the text then need not parse."""
+        return self.format_position(state)
 
     def play_line(self, text: str, state: StateT | None = None) -> StateT:
         """The state after a space-separated line of moves (checked path)."""

@@ -72,6 +72,7 @@ ROUTE_MODULES: list[str] = [
     "partita.web.explorer",
     "partita.web.analysis_jobs",
     "partita.web.balance_page",
+    "partita.web.play",
     "partita.web.api",
 ]
 

@@ -70,6 +70,15 @@ def play(
             help="Reading standard input: report a refused line and go on (exit 1 at the end).",
         ),
     ] = False,
+    open_table: Annotated[
+        bool,
+        typer.Option(
+            "--open-table",
+            help="A game with hidden information (a card game): show every card and let "
+            "people type the shuffles and face-offs, as the scoresheet of a real table "
+            "(default: each person sees only their own hand).",
+        ),
+    ] = False,
 ) -> None:
     """Play a game at the scoresheet and save its record.
 
@@ -77,7 +86,9 @@ def play(
     game's notation (Tab completes the legal ones), and `help` lists the commands
     (undo, comment, resign, draw, a result, save). Agents play the seats --seat
     gives them. Otherwise moves and commands are read from standard input, one a
-    line, and the first line refused ends it (exit 1, nothing saved).
+    line, and the first line refused ends it (exit 1, nothing saved). In a game with
+    hidden information a person sees only their own hand and what the rules show
+    everybody, and chance is drawn for the table (--open-table shows everything).
     """
     from partita.analysis.agents import parse_agent_spec
 
@@ -112,7 +123,7 @@ def play(
 
     try:
         sheet = Scoresheet(game, seat_names, tags=_record_tags(tag_values, rules), start=start)
-        session = PlaySession(sheet, agents, seed)
+        session = PlaySession(sheet, agents, seed, open_table=open_table)
     except PartitaError as error:
         raise typer.BadParameter(str(error), param_hint="--tag") from None
     refused = 0
@@ -196,7 +207,7 @@ def _play_at_the_terminal(session: Any) -> None:
     seats = ", ".join(f"Player{seat + 1} {name}" for seat, name in enumerate(sheet.players))
     _say(f"{session.rules.title}: {seats}.")
     _say("Type a move (Tab completes it), help for the commands; save or Ctrl-D saves.")
-    _say(session.game.diagram(sheet.state))
+    _say(session.diagram())
     announced_end = False
     while True:
         turn = session.turn()
@@ -235,7 +246,7 @@ def _play_at_the_terminal(session: Any) -> None:
         for ply in reply.plies:
             _announce(session, ply, diagram=False)
         if reply.changed:
-            _say(session.game.diagram(sheet.state))
+            _say(session.diagram())
             announced_end = announced_end and sheet.over
         if reply.finished:
             return
@@ -254,9 +265,11 @@ def _announce(session: Any, ply: Any, diagram: bool = True) -> None:
     number, opens = session.rules.move_number(ply.before)
     side = session.rules.side_to_move(ply.before)
     who = "chance" if side < 0 else session.player(side)
-    _say(f"{number}{'.' if opens else '...'} {ply.token}  ({who})")
+    _say(f"{number}{'.' if opens else '...'} {session.move_text(ply)}  ({who})")
+    for event in session.events(ply):
+        _say(f"  {event}")
     if diagram:
-        _say(session.game.diagram(ply.after))
+        _say(session.diagram(ply.after))
 
 
 def _ending(sheet: Any) -> str:
@@ -322,11 +335,28 @@ def _play_from_input(session: Any, keep_going: bool) -> int:
                 return refused
             continue
         typer.echo(message, err=True)
+        if not refused and _chance_was_drawn(session):
+            typer.echo(
+                "note: at a table with hidden information chance is drawn for the table; "
+                "--open-table lets the shuffles and face-offs of a game be typed",
+                err=True,
+            )
         if not keep_going:
             raise typer.Exit(1)
         refused += 1
     _play_automatic(session)
     return refused
+
+
+def _chance_was_drawn(session: Any) -> bool:
+    """Whether the session drew a chance move that people did not type (a hidden table)."""
+    if session.open_table:
+        return False
+    rules = session.rules
+    return any(
+        who == "auto" and rules.side_to_move(ply.before) < 0
+        for ply, who in zip(session.sheet.plies, session.played_by, strict=True)
+    )
 
 
 def _play_automatic(session: Any) -> None:

@@ -20,17 +20,19 @@ from collections.abc import Sequence
 from functools import cache
 from html import escape
 
-from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
+from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Region, Shape, svg_open
 from partita.games.circular_reasoning.notation import CircularReasoningNotation
 from partita.games.circular_reasoning.rules import (
     COLOR_LETTERS,
     GOAL,
     RESERVE,
     SEGMENTS,
+    SHAPE_WORDS,
     SHAPES,
     TRACKS,
     CircularReasoningRules,
     CircularReasoningState,
+    Move,
     cell_name,
 )
 
@@ -202,6 +204,53 @@ class CircularReasoningBoard(Board):
         for gate, segment in enumerate(state.gates):
             codes[_GATE_CELLS + gate * SEGMENTS + segment] = f"G{GATE_LETTERS[gate]}"
         return codes
+
+    # -- where moves are clicked ---------------------------------------------------------------
+    def regions(
+        self, state: CircularReasoningState, viewer: int | None = None
+    ) -> tuple[Region, ...]:
+        """Every segment (``O1``..``I16``), the Goal Area (``G``) and the side to
+        move's tokens (``token:C``...), on the board or in the reserve; a move is
+        its token, then its destination."""
+        layout = self.layout
+        regions = []
+        for cell in range(3 * SEGMENTS):
+            # the segments' paths follow the board's disc in the layout's shapes
+            regions.append(Region(cell_name(cell), cell_name(cell), layout.shapes[1 + cell]))
+        goal = Shape("circle", (("cx", CENTRE), ("cy", CENTRE), ("r", RING)))
+        regions.append(Region("G", "Goal Area", goal))
+        seat = self.rules.side_to_move(state)
+        for shape in range(3):
+            index = seat * 3 + shape
+            cell = state.tokens[index]
+            if cell == GOAL:
+                continue
+            x, y = _reserve_place(seat, shape) if cell == RESERVE else layout.cells[cell]
+            where = "reserve" if cell == RESERVE else cell_name(cell)
+            token = Shape("circle", (("cx", x), ("cy", y), ("r", RADIUS + 2)))
+            regions.append(Region(f"token:{SHAPES[shape]}", f"{SHAPE_WORDS[shape]} {where}", token))
+        return tuple(regions)
+
+    def move_regions(self, state: CircularReasoningState, move: object) -> tuple[str, ...]:
+        if isinstance(move, Move):
+            return (f"token:{move.shape}", cell_name(move.destination))
+        return ()
+
+    def move_text(self, state: CircularReasoningState, regions: Sequence[str]) -> str | None:
+        if len(regions) != 2 or not regions[0].startswith("token:"):
+            return None
+        shape, destination = regions[0].removeprefix("token:"), regions[1]
+        if shape not in SHAPES or destination.startswith("token:"):
+            return None
+        for move in self.rules.legal_moves(state):
+            if isinstance(move, Move) and (move.shape, cell_name(move.destination)) == (
+                shape,
+                destination,
+            ):
+                return self.game.format_move(state, move)
+        index = self.rules.side_to_move(state) * 3 + SHAPES.index(shape)
+        entering = "@" if state.tokens[index] == RESERVE else ""
+        return f"{entering}{shape}>{destination}"
 
     def legend(self, state: CircularReasoningState) -> list[tuple[str, str, str]]:
         """Each side in its colour (the Colors tag's, or the default ones)."""

@@ -225,6 +225,38 @@ class ForceballNotation(GameNotation[ForceballState, Shuffle | FaceOff | Turn]):
     def format_move(self, state: ForceballState, move: Any) -> str:
         return _format(move)
 
+    def format_move_for(self, state: ForceballState, move: Any, viewer: int | None) -> str:
+        """The token with what ``viewer`` cannot see as ``?``: the deck order of a
+        shuffle, and the cards the opponent puts face down (on his speed pile with
+        ``+`` or ``~``, on the discard pile with ``#``)."""
+        if viewer is None:
+            return _format(move)
+        if isinstance(move, Shuffle):
+            return f"deck:({len(move.order)} cards shuffled)"
+        if isinstance(move, Turn) and state.to_move != viewer:
+            return "".join(_hidden_action(action) for action in move.actions)
+        return _format(move)
+
+    def format_position_for(self, state: ForceballState, viewer: int | None) -> str:
+        """The position with ``?`` for each card ``viewer`` cannot see: the draw pile
+        below its top, the discard pile, the opponent's hand and speed pile."""
+        if viewer is None:
+            return self.format_position(state)
+        hidden = dict.fromkeys(
+            [*state.draw[1:], *state.discard, *state.hands[1 - viewer], *state.speed[1 - viewer]]
+        )
+        fields = self.format_position(state).split(" ")
+        ids = {card_id: card for card, card_id in enumerate(self.rules.ids)}
+        shown = []
+        for field in fields:
+            name, _, value = field.partition("=")
+            if name in ("draw", "discard", "hand1", "hand2", "speed1", "speed2") and value != "-":
+                value = ",".join(
+                    "?" if ids[card_id] in hidden else card_id for card_id in value.split(",")
+                )
+            shown.append(f"{name}={value}")
+        return " ".join(shown)
+
     # -- positions -------------------------------------------------------------------------
     def parse_position(self, text: str, sides: int | None = None) -> ForceballState:
         rules = self.rules
@@ -465,6 +497,18 @@ def _format_action(action: Action) -> str:
         case RewardSpeed(cards):
             return ">" + ",".join(cards)
     raise ValueError(f"unknown Forceball action {action!r}")
+
+
+def _hidden_action(action: Action) -> str:
+    """An opponent's action as a player sees it: a card put face down is ``?``."""
+    match action:
+        case SpeedUp():
+            return "+?"
+        case SpeedSwap():
+            return "~?"
+        case Rehand(discards, draws):
+            return "#" + ",".join("?" for _ in discards) + f">{draws}"
+    return _format_action(action)
 
 
 def _format(move: Any) -> str:

@@ -300,6 +300,24 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
             candidates.append(Turn((Draw(), play)))
         return tuple(move for move in candidates if self.illegal_reason(state, move) is None)
 
+    def playable_moves(self, state: ForceballState) -> Sequence[Any]:
+        """Every turn a player can choose (:func:`.turns.every_turn`, hand
+        restructurings aside), or :meth:`legal_moves` at a shuffle or face-off."""
+        if state.phase != TURN:
+            return self.legal_moves(state)
+        from partita.games.forceball.turns import every_turn
+
+        return every_turn(self, state)
+
+    def events(
+        self, state: ForceballState, move: Any, after: ForceballState, viewer: int | None = None
+    ) -> list[str]:
+        """The narration of the shipped records' comments (:mod:`.narration`)."""
+        from partita.games.forceball.narration import narrate
+
+        _, notes = narrate(self, state, move, after, ("Player1", "Player2"), set(), viewer)
+        return notes
+
     def sample_move(self, state: ForceballState, rng: Any) -> Any:
         """A random legal move: a random deck order, random face-off cards, or a
         turn built action by action (:func:`partita.games.forceball.sampler.sample_turn`)."""
@@ -547,6 +565,15 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         return f"{text} = force {maneuver.force}"
 
     def diagram(self, state: ForceballState) -> str:
+        return self._diagram(state, None)
+
+    def diagram_for(self, state: ForceballState, viewer: int) -> str:
+        """The table as ``viewer`` sees it: the opponent's hand and speed pile by
+        their sizes only (the draw pile shows its top card, the discard pile only
+        its size, as for everybody)."""
+        return self._diagram(state, viewer)
+
+    def _diagram(self, state: ForceballState, viewer: int | None) -> str:
         ids = self.ids
         lines = [
             f"Forceball, {self.league} league, deck '{self.deck.name}'",
@@ -578,6 +605,9 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         for seat in (0, 1):
             hand = " ".join(self.card_text(c) for c in state.hands[seat]) or "-"
             speed = " ".join(ids[c] for c in state.speed[seat]) or "-"
+            if viewer is not None and seat != viewer:
+                hand = f"{plural(len(state.hands[seat]), 'card')} (hidden)"
+                speed = "hidden"
             pile = "; ".join(self.maneuver_text(m) for m in state.piles[seat]) or "-"
             lines.append(f"{seat_name(seat)}: hand {hand}")
             lines.append(f"  speed {len(state.speed[seat])} (bottom to top: {speed})")

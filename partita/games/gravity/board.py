@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from partita.analysis.diagrams import Board, Label, Layout, Shape
+from partita.analysis.diagrams import Board, Label, Layout, Region, Shape
 from partita.games.gravity.notation import GravityNotation
 from partita.games.gravity.rules import GravityRules
 
@@ -40,6 +41,17 @@ class GravityBoard(Board):
     def marks(self, state: Any) -> set[int]:
         line = state.line  # every cell of the winning line(s), as a bitboard
         return {bit for bit in range(self.rules.cell_count) if line >> bit & 1}
+
+    def regions(self, state: Any, viewer: int | None = None) -> tuple[Region, ...]:
+        """One region per edge entry, named by its token: the whole column of a
+        top-entry board, else the strip of the edge beside the row or column."""
+        return _entry_regions(self.rules.width, self.rules.height, self.rules.entry_sides)
+
+    def move_regions(self, state: Any, move: Any) -> tuple[str, ...]:
+        return (self.game.format_move(state, move),)
+
+    def move_text(self, state: Any, regions: Sequence[str]) -> str | None:
+        return regions[0] if len(regions) == 1 else None
 
 
 @cache
@@ -102,3 +114,35 @@ def _gravity_layout(width: int, height: int, sides: str, title: str) -> Layout:
         radius=CELL * 0.4,
         title=title,
     )
+
+
+@cache
+def _entry_regions(width: int, height: int, sides: str) -> tuple[Region, ...]:
+    layout = _gravity_layout(width, height, sides, "")
+    left = MARGIN if "l" in sides else MARGIN // 2 + 14
+    top = MARGIN
+    board_w, board_h = width * CELL, height * CELL
+    regions = []
+
+    def rect(x: float, y: float, w: float, h: float) -> Shape:
+        return Shape("rect", (("x", x), ("y", y), ("width", w), ("height", h)))
+
+    for side in sides:
+        count = width if side in "tb" else height
+        for index in range(1, count + 1):
+            if side in "tb":
+                x = left + (index - 1) * CELL
+                if sides == "t":
+                    shape = rect(x, 0, CELL, top + board_h)
+                elif side == "t":
+                    shape = rect(x, 0, CELL, top)
+                else:
+                    shape = rect(x, top + board_h, CELL, layout.height - top - board_h)
+            else:
+                y = top + (index - 1) * CELL
+                if side == "l":
+                    shape = rect(0, y, left, CELL)
+                else:
+                    shape = rect(left + board_w, y, layout.width - left - board_w, CELL)
+            regions.append(Region(f"{side}{index}", f"{side}{index}", shape))
+    return tuple(regions)

@@ -21,9 +21,17 @@ from collections.abc import Sequence
 from functools import cache
 from html import escape
 
-from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Shape, svg_open
+from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Region, Shape, svg_open
 from partita.games.universal_forces.notation import UniversalForcesNotation
-from partita.games.universal_forces.rules import FORCES, UniversalForcesRules, UniversalForcesState
+from partita.games.universal_forces.rules import (
+    FORCE_NAMES,
+    FORCES,
+    HOME,
+    Entry,
+    Step,
+    UniversalForcesRules,
+    UniversalForcesState,
+)
 
 __all__ = ["UniversalForcesBoard"]
 
@@ -161,9 +169,84 @@ class UniversalForcesBoard(Board):
         last: Sequence[int] = (),
         scale: float = 1.0,
     ) -> str:
+        return self._svg(state, caption, last, scale, controls=False)
+
+    def svg_for(
+        self,
+        state: UniversalForcesState,
+        viewer: int | None,
+        *,
+        caption: str = "",
+        last: Sequence[int] = (),
+        scale: float = 1.0,
+        interactive: bool = False,
+    ) -> str:
+        """With ``interactive``, a row of reserve buttons under the board (one per
+        kind of force, for entries)."""
+        return self._svg(state, caption, last, scale, controls=interactive)
+
+    # -- where moves are clicked ---------------------------------------------------------------
+    def regions(self, state: UniversalForcesState, viewer: int | None = None) -> tuple[Region, ...]:
+        """Every cell (its sector), the side to move's reserve of each kind (the
+        buttons under the board) and its home card (a force going home)."""
+        layout = self.layout
+        names = self.rules.geometry.names
+        regions = [Region(name, name, layout.shapes[cell]) for cell, name in enumerate(names)]
+        side = state.to_move
+        for kind, letter in enumerate(FORCES):
+            x, y, w, h = _reserve_button(state.sides, kind)
+            shape = Shape("rect", (("x", x), ("y", y), ("width", w), ("height", h)))
+            regions.append(
+                Region(f"reserve:{letter}", f"{FORCE_NAMES[kind]} from the reserve", shape)
+            )
+        x, y = HOME_CORNERS[side]
+        shape = Shape(
+            "rect", (("x", x), ("y", y), ("width", 4 * HOME_SLOT + 8), ("height", HOME_SLOT + 16))
+        )
+        regions.append(Region(HOME, "home", shape))
+        return tuple(regions)
+
+    def move_regions(self, state: UniversalForcesState, move: object) -> tuple[str, ...]:
+        if isinstance(move, Entry):
+            return (f"reserve:{move.force}", move.cell)
+        if isinstance(move, Step):
+            return (move.origin, move.target)
+        return ()
+
+    def move_text(self, state: UniversalForcesState, regions: Sequence[str]) -> str | None:
+        if len(regions) != 2:
+            return None
+        first, second = regions
+        if first.startswith("reserve:"):
+            return f"{first.removeprefix('reserve:')}@{second}"
+        if first == HOME or second.startswith("reserve:"):
+            return None
+        if second == HOME:
+            return f"{first}-{HOME}"
+        for move in self.rules.legal_moves(state):
+            if isinstance(move, Step) and (move.origin, move.target) == (first, second):
+                return self.game.format_move(state, move)
+        index = self.rules.geometry.index
+        target = state.cells[index[second]] if second in index else ()
+        if not target:
+            operator = "-"
+        elif target[-1] >> 2 == state.to_move:
+            operator = "+"
+        else:
+            operator = "x"
+        return f"{first}{operator}{second}"
+
+    def _svg(
+        self,
+        state: UniversalForcesState,
+        caption: str,
+        last: Sequence[int],
+        scale: float,
+        controls: bool,
+    ) -> str:
         layout = self.layout
         sides = state.sides
-        height = SIZE + PANEL_LINE * (sides + 1) + 10
+        height = SIZE + PANEL_LINE * (sides + 1) + 10 + (BUTTON_ROW if controls else 0)
         out = svg_open(
             layout,
             SIZE,
@@ -185,6 +268,17 @@ class UniversalForcesBoard(Board):
         for side in range(sides):
             out.extend(_home_card(side, state.home[side]))
         out.extend(self._panel(state))
+        if controls:
+            for kind, letter in enumerate(FORCES):
+                x, y, w, h = _reserve_button(sides, kind)
+                count = state.reserve[state.to_move][kind]
+                out.append(
+                    f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" '
+                    f'fill="{FORCE_FILLS[kind]}" stroke="{LINE}"/>'
+                    f'<text x="{x + w / 2}" y="{y + h / 2 + 5}" text-anchor="middle" '
+                    f'font-family="sans-serif" font-size="13" fill="#000">'
+                    f"{letter} ({count})</text>"
+                )
         out.append("</svg>")
         return "\n".join(out)
 
@@ -251,6 +345,16 @@ def _disc(
         f'text-anchor="middle" font-family="sans-serif" font-weight="bold" font-size="{size}" '
         f'fill="#000">{FORCES[piece & 3]}</text>'
     )
+
+
+#: The height of the row of reserve buttons under an interactive board.
+BUTTON_ROW = 44
+
+
+def _reserve_button(sides: int, kind: int) -> tuple[float, float, float, float]:
+    """x, y, width, height of the reserve button of a kind of force."""
+    y = SIZE + PANEL_LINE * (sides + 1) + 14
+    return (12 + kind * 84, y, 76, 30)
 
 
 HOME_SLOT = 22

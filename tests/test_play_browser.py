@@ -1,0 +1,210 @@
+"""The play page in a real browser (Playwright driving Debian's Chromium, see
+tests/web_server.py), for every built-in game: a new game started from the form,
+legal moves played by clicking the board and from the list of legal moves, an
+illegal click refused with the rules' reason, an agent's answer, the game saved
+with --write and found by `partita query`; a hidden hand never on the page; no
+console errors, no horizontal overflow at 390 px. Screenshots go to
+$PARTITA_SCREENSHOTS when it is set."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from pathlib import Path
+
+import pytest
+from cli_runner import run_cli
+from web_server import no_console_errors, no_horizontal_overflow, phone, screenshot, start_server
+
+from partita.analysis.diagrams import board_for
+from partita.errors import IllegalMoveError
+from partita.games.registry import all_specs, get_game
+
+BUILT_IN = [spec.name for spec in all_specs() if spec.game.__module__.startswith("partita.games.")]
+#: Start positions with a full column (or an occupied entry cell) to click.
+STARTS = {"connect4": "x6/o6/x6/o6/x6/o6 x", "forza4x4": "x7/8/8/8/8/8/8/7o x"}
+#: The clicks of an illegal attempt, where the game's start gives one.
+ILLEGAL = {
+    "connect4": ["t1"],
+    "forza4x4": ["t1"],
+    "universal-forces": ["reserve:G", "O1:10"],
+    "circular-reasoning": ["token:C", "I9"],
+}
+
+
+@pytest.fixture(scope="module")
+def play_server(tmp_path_factory):
+    from partita.database import import_paths
+
+    db = tmp_path_factory.mktemp("play") / "archive.db"
+    import_paths(db, [])
+    server = start_server(db, "--write")
+    yield server
+    server.stop()
+
+
+def state_of(page, server) -> dict:
+    base = page.locator("#play").get_attribute("data-base")
+    with urllib.request.urlopen(server.url + base + "/state", timeout=30) as answer:
+        return json.loads(answer.read().decode("utf-8"))
+
+
+def my_turn(page, server, plies: int = -1, timeout: float = 60_000) -> dict:
+    """Wait until the person (Player1) is to move, with more than ``plies`` played;
+    the state then."""
+    page.wait_for_function(
+        "([plies]) => document.querySelector('#play-status').textContent"
+        ".includes('Player1 (Human) to move')"
+        " && document.querySelectorAll('#played li').length > plies",
+        arg=[plies],
+        timeout=timeout,
+    )
+    return state_of(page, server)
+
+
+def start(page, server, game: str) -> None:
+    page.goto(server.url + "/play")
+    page.get_by_role("link", name=get_game(game).rules.title, exact=True).click()
+    assert page.url.endswith(f"/play/{game}")
+    page.get_by_label("Who plays Player2").select_option("random")
+    if game in STARTS:
+        page.get_by_label("Start position").fill(STARTS[game])
+    screenshot(page, f"play-{game}-new")
+    page.get_by_role("button", name="Start the game").click()
+    assert re.search(rf"/play/{game}/[0-9a-f]+$", page.url)
+
+
+def click_regions(page, regions) -> None:
+    for region in regions:
+        page.locator(f'#board [data-region="{region}"]').click()
+
+
+def a_move_to_click(state: dict) -> dict:
+    """A legal move that clicks complete: no other legal move begins with its clicks."""
+    clicked = [m for m in state["legal"] if m["regions"]]
+    for candidate in clicked:
+        regions = candidate["regions"]
+        if not any(
+            other is not candidate and other["regions"][: len(regions)] == regions
+            for other in clicked
+        ):
+            return candidate
+    raise AssertionError("no legal move clicks complete")
+
+
+def an_illegal_click(game: str, state: dict) -> list[str]:
+    """Two clicks no legal move begins with, the first one a move begins with."""
+    if game in ILLEGAL:
+        return ILLEGAL[game]
+    # Forceball: a maneuver with a card of the hand that cannot make one now
+    starts = {tuple(m["regions"][:2]) for m in state["legal"] if len(m["regions"]) >= 2}
+    cards = re.findall(r'data-region="(card:[^"]+)"', state["svg"])
+    for card in cards:
+        if ("act:@", card) not in starts:
+            return ["act:@", card]
+    return ["act:+", "act:@"]
+
+
+def expected_reason(game: str, state: dict, clicks: list[str]) -> str | None:
+    """The rules' reason for the clicks' move (games whose position notation reads)."""
+    if get_game(game).rules.hidden_information:
+        return None
+    notation = get_game(game)
+    position = notation.parse_position(state["position"])
+    text = board_for(notation).move_text(position, clicks)
+    with pytest.raises(IllegalMoveError) as refused:
+        notation.parse_move(position, text)
+    return str(refused.value)
+
+
+@pytest.mark.parametrize("game", BUILT_IN)
+def test_a_new_game_is_played_by_clicks_and_the_list_and_saved(play_server, page, game):
+    start(page, play_server, game)
+    board = page.locator("#board")
+    state = my_turn(page, play_server)
+    assert board.get_attribute("role") == "img"
+    assert board.get_attribute("aria-label") == state["position"]
+    assert state["legal"] and state["clickable"]
+    # an illegal click: refused with the rules' reason, nothing played
+    clicks = an_illegal_click(game, state)
+    click_regions(page, clicks)
+    message = page.locator("#play-message")
+    message.filter(has_text="illegal move").wait_for()
+    reason = expected_reason(game, state, clicks)
+    if reason is not None:
+        assert message.inner_text() == reason
+    assert len(state_of(page, play_server)["plies"]) == len(state["plies"])
+    # a legal move by clicking the board; the agent answers
+    chosen = a_move_to_click(state)
+    click_regions(page, chosen["regions"])
+    after = my_turn(page, play_server, len(state["plies"]))
+    mine = [ply for ply in after["plies"] if ply["who"] == "Player1 (Human)"]
+    assert mine and mine[-1]["move"] == chosen["move"]
+    assert any(ply["who"] == "Player2 (random)" for ply in after["plies"][len(state["plies"]) :])
+    assert board.get_attribute("aria-label") == after["position"]
+    screenshot(page, f"play-{game}-desktop")
+    # a legal move from the list of legal moves
+    listed = page.get_by_role("region", name="Legal moves")
+    token = after["legal"][0]["move"]
+    listed.get_by_role("button", name=token, exact=True).click()
+    again = my_turn(page, play_server, len(after["plies"]))
+    assert [ply["move"] for ply in again["plies"] if ply["who"] == "Player1 (Human)"][-1] == token
+    # a comment, then saved into the archive and found by `partita query`
+    page.get_by_label("Comment on the last move").fill("played on the page")
+    page.get_by_role("button", name="Comment").click()
+    page.locator("ol.played .comment", has_text="played on the page").wait_for()
+    page.get_by_role("button", name="Save to the archive").click()
+    page.locator("#saved", has_text="saved in the archive").wait_for()
+    found = run_cli(["query", "--db", str(play_server.db), "--game", game, "--nl"])
+    rows = [json.loads(line) for line in found.stdout.splitlines()]
+    assert any(row["players"] == ["Human", "random"] for row in rows), rows
+    phone(page)
+    page.reload()
+    no_horizontal_overflow(page)
+    screenshot(page, f"play-{game}-phone")
+    no_console_errors(page)
+
+
+def test_a_hidden_hand_never_reaches_the_page(play_server, page):
+    """Forceball against an agent: after each of the person's turns no card of the
+    agent's hand is on the page; the record shown at the end says which they were."""
+    start(page, play_server, "forceball")
+    pages = []
+    plies = -1
+    for _ in range(4):
+        state = my_turn(page, play_server, plies)
+        plies = len(state["plies"])
+        pages.append((plies, page.content()))
+        page.get_by_role("region", name="Legal moves").get_by_role("button").first.click()
+    my_turn(page, play_server, plies)
+    page.get_by_label("Claim a result").select_option("1/2-1/2")
+    page.get_by_role("button", name="Claim").click()
+    record = page.locator("#record-text")
+    page.wait_for_function("() => document.querySelector('#record-text').value.length > 0")
+    text = record.input_value()
+    from partita.notation.reader import parse_record
+    from partita.notation.replay import replay
+
+    replayed = replay(parse_record(text), strict=True)
+    game = get_game("forceball")
+    states = [game.initial()]
+    for token in replayed.moves:
+        states.append(game.rules.apply(states[-1], game.parse_move(states[-1], token)))
+    for plies, html in pages:
+        hand = states[plies].hands[1]
+        for card in hand:
+            card_id = game.rules.ids[card]
+            pattern = rf"(?<![\w.]){re.escape(card_id)}(?![\w]|\.\d)"
+            found = re.search(pattern, html)
+            assert not found, (card_id, plies, html[found.start() - 300 : found.end() + 100])
+    no_console_errors(page)
+
+
+def test_a_plugin_game_without_regions_would_play_through_its_list():
+    """A board that declares no regions: the page offers its legal moves as a list
+    (the regions' default), as for the plugin guide's game."""
+    from partita.analysis.diagrams import Board, TextBoard
+
+    assert TextBoard.regions is Board.regions
+    assert Path(__file__).with_name("test_plugin_guide.py").is_file()
