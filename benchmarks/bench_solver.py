@@ -30,8 +30,26 @@ from pathlib import Path
 from partita.games.gravity.solver import Solver
 from partita.games.registry import get_game
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
-SETS = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium", "begin-hard")
+def _data_folder() -> Path:
+    """The test sets: ``shared/data/connect4-pons`` beside the checkout (or beside a
+    folder above it, for a worktree one level deeper)."""
+    for parent in Path(__file__).resolve().parents[1:]:
+        folder = parent / "shared" / "data" / "connect4-pons"
+        if folder.is_dir():
+            return folder
+    return Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
+
+
+DATA = _data_folder()
+SETS = (
+    "end-easy",
+    "middle-easy",
+    "middle-medium",
+    "begin-easy",
+    "begin-medium",
+    "begin-hard",
+    "begin-hard-small",
+)
 
 
 def load(name: str, limit: int | None) -> list[tuple[str, int]]:

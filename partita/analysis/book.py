@@ -34,7 +34,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -216,7 +216,10 @@ class BookSolver:
         if make is not None and self.game.rules.outcome(state) is None:
             entry = self.book.entry(self.game, state)
             if entry is not None and entry.score is not None:
-                return make(state, entry.moves, nodes=0, seconds=time.perf_counter() - started)
+                found = make(state, entry.moves, nodes=0, seconds=time.perf_counter() - started)
+                if hasattr(found, "engine") and is_dataclass(found):
+                    found = replace(found, engine="book")  # type: ignore[type-var, unused-ignore]
+                return found
         return self.solver.solve(state, max_nodes=max_nodes, max_seconds=max_seconds)
 
     def __getattr__(self, name: str) -> Any:
