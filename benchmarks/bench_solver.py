@@ -30,6 +30,7 @@ from pathlib import Path
 from partita.games.gravity.solver import Solver
 from partita.games.registry import get_game
 
+
 def _data_folder() -> Path:
     """The test sets: ``shared/data/connect4-pons`` beside the checkout (or beside a
     folder above it, for a worktree one level deeper)."""

@@ -84,9 +84,7 @@ def _memory(value: str | None) -> int | None:
             f"give a size such as 256M or 1G, not {value!r}", param_hint="--memory"
         ) from None
     if not 1 << 16 <= amount <= 1 << 36:
-        raise typer.BadParameter(
-            f"give between 64K and 64G, not {value!r}", param_hint="--memory"
-        )
+        raise typer.BadParameter(f"give between 64K and 64G, not {value!r}", param_hint="--memory")
     return amount
 
 

@@ -161,9 +161,7 @@ def _has_solver(game: Any) -> bool:
 SOLVER_NODES = 50_000_000
 
 
-def _by_solver(
-    game: Any, state: Any, seconds: float | None, spent: float
-) -> dict[str, Any] | None:
+def _by_solver(game: Any, state: Any, seconds: float | None, spent: float) -> dict[str, Any] | None:
     """The endgame answered by the game's exact solver, or ``None`` if its budget
     (what is left of --seconds, or :data:`SOLVER_NODES`) ran out."""
     from partita.analysis.endgame import solver_result
@@ -182,8 +180,7 @@ def _not_proven(game: Any, graph: Any, data: dict[str, Any], tried_solver: bool)
     found = ""
     if proven:
         shown = ", ".join(
-            f"{item['move']} {_describe(item['value'], item['distance'], False)}"
-            for item in proven
+            f"{item['move']} {_describe(item['value'], item['distance'], False)}" for item in proven
         )
         found = f"; proven so far: {shown}"
     else:
@@ -192,8 +189,7 @@ def _not_proven(game: Any, graph: Any, data: dict[str, Any], tried_solver: bool)
         f"; the exact solver ran out of its {SOLVER_NODES:,} nodes too"
         if tried_solver
         else (
-            f"; or ask the exact solver: partita solve --game {game.name} "
-            f"'{data['position']}'"
+            f"; or ask the exact solver: partita solve --game {game.name} '{data['position']}'"
             if _has_solver(game)
             else ""
         )
@@ -326,8 +322,7 @@ def _print_solved(data: dict[str, Any]) -> None:
         typer.echo(f"the game is over: {data['outcome']}")
         return
     typer.echo(
-        f"Player{data['side_to_move']} to move: "
-        f"{_describe(data['value'], data['distance'], True)}"
+        f"Player{data['side_to_move']} to move: {_describe(data['value'], data['distance'], True)}"
     )
     if data["line"]:
         typer.echo(f"best line: {' '.join(data['line'])}")
