@@ -244,7 +244,11 @@ class Solver:
                 "installed (pip install 'partita[connect4]')"
             )
         if engine != "search" and fits and _bitbully.available():
-            self.outside = _bitbully.BitBullyEngine()
+            outside = _bitbully.BitBullyEngine()
+            # Without its opening database bitbully's search is no faster than
+            # partita's and ignores the budgets: keep to partita's then.
+            if outside.has_database or engine == "bitbully":
+                self.outside = outside
         #: What answers this solver's positions: ``"bitbully"`` or ``"search"``.
         self.engine = "bitbully" if self.outside is not None else "search"
         self.core: _Core
