@@ -73,18 +73,29 @@ def test_bitbully_gives_pons_published_scores_on_a_sample(name):
         assert solver.score(state_of(columns)) == published, columns
 
 
-@needs_bitbully
-@pytest.mark.parametrize("name", ("end-easy", "middle-easy", "begin-easy"))
-def test_bitbully_and_partitas_search_agree_on_every_move(name):
+def agree_on_every_move(name: str, count: int) -> None:
     theirs = Solver(CONNECT4, engine="bitbully")
     ours = Solver(CONNECT4, engine="search")
-    for columns, published in pons(name, 6):
+    for columns, published in pons(name, count):
         state = state_of(columns)
         their = theirs.solve(state)
         our = ours.solve(state)
         assert our.engine == "search" and their.engine == "bitbully"
         assert [(m.move, m.score) for m in their.moves] == [(m.move, m.score) for m in our.moves]
         assert their.score == our.score == published
+
+
+@needs_bitbully
+@pytest.mark.parametrize("name", ("end-easy", "middle-easy"))
+def test_bitbully_and_partitas_search_agree_on_every_move(name):
+    agree_on_every_move(name, 8)
+
+
+@needs_bitbully
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ("middle-medium", "begin-easy"))
+def test_bitbully_and_partitas_search_agree_on_every_move_of_longer_searches(name):
+    agree_on_every_move(name, 20)
 
 
 @needs_bitbully
