@@ -200,8 +200,15 @@ def test_the_moves_solved_before_the_budget_ran_out_are_kept():
             assert error.found["low"] <= whole.score
 
 
+def test_a_search_that_found_nothing_yet_says_so():
+    with pytest.raises(BudgetExceeded) as caught:
+        Solver(FORZA).solve(FORZA.rules.initial(), max_nodes=5_000)
+    assert "not bounded yet" in str(caught.value)
+    assert caught.value.found["low"] is None and caught.value.found["best"] == []
+
+
 def test_solve_names_the_options_that_buy_more():
-    result = run_cli(["solve", "--game", "connect4", "--columns", "4453", "--budget", "100000"])
+    result = run_cli(["solve", "--game", "connect4", "--columns", "4453", "--budget", "300000"])
     assert result.code == 1
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1

@@ -401,12 +401,14 @@ class Solver:
             return str(move)
 
         stones = (state.x | state.o).bit_count()
-        # The child's bounds, from the mover's side: -high .. -low.
+        # Every score the move could have (the board's bounds), from the mover's side.
+        widest = (-((self.cells - stones) // 2), (self.cells - stones - 1) // 2)
+        # What the search found of the child's score, from the mover's side: -high .. -low.
         if error.low is not None and error.high is not None:
-            low, high = -error.high, -error.low
+            low, high = max(-error.high, widest[0]), min(-error.low, widest[1])
         else:
-            remaining = self.cells - stones - 1
-            low, high = -((remaining + 1) // 2), (remaining + 2) // 2
+            low, high = widest
+        narrowed = (low, high) != widest
         solved = {token(move): score for move, score in scores.items()}
         best_known = max(scores.values(), default=None)
         found: dict[str, Any] = {
@@ -419,25 +421,31 @@ class Solver:
             parts.append(
                 "solved: " + ", ".join(f"{move} {score:+d}" for move, score in solved.items())
             )
-        parts.append(f"{token(current)} {_bounds_text(low, high)}")
+        if narrowed:
+            parts.append(f"{token(current)} {_bounds_text(low, high)}")
+        else:
+            parts.append(f"{token(current)} not bounded yet (its search's first question open)")
         # The position scores at least its best move solved, or the lower bound of
         # the move being searched when that is higher.
         if best_known is None or low > best_known:
-            best, position_low = [token(current)], low
+            best, position_low = ([token(current)] if narrowed else []), low
         else:
             best = [move for move, score in solved.items() if score == best_known]
             position_low = best_known
-        parts.append(f"best so far {' '.join(best)}")
-        found["low"] = position_low
+        if best:
+            parts.append(f"best so far {' '.join(best)}")
+        found["low"] = position_low if (narrowed or solved) else None
         found["best"] = best
         if error.reason == "time":
             what = f"the time budget of {max_seconds:g} s ran out"
         else:
             what = f"the budget of {max_nodes} nodes ran out"
-        message = (
-            f"{what} before the position was solved (the position scores at least "
-            f"{position_low:+d}{_value_word(position_low)}); " + "; ".join(parts)
+        bound = (
+            f" (the position scores at least {position_low:+d}{_value_word(position_low)})"
+            if narrowed or solved
+            else ""
         )
+        message = f"{what} before the position was solved{bound}; " + "; ".join(parts)
         return BudgetExceeded(message, found=found, limit=error.reason)
 
     def solution(
