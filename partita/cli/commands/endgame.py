@@ -90,7 +90,9 @@ def endgame(
     side to move (win, draw or loss), the plies to the end under perfect play (the
     winner hurries, the loser resists), the best line, and every move's result. Past
     the limits, what the positions explored prove is still proven, its distances
-    upper bounds; an unproven position is an error (exit 1).
+    upper bounds; an unproven position is an error (exit 1) that says what was
+    proven. For a game with an exact solver, a position the graph's first stage does
+    not prove is answered by the solver (exact distances; no graph to write).
     """
     if graphml is not None and not graphml.resolve().parent.is_dir():
         raise typer.BadParameter(
