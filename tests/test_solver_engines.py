@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 from cli_runner import run_cli
+from hypothesis import given
+from hypothesis import strategies as st
 from shared_data import pons_folder
+from solver_reference import minimax_score
 
 from partita.analysis.endgame import endgame, solver_result
 from partita.analysis.solving import solver_for
@@ -114,6 +117,41 @@ def test_partitas_search_gives_every_published_score_of_the_quick_sets(name):
     solver = Solver(CONNECT4, engine="search")
     for columns, published in pons(name):
         assert solver.score(state_of(columns)) == published, columns
+
+
+def unfinished_position(stones: int, rng):
+    """Random play to ``stones`` that avoids ending the game while it can (plain
+    random play ends most games before 24 stones); ``None`` if it had to end."""
+    rules = CONNECT4.rules
+    state = rules.initial()
+    for _ in range(stones):
+        moves = list(rules.legal_moves(state))
+        rng.shuffle(moves)
+        for move in moves:
+            child = rules.apply(state, move)
+            if rules.outcome(child) is None:
+                state = child
+                break
+        else:
+            return None
+    return state
+
+
+@needs_bitbully
+@given(seed=st.integers(0, 2**32 - 1), stones=st.integers(24, 41))
+def test_bitbully_and_the_search_agree_on_random_late_positions(seed, stones):
+    # Random play leaves positions Pons' sets lack: a side able to win at once,
+    # both sides threatening, a nearly full board.
+    import random
+
+    state = unfinished_position(stones, random.Random(seed))
+    if state is None:
+        return
+    theirs = Solver(CONNECT4, engine="bitbully").solve(state)
+    ours = Solver(CONNECT4, engine="search", table_size=1 << 14).solve(state)
+    assert [(m.move, m.score) for m in theirs.moves] == [(m.move, m.score) for m in ours.moves]
+    if stones >= 34:  # few enough cells left for plain minimax
+        assert theirs.score == minimax_score(CONNECT4.rules, state)
 
 
 def test_other_boards_and_the_search_engine_keep_to_partitas_search():
