@@ -31,7 +31,14 @@ from partita.games.registry import get_spec
 if TYPE_CHECKING:  # only named in annotations: the CLI imports this module at start-up
     from partita.notation.base import GameNotation
 
-__all__ = ["DEFAULT_TABLE_SIZE", "has_solver", "score_value", "solver_for", "solvable_games"]
+__all__ = [
+    "DEFAULT_TABLE_SIZE",
+    "has_solver",
+    "score_value",
+    "solvable_games",
+    "solver_for",
+    "takes_memory",
+]
 
 #: Default bound of a solver's transposition table, in positions.
 DEFAULT_TABLE_SIZE = 1 << 20
@@ -54,7 +61,7 @@ def solvable_games() -> list[str]:
     return [spec.name for spec in all_specs() if spec.solver is not None]
 
 
-def _takes_memory(factory: Any) -> bool:
+def takes_memory(factory: Any) -> bool:
     """Whether a solver factory sizes its table by ``memory=``."""
     import inspect
 
@@ -84,7 +91,7 @@ def solver_for(
     if factory is None:
         known = ", ".join(solvable_games()) or "none"
         raise PartitaError(f"{game.name} has no exact solver (games with one: {known})")
-    if memory is not None and _takes_memory(factory):
+    if memory is not None and takes_memory(factory):
         solver = factory(game, table_size=table_size, memory=memory)
     else:
         solver = factory(game, table_size=table_size)
