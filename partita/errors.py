@@ -63,7 +63,19 @@ class ArchiveError(PartitaError):
 
 
 class BudgetExceeded(PartitaError):
-    """The work allowed (nodes, positions or seconds) ran out before the answer."""
+    """The work allowed (nodes, positions or seconds) ran out before the answer.
+
+    ``found`` says what the work found before it stopped, as data (bounds on a
+    score, the moves already solved, the best move so far), and ``limit`` which
+    limit stopped it (``"nodes"``, ``"time"``, ``"positions"``), so that a command
+    can say which of its options buys more."""
+
+    def __init__(
+        self, message: str = "", *, found: dict | None = None, limit: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.found = found or {}
+        self.limit = limit
 
 
 class InputError(PartitaError):

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+def _shared() -> Path:
+    """``shared`` beside the clone, or beside a folder above it (a worktree)."""
+    for parent in Path(__file__).resolve().parents[1:]:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared"
+    return Path(__file__).resolve().parents[2] / "shared"
+
+
+SHARED = _shared()
 
 #: Pascal Pons' published Connect Four test positions (see its README.md).
 PONS = SHARED / "data" / "connect4-pons"

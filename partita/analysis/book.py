@@ -34,10 +34,11 @@ import sqlite3
 import time
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from partita.analysis.solving import takes_memory
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
 from partita.database.books import open_book_file, read_book, write_rows
 from partita.database.keys import encode_key
@@ -67,6 +68,9 @@ EXACT, STATISTICS = "exact", "statistics"
 DEFAULT_BOOK_BUDGET = 5_000_000
 #: Positions per task sent to a worker.
 CHUNK = 4
+#: Memory of each worker's transposition table (bytes), for a solver factory that
+#: sizes its table by memory; the positions a worker searches share it.
+DEFAULT_BOOK_MEMORY = 64 << 20
 
 
 def setup_text(game: GameNotation, configuration: Configuration) -> str:
@@ -216,7 +220,10 @@ class BookSolver:
         if make is not None and self.game.rules.outcome(state) is None:
             entry = self.book.entry(self.game, state)
             if entry is not None and entry.score is not None:
-                return make(state, entry.moves, nodes=0, seconds=time.perf_counter() - started)
+                found = make(state, entry.moves, nodes=0, seconds=time.perf_counter() - started)
+                if hasattr(found, "engine") and is_dataclass(found):
+                    found = replace(found, engine="book")  # type: ignore[type-var, unused-ignore]
+                return found
         return self.solver.solve(state, max_nodes=max_nodes, max_seconds=max_seconds)
 
     def __getattr__(self, name: str) -> Any:
@@ -311,6 +318,7 @@ def build_exact_book(
     budget: int | None = DEFAULT_BOOK_BUDGET,
     seconds: float | None = None,
     table_size: int | None = None,
+    memory: int | None = DEFAULT_BOOK_MEMORY,
     archive: bool = False,
     workers: int | None = 1,
     scheduler: str | None = None,
@@ -325,7 +333,9 @@ def build_exact_book(
     (``None``: no limit). ``workers``/``scheduler``: where the searches run (see
     :func:`partita.execution.open_executor`; ``workers=None``: one per CPU). ``solver``: a solver factory (or a
     ``"module:attribute"`` reference) for an engine the registry does not know;
-    by default the spec's.
+    by default the spec's. ``memory`` (bytes) sizes each worker's transposition
+    table where the solver takes it (``table_size`` given instead: that many
+    positions).
     """
     from partita.analysis.solving import DEFAULT_TABLE_SIZE
 
@@ -334,6 +344,8 @@ def build_exact_book(
     started = time.perf_counter()
     rules = game.rules
     factory = _solver_factory(game, solver)
+    if table_size is not None:
+        memory = None
     table_size = table_size or DEFAULT_TABLE_SIZE
     if root is None:
         root = rules.initial(configuration.sides if configuration else rules.min_sides)
@@ -387,7 +399,7 @@ def build_exact_book(
         reference = game_ref(game, configuration.tags())
         chunks = [wanted[start : start + CHUNK] for start in range(0, len(wanted), CHUNK)]
         tasks = (
-            (reference, solver, table_size, budget, seconds, [text for _, text in chunk])
+            (reference, solver, table_size, budget, seconds, [text for _, text in chunk], memory)
             for chunk in chunks
         )
         ply = root_ply + depth
@@ -479,18 +491,22 @@ _SOLVERS: dict[tuple, Any] = {}
 
 
 def _search_positions(
-    task: tuple[GameRef, Any, int, int | None, float | None, list[str]],
+    task: tuple[GameRef, Any, int, int | None, float | None, list[str], int | None],
 ) -> list[tuple[int | None, list | None, int, float]]:
     """A worker's task: search each position (given in its notation) within the
     budget: ``(score, [[token, score], ...], nodes, seconds)``, ``None`` scores when
     the budget ran out."""
-    reference, solver_ref, table_size, budget, seconds, positions = task
+    reference, solver_ref, table_size, budget, seconds, positions, memory = task
     notation = resolve_game(reference)
-    key = (id(notation), solver_ref, table_size)
+    key = (id(notation), solver_ref, table_size, memory)
     solver = _SOLVERS.get(key)
     if solver is None:
         factory = _solver_factory(notation, solver_ref)
-        solver = _SOLVERS[key] = factory(notation, table_size=table_size)
+        if memory is not None and takes_memory(factory):
+            solver = factory(notation, table_size=table_size, memory=memory)
+        else:
+            solver = factory(notation, table_size=table_size)
+        _SOLVERS[key] = solver
     results: list[tuple[int | None, list | None, int, float]] = []
     for text in positions:
         state = notation.parse_position(text)

@@ -59,6 +59,7 @@ __all__ = [
     "EndgameGraph",
     "build_graph",
     "endgame",
+    "solver_result",
     "grow_graph",
     "solve_graph",
 ]
@@ -664,3 +665,83 @@ def endgame(
         grow_graph(graph, max_positions=budget, partial=True, max_seconds=left, progress=progress)
         solve_graph(graph)
     return graph
+
+
+def solver_result(
+    game: Any,
+    state: Any,
+    *,
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+) -> dict[str, Any]:
+    """What :meth:`EndgameGraph.as_dict` gives, found by the game's exact solver
+    (:func:`partita.analysis.solving.solver_for`) instead of a graph: the value,
+    the plies to the end under perfect play (exact: the solver's scores count
+    them), the best moves, a best line and every move's result. For a game whose
+    turns alternate (every game with an exact solver in partita). ``BudgetExceeded``
+    (with what was found) when the budget runs out first; ``PartitaError`` for a
+    game without a solver."""
+    from partita.analysis.solving import solver_for
+
+    started = time.perf_counter()
+    deadline = None if max_seconds is None else started + max_seconds
+    solver = solver_for(game)
+    rules = game.rules
+
+    def left() -> float | None:
+        return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+    def plies(solution: Any, score: int) -> int | None:
+        own = solution.own_moves(score)
+        if own is None:
+            return None
+        return 2 * own - 1 if score > 0 else 2 * own
+
+    def value_of(score: int) -> str:
+        return WIN if score > 0 else LOSS if score < 0 else DRAW
+
+    nodes = 0
+    solution = solver.solve(state, max_nodes=max_nodes, max_seconds=left())
+    nodes += solution.nodes
+    outcome = rules.outcome(state)
+    moves = [
+        {
+            "move": game.format_move(state, item.move),
+            "value": value_of(item.score),
+            "distance": plies(solution, item.score),
+        }
+        for item in solution.moves
+    ]
+    moves.sort(key=lambda item: _rank(item["value"], item["distance"]))
+    # A best line: the first best move, position after position, to the end.
+    line: list[str] = []
+    current, step = state, solution
+    while rules.outcome(current) is None and step.best:
+        move = step.best[0]
+        line.append(game.format_move(current, move))
+        current = rules.apply(current, move)
+        if rules.outcome(current) is not None:
+            break
+        step = solver.solve(current, max_nodes=max_nodes, max_seconds=left())
+        nodes += step.nodes
+    return {
+        "game": game.name,
+        "position": game.format_position(state),
+        "side_to_move": rules.side_to_move(state) + 1,
+        "outcome": None if outcome is None else outcome.reason,
+        "value": value_of(solution.score) if outcome is None else None,
+        "distance": plies(solution, solution.score) if outcome is None else None,
+        "exact": True,
+        "best": [game.format_move(state, move) for move in solution.best],
+        "line": line,
+        "moves": moves,
+        "answered_by": "solver",
+        "engine": getattr(solution, "engine", "search"),
+        "nodes": nodes,
+        "positions": 0,
+        "edges": 0,
+        "complete": False,
+        "fold_symmetry": False,
+        "bytes": 0,
+        "seconds": round(time.perf_counter() - started, 3),
+    }

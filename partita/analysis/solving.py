@@ -7,8 +7,12 @@ object whose ``solve(state, max_nodes=..., max_seconds=...)`` gives a solution w
 (positive a win, 0 a draw, negative a loss; larger is better), ``best`` (the best
 moves), ``moves`` (every legal move with its ``score``), ``nodes`` and ``seconds``,
 and ``own_moves(score)``, and that raises
-:class:`~partita.errors.BudgetExceeded` when its budget runs out. ``solve`` and
-``annotate`` use nothing else.
+:class:`~partita.errors.BudgetExceeded` when its budget runs out (with what it
+found in ``found``: bounds, the moves solved, the best move so far). A solution
+may say which ``engine`` answered (``"search"``, ``"book"``, or an engine the
+game package names); every solution is exact. A factory may also take
+``memory=`` (bytes) to size its transposition table. ``solve`` and ``annotate``
+use nothing else.
 
 Scores are negamax scores: a move's score for its mover is minus the score of the
 position it leads to for the side to move there (or that score, when the same side
@@ -27,7 +31,14 @@ from partita.games.registry import get_spec
 if TYPE_CHECKING:  # only named in annotations: the CLI imports this module at start-up
     from partita.notation.base import GameNotation
 
-__all__ = ["DEFAULT_TABLE_SIZE", "has_solver", "score_value", "solver_for", "solvable_games"]
+__all__ = [
+    "DEFAULT_TABLE_SIZE",
+    "has_solver",
+    "score_value",
+    "solvable_games",
+    "solver_for",
+    "takes_memory",
+]
 
 #: Default bound of a solver's transposition table, in positions.
 DEFAULT_TABLE_SIZE = 1 << 20
@@ -50,18 +61,40 @@ def solvable_games() -> list[str]:
     return [spec.name for spec in all_specs() if spec.solver is not None]
 
 
+def takes_memory(factory: Any) -> bool:
+    """Whether a solver factory sizes its table by ``memory=``."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+    return "memory" in parameters or any(
+        item.kind is inspect.Parameter.VAR_KEYWORD for item in parameters.values()
+    )
+
+
 def solver_for(
-    game: GameNotation, *, table_size: int = DEFAULT_TABLE_SIZE, book: Any = None
+    game: GameNotation,
+    *,
+    table_size: int = DEFAULT_TABLE_SIZE,
+    book: Any = None,
+    memory: int | None = None,
 ) -> Any:
     """An exact solver for ``game`` (configured as a record's tags say), or
     ``PartitaError`` naming the games that have one; with ``book`` (a
     :class:`~partita.analysis.book.Book`), the positions the book has solved are
-    answered from it at once."""
+    answered from it at once. ``memory`` (bytes), when given, is passed on to a
+    factory that takes ``memory=`` (it sizes the transposition table instead of
+    ``table_size``); another factory gets ``table_size`` alone."""
     factory = get_spec(game.name).solver_factory()
     if factory is None:
         known = ", ".join(solvable_games()) or "none"
         raise PartitaError(f"{game.name} has no exact solver (games with one: {known})")
-    solver = factory(game, table_size=table_size)
+    if memory is not None and takes_memory(factory):
+        solver = factory(game, table_size=table_size, memory=memory)
+    else:
+        solver = factory(game, table_size=table_size)
     if book is None:
         return solver
     from partita.analysis.book import BookSolver

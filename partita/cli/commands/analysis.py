@@ -51,6 +51,7 @@ SecondsOption = Annotated[
     float | None,
     typer.Option(
         "--seconds",
+        "--time",
         help="Most seconds to search; past it, stop and say so.",
         min=0,
         max=MAX_SECONDS,
@@ -66,6 +67,52 @@ TableSizeOption = Annotated[
         max=MAX_TABLE_SIZE,
     ),
 ]
+
+
+def _memory(value: str | None) -> int | None:
+    """``256M``, ``1G``, ``500K`` or a number of bytes."""
+    if value is None:
+        return None
+    text = value.strip().upper().removesuffix("B")
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    factor = units.get(text[-1:], 1)
+    number = text[:-1] if text[-1:] in units else text
+    try:
+        amount = int(float(number) * factor)
+    except ValueError:
+        raise typer.BadParameter(
+            f"give a size such as 256M or 1G, not {value!r}", param_hint="--memory"
+        ) from None
+    if not 1 << 16 <= amount <= 1 << 36:
+        raise typer.BadParameter(f"give between 64K and 64G, not {value!r}", param_hint="--memory")
+    return amount
+
+
+#: Default memory of `partita solve`'s transposition table.
+DEFAULT_SOLVE_MEMORY = "64M"
+
+MemoryOption = Annotated[
+    str | None,
+    typer.Option(
+        "--memory",
+        help="Memory for the transposition table, e.g. 256M or 1G (more: fewer "
+        "positions searched again).",
+    ),
+]
+
+#: What answered, in a player's words.
+_ENGINE_WORDS = {"search": "partita's search", "book": "the opening book"}
+
+
+def _ran_out(error: Exception) -> PartitaError:
+    """A solve that ran out, with the options that buy more."""
+    limit = getattr(error, "limit", None)
+    more = (
+        "raise --time (or drop it), or give --memory more"
+        if limit == "time"
+        else "raise --budget (0: no limit), give --memory more, or set --time"
+    )
+    return PartitaError(f"{error}; {more}")
 
 
 @app.command()
@@ -91,7 +138,16 @@ def solve(
     ] = None,
     budget: BudgetOption = DEFAULT_SOLVE_BUDGET,
     seconds: SecondsOption = None,
-    table_size: TableSizeOption = DEFAULT_TABLE_SIZE,
+    table_size: Annotated[
+        int | None,
+        typer.Option(
+            "--table-size",
+            help="Most positions the transposition table keeps (instead of --memory).",
+            min=1,
+            max=MAX_TABLE_SIZE,
+        ),
+    ] = None,
+    memory: MemoryOption = None,
     book: BookOption = None,
     no_book: NoBookOption = False,
     as_json: JsonOption = False,
@@ -99,10 +155,18 @@ def solve(
     """Solve a position exactly: its value, the best moves, every move's score.
 
     Scores are from the side to move: 0 a draw, positive a win (the sooner, the
-    higher), negative a loss; the game's docs page gives its scale.
+    higher), negative a loss; the game's docs page gives its scale. The output says
+    what answered (the search, the opening book, or an engine the game names).
+    Past the budget, what was found is said: the moves solved, bounds on the one
+    being searched, the best move so far.
     """
     from partita.analysis.solving import solvable_games, solver_for
+    from partita.errors import BudgetExceeded
     from partita.games.registry import get_game
+
+    if table_size is not None and memory is not None:
+        raise typer.BadParameter("give either --table-size or --memory", param_hint="--memory")
+    memory_bytes = _memory(memory if memory is not None or table_size else DEFAULT_SOLVE_MEMORY)
 
     if game_name is None:
         with_columns = [name for name in solvable_games() if get_game(name).has_column_strings]
@@ -121,8 +185,16 @@ def solve(
         state = game.parse_position(position) if position is not None else rules.initial()
     if moves:
         state = game.play_line(moves, state)
-    solver = solver_for(game, table_size=table_size, book=open_default_book(book, no_book))
-    solution = solver.solve(state, max_nodes=budget or None, max_seconds=seconds)
+    solver = solver_for(
+        game,
+        table_size=table_size or DEFAULT_TABLE_SIZE,
+        book=open_default_book(book, no_book),
+        memory=memory_bytes,
+    )
+    try:
+        solution = solver.solve(state, max_nodes=budget or None, max_seconds=seconds)
+    except BudgetExceeded as error:
+        raise _ran_out(error) from None
     if as_json:
         data = {"position": game.format_position(state), "game": game.name}
         data.update(solution.as_dict(lambda move: game.format_move(state, move)))
@@ -140,7 +212,13 @@ def solve(
     for item in solution.moves:
         token = game.format_move(state, item.move)
         typer.echo(f"  {token:<4} {item.score:+3d}  {_describe(solution, item.score)}")
-    typer.echo(f"{solution.nodes} nodes in {solution.seconds:.2f} s")
+    typer.echo(f"{solution.nodes} nodes in {solution.seconds:.2f} s; {_answered_by(solution)}")
+
+
+def _answered_by(solution) -> str:
+    """``exact, by partita's search``: how sure, and what answered."""
+    engine = getattr(solution, "engine", "search")
+    return f"exact, by {_ENGINE_WORDS.get(engine, engine)}"
 
 
 def _describe(solution, score: int) -> str:

@@ -90,7 +90,9 @@ def endgame(
     side to move (win, draw or loss), the plies to the end under perfect play (the
     winner hurries, the loser resists), the best line, and every move's result. Past
     the limits, what the positions explored prove is still proven, its distances
-    upper bounds; an unproven position is an error (exit 1).
+    upper bounds; an unproven position is an error (exit 1) that says what was
+    proven. For a game with an exact solver, a position the graph's first stage does
+    not prove is answered by the solver (exact distances; no graph to write).
     """
     if graphml is not None and not graphml.resolve().parent.is_dir():
         raise typer.BadParameter(
@@ -98,27 +100,50 @@ def endgame(
         )
     game, state = _position(source, index, ply, position, game_name, pairs(tags, "--tag"), db)
 
-    from partita.analysis.endgame import UNKNOWN
+    from partita.analysis.endgame import FIRST_STAGE, UNKNOWN
     from partita.analysis.endgame import endgame as solve_endgame
 
+    exact_solver = not whole and _has_solver(game)
     with _Spinner(not as_json) as report:
-        graph = solve_endgame(
+        # With an exact solver at hand, a first stage of the graph, then the solver
+        # if that did not prove the position: it answers a large endgame in seconds.
+        graph: Any = solve_endgame(
             game,
             state,
-            max_positions=max_positions,
+            max_positions=min(FIRST_STAGE, max_positions) if exact_solver else max_positions,
             fold_symmetry=symmetry,
             partial=not whole,
             until_proven=not whole,
             max_seconds=seconds,
             progress=report,
         )
-    data = graph.as_dict(game, state)
+        data = graph.as_dict(game, state)
+        if data["value"] == UNKNOWN and exact_solver:
+            by_solver = _by_solver(game, state, seconds, graph.seconds)
+            if by_solver is not None:
+                data = by_solver
+            else:
+                graph = solve_endgame(
+                    game,
+                    state,
+                    max_positions=max_positions,
+                    fold_symmetry=symmetry,
+                    partial=True,
+                    until_proven=True,
+                    max_seconds=seconds,
+                    progress=report,
+                )
+                data = graph.as_dict(game, state)
     if data["value"] == UNKNOWN:
-        raise PartitaError(
-            f"not proven within the {len(graph)} positions explored: the endgame is larger "
-            "(raise --max-positions or --seconds)"
-        )
+        raise PartitaError(_not_proven(game, graph, data, exact_solver))
+    if data.get("answered_by") == "solver":
+        graph = None
     if graphml is not None:
+        if graph is None:
+            raise PartitaError(
+                "the exact solver answered, so there is no graph to write: "
+                "--whole builds the whole endgame graph"
+            )
         import networkx as nx
 
         nx.write_graphml(graph.pruned_graph(game, state), graphml)
@@ -126,6 +151,56 @@ def endgame(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
     _print(data)
+
+
+def _has_solver(game: Any) -> bool:
+    from partita.analysis.solving import has_solver
+
+    return has_solver(game)
+
+
+#: Nodes the exact solver may search for `partita endgame` (a few seconds compiled).
+SOLVER_NODES = 50_000_000
+
+
+def _by_solver(game: Any, state: Any, seconds: float | None, spent: float) -> dict[str, Any] | None:
+    """The endgame answered by the game's exact solver, or ``None`` if its budget
+    (what is left of --seconds, or :data:`SOLVER_NODES`) ran out."""
+    from partita.analysis.endgame import solver_result
+    from partita.errors import BudgetExceeded
+
+    left = None if seconds is None else max(0.1, seconds - spent)
+    try:
+        return solver_result(game, state, max_nodes=SOLVER_NODES, max_seconds=left)
+    except BudgetExceeded:
+        return None
+
+
+def _not_proven(game: Any, graph: Any, data: dict[str, Any], tried_solver: bool) -> str:
+    """Why no answer, what the positions explored did prove, and what buys more."""
+    proven = [item for item in data["moves"] if item["value"] != "unknown"]
+    found = ""
+    if proven:
+        shown = ", ".join(
+            f"{item['move']} {_describe(item['value'], item['distance'], False)}" for item in proven
+        )
+        found = f"; proven so far: {shown}"
+    else:
+        found = "; no move of it proven yet"
+    solver = (
+        f"; the exact solver ran out of its {SOLVER_NODES:,} nodes too"
+        if tried_solver
+        else (
+            f"; or ask the exact solver: partita solve --game {game.name} '{data['position']}'"
+            if _has_solver(game)
+            else ""
+        )
+    )
+    return (
+        f"not proven within the {len(graph):,} positions explored in {graph.seconds:.1f} s "
+        f"(the endgame is larger){found}; raise --max-positions (about 100 bytes a "
+        f"position) or --seconds{solver}"
+    )
 
 
 def _position(
@@ -216,6 +291,9 @@ def _describe(value: str, distance: int | None, exact: bool) -> str:
 
 def _print(data: dict[str, Any]) -> None:
     exact = data["exact"]
+    if data.get("answered_by") == "solver":
+        _print_solved(data)
+        return
     typer.echo(f"{data['position']}  ({data['game']})")
     if data["outcome"] is not None:
         typer.echo(f"the game is over: {data['outcome']}")
@@ -237,3 +315,23 @@ def _print(data: dict[str, Any]) -> None:
             "the distances are upper bounds"
         )
     typer.echo(f"{scope}; {data['seconds']:.2f} s")
+
+
+def _print_solved(data: dict[str, Any]) -> None:
+    """An endgame the exact solver answered."""
+    typer.echo(f"{data['position']}  ({data['game']})")
+    if data["outcome"] is not None:
+        typer.echo(f"the game is over: {data['outcome']}")
+        return
+    typer.echo(
+        f"Player{data['side_to_move']} to move: {_describe(data['value'], data['distance'], True)}"
+    )
+    if data["line"]:
+        typer.echo(f"best line: {' '.join(data['line'])}")
+    width = max((len(item["move"]) for item in data["moves"]), default=0)
+    for item in data["moves"]:
+        typer.echo(f"  {item['move']:<{width}}  {_describe(item['value'], item['distance'], True)}")
+    typer.echo(
+        f"exact, by the game's solver ({data['nodes']:,} nodes; the endgame graph was "
+        f"larger than its first stage); {data['seconds']:.2f} s"
+    )

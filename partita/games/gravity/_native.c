@@ -34,6 +34,7 @@ typedef struct {
     long long nodes, node_limit, next_check;
     double deadline; /* perf_counter value, < 0: none */
     int stop;
+    int bound_low, bound_high; /* the score's bounds as far as the search got */
     PyObject *perf_counter;
     /* table */
     Py_ssize_t table_size;
@@ -253,6 +254,8 @@ static int top_solve(SearchObject *self, u64 x, u64 o)
             middle = low / 2;
         else if (middle >= 0 && high / 2 > middle)
             middle = high / 2;
+        self->bound_low = low;
+        self->bound_high = high;
         result = top_negamax(self, current, mask, moves, middle, middle + 1);
         if (self->stop)
             return 0;
@@ -450,6 +453,8 @@ static int any_solve(SearchObject *self, u64 x, u64 o)
             middle = low / 2;
         else if (middle >= 0 && high / 2 > middle)
             middle = high / 2;
+        self->bound_low = low;
+        self->bound_high = high;
         result = any_negamax(self, &position, middle, middle + 1);
         if (self->stop)
             return 0;
@@ -1165,7 +1170,8 @@ static PyObject *raise_exhausted(SearchObject *self)
     Py_DECREF(module);
     if (kind == NULL)
         return NULL;
-    error = PyObject_CallFunction(kind, "Ls", self->nodes, reason);
+    error = PyObject_CallFunction(kind, "Lsii", self->nodes, reason, self->bound_low,
+                                  self->bound_high);
     if (error != NULL) {
         PyErr_SetObject(kind, error);
         Py_DECREF(error);

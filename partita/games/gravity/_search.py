@@ -15,12 +15,20 @@ Closures = tuple[Callable[..., int], Callable[[], int], Callable[[], None]]
 
 
 class SearchExhausted(Exception):
-    """Raised inside a search core when its node or time limit is reached."""
+    """Raised inside a search core when its node or time limit is reached.
 
-    def __init__(self, nodes: int, reason: str) -> None:
+    ``low`` and ``high`` bound the score of the position being solved as far as the
+    search got (``None`` when it stopped before its first question was answered:
+    then the bounds are the board's)."""
+
+    def __init__(
+        self, nodes: int, reason: str, low: int | None = None, high: int | None = None
+    ) -> None:
         super().__init__(f"search stopped after {nodes} nodes ({reason})")
         self.nodes = nodes
         self.reason = reason
+        self.low = low
+        self.high = high
 
 
 #: Nodes searched between two looks at the clock.
@@ -111,7 +119,11 @@ def bisect_score(window: Callable[[int, int], int], low: int, high: int) -> int:
             middle = low // 2
         elif middle >= 0 and high // 2 > middle:
             middle = high // 2
-        result = window(middle, middle + 1)
+        try:
+            result = window(middle, middle + 1)
+        except SearchExhausted as error:
+            error.low, error.high = low, high
+            raise
         if result <= middle:
             high = result
         else:

@@ -9,20 +9,27 @@ So the sooner the win, the higher the score, and perfect play maximises it.
 Two search cores do the work (see :mod:`partita.games.gravity._topentry` for
 top-entry boards, :mod:`partita.games.gravity._anyentry` for boards with entries from
 several sides); a compiled core (``partita.games.gravity._native``) is used instead
-when it was built, and gives the same answers. This module turns the engine's
-states into theirs, scores every legal move and enforces the budgets.
+when it was built, and gives the same answers. On the standard 7x6 Connect Four
+board, bitbully (an optional AGPL-3.0 package, the ``connect4`` extra; see
+:mod:`partita.games.gravity._bitbully`) answers instead when it is installed: its
+opening databases make every position of that board exact within about a second.
+``PARTITA_GRAVITY_ENGINE=search`` (or ``Solver(..., engine="search")``) keeps to
+partita's own search. This module turns the engine's states into theirs, scores
+every legal move, enforces the budgets and says what a search that ran out found.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from partita.analysis.solving import DEFAULT_TABLE_SIZE, score_value
 from partita.errors import PartitaError
+from partita.games.gravity import _bitbully
 from partita.games.gravity._anyentry import AnyEntrySearch
 from partita.games.gravity._search import BudgetExceeded, SearchExhausted
 from partita.games.gravity._topentry import TopEntrySearch
@@ -30,6 +37,7 @@ from partita.games.gravity.rules import GravityRules, GravityState
 
 __all__ = [
     "DEFAULT_TABLE_SIZE",
+    "ENGINES",
     "BudgetExceeded",
     "MoveScore",
     "Solution",
@@ -61,6 +69,21 @@ class _Core(Protocol):
     def score(self, x: int, o: int) -> int: ...
 
     def set_budget(self, node_limit: int | None, deadline: float | None) -> None: ...
+
+
+#: What answers a position: partita's search, an opening book, or bitbully.
+ENGINES = ("search", "book", "bitbully")
+
+#: Bytes a transposition-table entry takes, by core: the compiled top-entry core
+#: keeps a 64-bit key and a byte, the any-entry one a 128-bit key and a byte; the
+#: pure-Python cores a dict entry (an int key, an int value, the slot).
+ENTRY_BYTES = {"native-top": 9, "native-any": 17, "python": 120}
+
+
+def table_entries(memory: int, *, native: bool, top_entry: bool) -> int:
+    """How many positions a transposition table of ``memory`` bytes holds."""
+    kind = "python" if not native else "native-top" if top_entry else "native-any"
+    return max(1, memory // ENTRY_BYTES[kind])
 
 
 def native_available() -> bool:
@@ -121,6 +144,8 @@ class Solution:
     cells: int
     nodes: int
     seconds: float
+    #: What answered: ``"search"`` (partita's), ``"book"`` or ``"bitbully"``.
+    engine: str = "search"
 
     @property
     def value(self) -> str:
@@ -148,6 +173,8 @@ class Solution:
                 {"move": token(item.move), "score": item.score, "value": item.value}
                 for item in self.moves
             ],
+            "exact": True,
+            "engine": self.engine,
             "nodes": self.nodes,
             "seconds": round(self.seconds, 6),
         }
@@ -159,12 +186,22 @@ class Solver:
     ``game`` is a :class:`~partita.games.gravity.GravityRules` engine (or a
     notation wrapping one) with lines of four. The transposition table keeps at
     most ``table_size`` positions and lives as long as the solver, so solving
-    related positions with one solver is faster. ``backend`` is ``"auto"`` (the
-    compiled core if built), ``"python"`` or ``"native"``.
+    related positions with one solver is faster; ``memory`` (bytes), when given,
+    sizes it instead. ``backend`` is ``"auto"`` (the compiled core if built),
+    ``"python"`` or ``"native"``. ``engine`` is ``"auto"`` (bitbully on the 7x6
+    Connect Four board when it is installed, else partita's search; the environment
+    variable ``PARTITA_GRAVITY_ENGINE`` can say ``search``), ``"search"`` or
+    ``"bitbully"``.
     """
 
     def __init__(
-        self, game: Any, *, table_size: int = DEFAULT_TABLE_SIZE, backend: str = "auto"
+        self,
+        game: Any,
+        *,
+        table_size: int = DEFAULT_TABLE_SIZE,
+        backend: str = "auto",
+        engine: str | None = None,
+        memory: int | None = None,
     ) -> None:
         rules = getattr(game, "rules", game)
         if not isinstance(rules, GravityRules):
@@ -187,10 +224,33 @@ class Solver:
                 if _native is None
                 else f"the compiled solver core does not handle {rules.name}"
             )
+        if engine is None:
+            engine = os.environ.get("PARTITA_GRAVITY_ENGINE", "auto") or "auto"
+        if engine not in ("auto", "search", "bitbully"):
+            raise PartitaError(f"the engine is auto, search or bitbully, not {engine!r}")
         self.rules = rules
         self.cells = rules.width * rules.height
         use_native = native_fits and backend != "python"
         self.backend = "native" if use_native else "python"
+        if memory is not None:
+            table_size = table_entries(
+                memory, native=use_native, top_entry=rules.entry_sides == "t"
+            )
+        self.outside: _bitbully.BitBullyEngine | None = None
+        fits = _bitbully.fits(rules.width, rules.height, rules.entry_sides, rules.line_length)
+        if engine == "bitbully" and not (fits and _bitbully.available()):
+            raise PartitaError(
+                "bitbully answers the 7x6 Connect Four board only, and only where it is "
+                "installed (pip install 'partita[connect4]')"
+            )
+        if engine != "search" and fits and _bitbully.available():
+            outside = _bitbully.BitBullyEngine()
+            # Without its opening database bitbully's search is no faster than
+            # partita's and ignores the budgets: keep to partita's then.
+            if outside.has_database or engine == "bitbully":
+                self.outside = outside
+        #: What answers this solver's positions: ``"bitbully"`` or ``"search"``.
+        self.engine = "bitbully" if self.outside is not None else "search"
         self.core: _Core
         symmetries = _symmetries(rules) if rules.entry_sides != "t" else None
         if use_native:
@@ -214,8 +274,8 @@ class Solver:
 
     @property
     def nodes(self) -> int:
-        """Nodes searched by this solver so far."""
-        return self.core.nodes
+        """Nodes searched by this solver so far (bitbully's included)."""
+        return self.core.nodes + (self.outside.nodes if self.outside is not None else 0)
 
     def clear(self) -> None:
         """Forget every position (empty the transposition table)."""
@@ -237,6 +297,8 @@ class Solver:
         outcome_score = self._terminal_score(state)
         if outcome_score is not None:
             return outcome_score
+        if self.outside is not None:
+            return self.outside.score(state.x, state.o)
         with self._budget(max_nodes, max_seconds):
             return self.core.score(state.x, state.o)
 
@@ -251,26 +313,140 @@ class Solver:
         :meth:`score`, for the whole call)."""
         start_nodes = self.nodes
         started = time.perf_counter()
+        if self.outside is not None and self._terminal_score(state) is None:
+            return self._solve_outside(state, started, start_nodes)
         rules = self.rules
-        scores: list[tuple[Any, int]] = []
-        if self._terminal_score(state) is None:
-            by_landing: dict[int, int] = {}
-            with self._budget(max_nodes, max_seconds):
-                for move in rules.legal_moves(state):
-                    child = rules.apply(state, move)
-                    landing = (child.x | child.o) ^ (state.x | state.o)
-                    if landing not in by_landing:
-                        child_score = self._terminal_score(child)
-                        if child_score is None:
+        width = rules.width
+        scores: dict[Any, int] = {}
+        moves = [] if self._terminal_score(state) is not None else rules.legal_moves(state)
+        landings = []
+        for move in moves:
+            child = rules.apply(state, move)
+            landings.append(((child.x | child.o) ^ (state.x | state.o), child))
+        # The likely best moves first (nearest the centre), so that a search that
+        # runs out has solved them.
+        centre_x, centre_y = (width - 1) / 2, (rules.height - 1) / 2
+
+        def distance(index: int) -> float:
+            cell = landings[index][0].bit_length() - 1
+            return abs(cell % width - centre_x) + abs(cell // width - centre_y) / 2
+
+        by_landing: dict[int, int] = {}
+        limit = None if max_nodes is None else self.core.nodes + max_nodes
+        deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+        self.core.set_budget(limit, deadline)
+        try:
+            for index in sorted(range(len(moves)), key=distance):
+                move = moves[index]
+                landing, child = landings[index]
+                if landing not in by_landing:
+                    child_score = self._terminal_score(child)
+                    if child_score is None:
+                        try:
                             child_score = self.core.score(child.x, child.o)
-                        by_landing[landing] = -child_score
-                    scores.append((move, by_landing[landing]))
+                        except SearchExhausted as error:
+                            raise self._ran_out(
+                                state, moves, scores, move, error, max_nodes, max_seconds
+                            ) from None
+                    by_landing[landing] = -child_score
+                scores[move] = by_landing[landing]
+        finally:
+            self.core.set_budget(None, None)
         return self.solution(
             state,
-            scores,
+            [(move, scores[move]) for move in moves],
             nodes=self.nodes - start_nodes,
             seconds=time.perf_counter() - started,
         )
+
+    def _solve_outside(self, state: GravityState, started: float, start_nodes: int) -> Solution:
+        """Every move's score from bitbully (7x6 Connect Four)."""
+        assert self.outside is not None
+        rules = self.rules
+        by_column = self.outside.move_scores(state.x, state.o)
+        scores = []
+        for move in rules.legal_moves(state):
+            child = rules.apply(state, move)
+            landing = (child.x | child.o) ^ (state.x | state.o)
+            column = (landing.bit_length() - 1) % rules.width
+            child_score = self._terminal_score(child)
+            scores.append((move, by_column[column] if child_score is None else -child_score))
+        solution = self.solution(
+            state, scores, nodes=self.nodes - start_nodes, seconds=time.perf_counter() - started
+        )
+        return replace(solution, engine=self.engine)
+
+    def _ran_out(
+        self,
+        state: GravityState,
+        moves: Sequence[Any],
+        scores: dict[Any, int],
+        current: Any,
+        error: SearchExhausted,
+        max_nodes: int | None,
+        max_seconds: float | None,
+    ) -> BudgetExceeded:
+        """The error of a search that ran out, with what it found: the moves solved,
+        bounds on the move it was solving, the best move so far."""
+        from partita.games.registry import get_game
+
+        notation = get_game(self.rules.name) if _has_game(self.rules.name) else None
+
+        def token(move: Any) -> str:
+            if notation is not None:
+                try:
+                    return str(notation.format_move(state, move))
+                except Exception:  # pragma: no cover - a notation that cannot write it
+                    pass
+            return str(move)
+
+        stones = (state.x | state.o).bit_count()
+        # Every score the move could have (the board's bounds), from the mover's side.
+        widest = (-((self.cells - stones) // 2), (self.cells - stones - 1) // 2)
+        # What the search found of the child's score, from the mover's side: -high .. -low.
+        if error.low is not None and error.high is not None:
+            low, high = max(-error.high, widest[0]), min(-error.low, widest[1])
+        else:
+            low, high = widest
+        narrowed = (low, high) != widest
+        solved = {token(move): score for move, score in scores.items()}
+        best_known = max(scores.values(), default=None)
+        found: dict[str, Any] = {
+            "solved": solved,
+            "searching": {"move": token(current), "low": low, "high": high},
+            "unsearched": [token(m) for m in moves if m not in scores and m != current],
+        }
+        parts = []
+        if solved:
+            parts.append(
+                "solved: " + ", ".join(f"{move} {score:+d}" for move, score in solved.items())
+            )
+        if narrowed:
+            parts.append(f"{token(current)} {_bounds_text(low, high)}")
+        else:
+            parts.append(f"{token(current)} not bounded yet (its search's first question open)")
+        # The position scores at least its best move solved, or the lower bound of
+        # the move being searched when that is higher.
+        if best_known is None or low > best_known:
+            best, position_low = ([token(current)] if narrowed else []), low
+        else:
+            best = [move for move, score in solved.items() if score == best_known]
+            position_low = best_known
+        if best:
+            parts.append(f"best so far {' '.join(best)}")
+        found["low"] = position_low if (narrowed or solved) else None
+        found["best"] = best
+        if error.reason == "time":
+            what = f"the time budget of {max_seconds:g} s ran out"
+        else:
+            what = f"the budget of {max_nodes} nodes ran out"
+        bound = (
+            f" (the position scores at least {position_low:+d}{_value_word(position_low)})"
+            if narrowed or solved
+            else ""
+        )
+        message = f"{what} before the position was solved{bound}; " + "; ".join(parts)
+        return BudgetExceeded(message, found=found, limit=error.reason)
 
     def solution(
         self,
@@ -318,15 +494,59 @@ class Solver:
         try:
             yield
         except SearchExhausted as error:
-            if error.reason == "time":
-                raise BudgetExceeded(
-                    f"the time budget of {max_seconds:g} s ran out before the position was solved"
-                ) from None
+            what = (
+                f"the time budget of {max_seconds:g} s"
+                if error.reason == "time"
+                else f"the budget of {max_nodes} nodes"
+            )
+            found: dict[str, Any] = {}
+            bounds = ""
+            if error.low is not None and error.high is not None:
+                found = {"low": error.low, "high": error.high}
+                bounds = f" (its score is {_bounds_text(error.low, error.high)})"
             raise BudgetExceeded(
-                f"the budget of {max_nodes} nodes ran out before the position was solved"
+                f"{what} ran out before the position was solved{bounds}",
+                found=found,
+                limit=error.reason,
             ) from None
         finally:
             core.set_budget(None, None)
+
+
+def _has_game(name: str) -> bool:
+    from partita.games.registry import get_spec
+
+    try:
+        get_spec(name)
+    except Exception:
+        return False
+    return True
+
+
+def _value_word(score: int) -> str:
+    """What a lower bound on a score tells: a win, at least a draw, or nothing."""
+    if score > 0:
+        return ": a win"
+    if score == 0:
+        return ": at least a draw"
+    return ""
+
+
+def _bounds_text(low: int, high: int) -> str:
+    """``between +1 and +18 (a win)``: a move's score as far as the search got."""
+    if low == high:
+        return f"{low:+d}"
+    if low > 0:
+        verdict = " (a win)"
+    elif high < 0:
+        verdict = " (a loss)"
+    elif low == 0:
+        verdict = " (at least a draw)"
+    elif high == 0:
+        verdict = " (at most a draw)"
+    else:
+        verdict = ""
+    return f"between {low:+d} and {high:+d}{verdict}"
 
 
 def _symmetries(rules: GravityRules) -> list[list[int]]:
@@ -348,7 +568,8 @@ def solve(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     table_size: int = DEFAULT_TABLE_SIZE,
+    engine: str | None = None,
 ) -> Solution:
     """Solve one position of a gravity game with a fresh :class:`Solver`."""
-    solver = Solver(game, table_size=table_size)
+    solver = Solver(game, table_size=table_size, engine=engine)
     return solver.solve(state, max_nodes=max_nodes, max_seconds=max_seconds)
