@@ -328,7 +328,7 @@ def test_a_move_that_loses_at_once_gets_double_question_marks(game_name, positio
         assert ply.nag == "??" and record.root.children[0].suffix == "??"
         assert ply.after[ply.mover] == 0.0 and ply.source_after == "search"
         assert ply.better is not None and ply.better != bad
-        assert ply.comment == f"{ply.better} was better: {ply.before[ply.mover]:.2f}"
+        assert ply.comment == f"{ply.better} was better: {ply.judgement.best_value:.2f}"
         kept = annotate_record(setup_record(game_name, position, good), agent="mcts:64", seed=seed)
         assert kept.plies[0].nag == ""
 

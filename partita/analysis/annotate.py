@@ -582,16 +582,26 @@ def _search_along(
             started = time.perf_counter()
             reused = tree.visits
             ran = tree.grow(rng, visits=budget, least=least, seconds=searcher.seconds)
+            # The position's value: the mean of every playout through it (those it
+            # brought along included), before the played move is searched further.
+            value, visits = tree.value(), tree.visits
             if index < len(plies) and _judgeable(rules, plies[index].before):
                 ran += tree.force(plies[index].move, forced_visits(tree.visits), rng)
             seconds = time.perf_counter() - started
             result = tree.result(ran, seconds)
-            values[key] = _Value(
-                tuple(result.value),
+            valuation = Valuation(
                 SEARCH,
-                search=result,
-                valuation=_search_valuation(searcher.spec, result, ran, reused),
+                agent=searcher.spec,
+                visits=visits,
+                playouts=ran,
+                reused=reused,
+                seconds=seconds,
+                interval=None
+                if result.side == CHANCE or result.exact
+                else interval(value[result.side], visits),
+                proven=result.exact,
             )
+            values[key] = _Value(value, SEARCH, search=result, valuation=valuation)
             annotation.searched += 1
             annotation.playouts += ran
             annotation.reused += reused

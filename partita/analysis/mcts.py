@@ -671,6 +671,12 @@ class SearchTree:
         self.playouts += done
         return done
 
+    def value(self) -> tuple[float, ...]:
+        """The root's value: proven, else the mean of every playout through it. Less
+        swayed from one position to the next than its best move's mean, whose
+        opponent replies are still being tried (a bias towards the side to move)."""
+        return self.root.mean()
+
     def result(self, playouts: int = 0, seconds: float = 0.0) -> SearchResult:
         """The root read as :meth:`Mcts.search` reads it (``playouts``, ``seconds``:
         what to report as this position's cost)."""
