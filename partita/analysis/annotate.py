@@ -110,7 +110,7 @@ NEW_SHARE = 1 / 4
 
 _EVAL = re.compile(r"\[%eval ([0-9.]+(?:,[0-9.]+)*)\]")
 _EVALSRC = re.compile(r"\[%evalsrc ([^\]]*)\]")
-_OURS = re.compile(r"\[%eval [^\]]*\](?: \[%evalsrc [^\]]*\])?")
+_OURS = re.compile(r"\[%eval [^\]]*\](?:\s+\[%evalsrc [^\]]*\])?")
 _EXACT_VALUE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 #: Where a value comes from: the game is over, the exact solver, a search.
@@ -551,7 +551,7 @@ def annotate_record(
             _write_eval(ply.node, after)
             if judged.nag:
                 ply.node.suffix = judged.nag
-                if judged.comment:
+                if judged.comment and judged.comment not in ply.node.comments:
                     ply.node.comments.append(judged.comment)
     return annotation
 
@@ -584,7 +584,8 @@ def _search_along(
             ran = tree.grow(rng, visits=budget, least=least, seconds=searcher.seconds)
             # The position's value: the mean of every playout through it (those it
             # brought along included), before the played move is searched further.
-            value, visits = tree.value(), tree.visits
+            value, behind = tree.value()
+            visits = tree.visits
             if index < len(plies) and _judgeable(rules, plies[index].before):
                 ran += tree.force(plies[index].move, forced_visits(tree.visits), rng)
             seconds = time.perf_counter() - started
@@ -598,7 +599,7 @@ def _search_along(
                 seconds=seconds,
                 interval=None
                 if result.side == CHANCE or result.exact
-                else interval(value[result.side], visits),
+                else interval(value[result.side], behind),
                 proven=result.exact,
             )
             values[key] = _Value(value, SEARCH, search=result, valuation=valuation)

@@ -671,11 +671,20 @@ class SearchTree:
         self.playouts += done
         return done
 
-    def value(self) -> tuple[float, ...]:
-        """The root's value: proven, else the mean of every playout through it. Less
-        swayed from one position to the next than its best move's mean, whose
-        opponent replies are still being tried (a bias towards the side to move)."""
-        return self.root.mean()
+    def value(self) -> tuple[tuple[float, ...], int]:
+        """The root's value and the playouts behind it: proven; else, once the search has settled on a move
+        (its most visited holds at least half the root's playouts), the mean of
+        every playout through the root, less swayed from one position to the next
+        than its best move's mean (whose replies are still being tried: a bias
+        towards the side to move); before that, as :meth:`result` values it."""
+        root = self.root
+        if root.solved is not None or root.side == CHANCE or not root.children:
+            return root.mean(), root.visits
+        most = max(child.visits for child in root.children)
+        if 2 * most >= root.visits:
+            return root.mean(), root.visits
+        result = self.result()
+        return result.value, result.moves[0].visits
 
     def result(self, playouts: int = 0, seconds: float = 0.0) -> SearchResult:
         """The root read as :meth:`Mcts.search` reads it (``playouts``, ``seconds``:
