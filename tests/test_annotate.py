@@ -323,13 +323,13 @@ def test_a_move_that_loses_at_once_gets_double_question_marks(game_name, positio
     assert next_side_finishes(game, state, bad) and not next_side_finishes(game, state, good)
     for seed in range(3):
         record = setup_record(game_name, position, bad)
-        annotation = annotate_record(record, agent="mcts:64", seed=seed, exact=False)
+        annotation = annotate_record(record, agent="mcts:200", seed=seed, exact=False)
         (ply,) = annotation.plies
         assert ply.nag == "??" and record.root.children[0].suffix == "??"
         assert ply.after[ply.mover] == 0.0 and ply.source_after == "search"
         assert ply.better is not None and ply.better != bad
         assert ply.comment == f"{ply.better} was better: {ply.judgement.best_value:.2f}"
-        kept = annotate_record(setup_record(game_name, position, good), agent="mcts:64", seed=seed)
+        kept = annotate_record(setup_record(game_name, position, good), agent="mcts:200", seed=seed)
         assert kept.plies[0].nag == ""
 
 

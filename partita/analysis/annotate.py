@@ -19,9 +19,9 @@ difference of two:
   :func:`forced_visits` playouts, so that the two are compared on evidence; each
   value has a Wilson interval at :data:`CONFIDENCE_Z` over its playouts (none for
   a value the search proved, or one the solver or the outcome gives after the
-  move). The move is marked only when the drop is more than the threshold *and*
-  the two intervals are apart (the best move's lower bound above the played
-  move's upper bound):
+  move). The mark follows the drop the evidence carries, the best move's lower
+  bound less the played move's upper bound: the drop beyond the search's
+  uncertainty, so the intervals must be apart by more than the threshold:
 
   * more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``;
 
@@ -201,9 +201,10 @@ class Valuation:
 class Judgement:
     """A move judged inside the search of the position before it: the search's
     best move and the played one, each with the mover's value, its interval and
-    playouts (an exact value has a zero-width interval); ``separated`` says the
-    intervals are apart (the best move's lower bound above the played move's
-    upper bound), without which no mark is given."""
+    playouts (an exact value has a zero-width interval). ``drop`` is the best
+    move's value less the played move's; ``sure_drop`` what the evidence carries of
+    it, the best move's lower bound less the played move's upper bound (positive:
+    the intervals are apart, ``separated``). The mark follows ``sure_drop``."""
 
     best: str
     best_value: float
@@ -218,8 +219,12 @@ class Judgement:
         return self.best_value - self.played_value
 
     @property
+    def sure_drop(self) -> float:
+        return self.best_interval[0] - self.played_interval[1]
+
+    @property
     def separated(self) -> bool:
-        return self.best_interval[0] > self.played_interval[1]
+        return self.sure_drop > 0
 
     def as_dict(self) -> dict:
         return {
@@ -230,6 +235,7 @@ class Judgement:
             "played_value": round(self.played_value, 4),
             "played_interval": [round(part, 4) for part in self.played_interval],
             "played_visits": self.played_visits,
+            "sure_drop": round(self.sure_drop, 4),
             "separated": self.separated,
         }
 
@@ -719,8 +725,8 @@ def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation
         fields["judgement"] = judgement
         if judgement is not None:
             drop = judgement.drop
-            if judgement.separated:
-                nag = _nag(drop)
+            if judgement.best != token:
+                nag = _nag(judgement.sure_drop)
             if nag:
                 better = judgement.best
                 comment = f"{better} was better: {judgement.best_value:.2f}"

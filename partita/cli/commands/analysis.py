@@ -240,7 +240,7 @@ def annotate(
     comes from (end, exact, or a search with its playouts and interval). A move is
     judged inside the search of the position before it: one that drops its mover's
     expected score by more than 0.15 gets ?, by more than 0.35 ??, with a better
-    move, and only where the two moves' intervals are apart. The annotated records
+    move; for a searched move, the drop beyond the two moves' intervals. The annotated records
     are written in canonical form, all or none; a summary goes to stderr.
     """
     from partita.analysis.agents import parse_agent_spec
