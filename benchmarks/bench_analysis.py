@@ -27,7 +27,9 @@ Per phase of the game (plies 1-10, 11-20, 21+):
 * ``swing``: on plies that kept the true value (a solved line), how many moved the
   mover's value by more than 0.1 between the positions before and after, and the
   largest such move;
-* ``ms/ply``: the time per annotated ply.
+* the CPU time per annotated ply, and the search-only annotation's time against a
+  baseline in the same run: one search from scratch of every position with the
+  same budget (what annotating costs without the tree kept from ply to ply).
 
 **The other games.** The first ``--other-plies`` plies of ``--other-records`` shipped examples of
 Forza 4x4, Universal Forces and Circular Reasoning are annotated by the search
@@ -161,9 +163,9 @@ def measure_connect4(games, scores, agent: str, exact: bool, seed: int):
     plies_total = 0
     for number, (text, columns) in enumerate(games):
         record = parse_record(text)
-        started = time.perf_counter()
+        started = time.process_time()
         annotation = annotate_record(record, agent=agent, seed=seed + number, exact=exact)
-        seconds += time.perf_counter() - started
+        seconds += time.process_time() - started
         playouts += getattr(annotation, "playouts", 0)
         plies_total += len(annotation.plies)
         for ply in annotation.plies:
@@ -221,10 +223,32 @@ def print_connect4(title: str, phases, seconds: float, playouts: int, plies: int
             f"{phase.blunders_found} | {phase.mistakes_found} | {phase.false_marks} | {rate} | "
             f"{error} | {phase.swings} of {phase.kept} | {phase.largest_swing:.2f} |"
         )
-    line = f"{1000 * seconds / max(plies, 1):.0f} ms per annotated ply"
+    line = f"{1000 * seconds / max(plies, 1):.0f} ms (CPU) per annotated ply"
     if playouts:
         line += f", {playouts / max(plies, 1):.0f} playouts per ply"
     print(line)
+
+
+def scratch_seconds(games, agent: str, seed: int) -> tuple[float, int]:
+    """The baseline: CPU seconds of one search from scratch of every position before
+    a ply (``agent``'s playouts each), and the plies."""
+    game = get_game("connect4")
+    rules = game.rules
+    budget = int(agent.split(":")[1].split(",")[0])
+    search = Mcts(rules)
+    seconds = 0.0
+    plies = 0
+    for number, (text, _) in enumerate(games):
+        replayed = replay(parse_record(text))
+        rng = random.Random(seed + number)
+        states = [replayed.initial_state, *replayed.states]
+        started = time.process_time()
+        for state in states:
+            if rules.outcome(state) is None:
+                search.search(state, rng, playouts=budget)
+        seconds += time.process_time() - started
+        plies += replayed.plies
+    return seconds, plies
 
 
 # -- the other games ---------------------------------------------------------------------------
@@ -269,7 +293,9 @@ def measure_others(agent: str, plies: int, most: int, seed: int, factor: int = 1
         f"\nOther games: the first {plies} plies of {most} shipped examples each, {agent}; a mark"
     )
     print(f"is confirmed by mcts:{budget * factor} of the position before it")
-    print("| game | records | searched plies | marks | confirmed | false marks | rate | ms/ply |")
+    print(
+        "| game | records | searched plies | marks | confirmed | false marks | rate | ms/ply (CPU) |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in OTHER_GAMES:
         records = []
@@ -287,9 +313,9 @@ def measure_others(agent: str, plies: int, most: int, seed: int, factor: int = 1
                 continue
             count += 1
             game = replayed.game
-            started = time.perf_counter()
+            started = time.process_time()
             annotation = annotate_record(record, agent=agent, seed=seed + number, exact=False)
-            seconds += time.perf_counter() - started
+            seconds += time.process_time() - started
             states = [replayed.initial_state, *replayed.states]
             for ply in annotation.plies:
                 if ply.source_before != "search" or ply.mover is None:
@@ -333,7 +359,14 @@ def main() -> None:
         lengths = [len(columns) for _, columns in played]
         print(f"Connect Four: {games} games of {min(lengths)}-{max(lengths)} plies, {agent}")
         for title, exact in (("annotate (solver and search)", True), ("search only", False)):
-            print_connect4(title, *measure_connect4(played, scores, agent, exact, args.seed))
+            measured = measure_connect4(played, scores, agent, exact, args.seed)
+            print_connect4(title, *measured)
+        base, plies = scratch_seconds(played, agent, args.seed)
+        print(
+            f"baseline, one {agent} search from scratch of every position: "
+            f"{1000 * base / max(plies, 1):.0f} ms (CPU) per ply; search only / baseline: "
+            f"{measured[1] / max(base, 1e-9):.2f}"
+        )
     if "other" not in skip:
         measure_others(other_agent, other_plies, other_records, args.seed)
 
