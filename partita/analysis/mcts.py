@@ -675,8 +675,8 @@ class SearchTree:
         """The root's value and the playouts behind it: proven, else the mean of
         every playout through the root. Its best move's mean would lean towards the
         side to move: that move's replies are still being tried, and the best of
-        many noisy means is chosen for being high (with 30 moves and 1,000
-        playouts, by 0.2 in an opening of Forza 4x4), so it swings from ply to ply."""
+        many noisy means is chosen for being high (by 0.2 with 30 moves and 1,000
+        playouts), so it swings from ply to ply."""
         root = self.root
         return root.mean(), root.visits
 
