@@ -150,6 +150,8 @@ class Phase:
     kept: int = 0
     swings: int = 0
     largest_swing: float = 0.0
+    exact_kept: int = 0
+    exact_swings: int = 0
 
 
 def phase_of(ply: int) -> int:
@@ -194,6 +196,9 @@ def measure_connect4(games, scores, agent: str, exact: bool, seed: int):
                 swing = abs(ply.before[mover] - ply.after[mover])
                 phase.swings += swing > SWING
                 phase.largest_swing = max(phase.largest_swing, swing)
+                if not searched and ply.source_after != "search":
+                    phase.exact_kept += 1
+                    phase.exact_swings += swing > SWING
     return phases, seconds, playouts, plies_total
 
 
@@ -287,7 +292,10 @@ def confirmed(game, state, move, budget: int, seed: int) -> bool:
     return result.moves[0].value[mover] - played.value[mover] > MISTAKE
 
 
-def measure_others(agent: str, plies: int, most: int, seed: int, factor: int = 10) -> None:
+def measure_others(
+    agent: str, plies: int, most: int, seed: int, factor: int = 10
+) -> tuple[int, int]:
+    """The table of the other games; returns the false marks and searched plies."""
     budget = int(agent.split(":")[1].split(",")[0])
     print(
         f"\nOther games: the first {plies} plies of {most} shipped examples each, {agent}; a mark"
@@ -297,6 +305,7 @@ def measure_others(agent: str, plies: int, most: int, seed: int, factor: int = 1
         "| game | records | searched plies | marks | confirmed | false marks | rate | ms/ply (CPU) |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    all_false = all_searched = 0
     for name in OTHER_GAMES:
         records = []
         for path in sorted((EXAMPLES / name).glob("*.pgr")):
@@ -328,11 +337,14 @@ def measure_others(agent: str, plies: int, most: int, seed: int, factor: int = 1
                 move = game.parse_move(state, ply.move)
                 confirmations += confirmed(game, state, move, budget * factor, seed + ply.ply)
         false = marks - confirmations
+        all_false += false
+        all_searched += searched
         rate = f"{false / searched:.1%}" if searched else "-"
         print(
             f"| {name} | {count} | {searched} | {marks} | {confirmations} | {false} | {rate} | "
             f"{1000 * seconds / max(searched, 1):.0f} |"
         )
+    return all_false, all_searched
 
 
 def main() -> None:
@@ -361,14 +373,35 @@ def main() -> None:
         for title, exact in (("annotate (solver and search)", True), ("search only", False)):
             measured = measure_connect4(played, scores, agent, exact, args.seed)
             print_connect4(title, *measured)
+            if exact:
+                line = measured[0]
         base, plies = scratch_seconds(played, agent, args.seed)
         print(
             f"baseline, one {agent} search from scratch of every position: "
             f"{1000 * base / max(plies, 1):.0f} ms (CPU) per ply; search only / baseline: "
             f"{measured[1] / max(base, 1e-9):.2f}"
         )
+    others = None
     if "other" not in skip:
-        measure_others(other_agent, other_plies, other_records, args.seed)
+        others = measure_others(other_agent, other_plies, other_records, args.seed)
+    print("\nTargets")
+    if "connect4" not in skip:
+        kept = sum(phase.kept for phase in line)
+        swings = sum(phase.swings for phase in line)
+        exact_kept = sum(phase.exact_kept for phase in line)
+        exact_swings = sum(phase.exact_swings for phase in line)
+        print(
+            f"- swings over {SWING} on a solved Connect Four line (annotate): {swings} of "
+            f"{kept} plies; {exact_swings} of {exact_kept} where both values are exact "
+            f"(target: none)"
+        )
+    if others is not None:
+        false, searched = others
+        rate = false / searched if searched else 0.0
+        print(
+            f"- false marks on the other games' searched plies: {false} of {searched} "
+            f"({rate:.1%}; target: at most 1%)"
+        )
 
 
 if __name__ == "__main__":
