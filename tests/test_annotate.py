@@ -91,7 +91,7 @@ def test_annotate_marks_exactly_the_blunder():
     # The comment names a move that keeps the win, with the number of o's moves to
     # the end: checked with the minimax (o wins with its 21st stone, 3 moves on).
     evaluation, comment = nodes[BLUNDER_PLY - 1].comments
-    assert evaluation == "[%eval 0.50,0.50]"  # the draw it left
+    assert evaluation == "[%eval 0.50,0.50] [%evalsrc exact]"  # the draw it left
     token, verb, _, count = comment.split()
     assert verb == "wins"
     rules = CONNECT4.rules
@@ -108,8 +108,9 @@ def test_annotate_marks_exactly_the_blunder():
     for ply, node in enumerate(nodes, start=1):
         if node.suffix != "??":
             expected = "[%eval 0.00,1.00]" if ply < BLUNDER_PLY else "[%eval 0.50,0.50]"
-            assert node.comments == [expected]
-    assert record.root.comments == ["[%eval 0.00,1.00]"]  # o to move wins
+            source = "end" if ply == len(nodes) else "exact"
+            assert node.comments == [f"{expected} [%evalsrc {source}]"]
+    assert record.root.comments == ["[%eval 0.00,1.00] [%evalsrc exact]"]  # o to move wins
 
 
 def test_annotate_leaves_moves_before_from_ply_alone():
@@ -235,7 +236,7 @@ def check_every_ply_is_valued(record: Record, annotation, first_ply: int = 1) ->
         assert len(evals) == 1 and len(evals[0]) == sides
     start = record.root if first_ply == 1 else nodes[first_ply - 2]
     assert [c for c in start.comments if c.startswith("[%eval ")] == [
-        eval_comment(annotation.start)
+        eval_comment(annotation.start, annotation.start_valuation)
     ]
 
 
@@ -322,13 +323,13 @@ def test_a_move_that_loses_at_once_gets_double_question_marks(game_name, positio
     assert next_side_finishes(game, state, bad) and not next_side_finishes(game, state, good)
     for seed in range(3):
         record = setup_record(game_name, position, bad)
-        annotation = annotate_record(record, agent="mcts:64", seed=seed, exact=False)
+        annotation = annotate_record(record, agent="mcts:200", seed=seed, exact=False)
         (ply,) = annotation.plies
         assert ply.nag == "??" and record.root.children[0].suffix == "??"
         assert ply.after[ply.mover] == 0.0 and ply.source_after == "search"
         assert ply.better is not None and ply.better != bad
-        assert ply.comment == f"{ply.better} was better: {ply.before[ply.mover]:.2f}"
-        kept = annotate_record(setup_record(game_name, position, good), agent="mcts:64", seed=seed)
+        assert ply.comment == f"{ply.better} was better: {ply.judgement.best_value:.2f}"
+        kept = annotate_record(setup_record(game_name, position, good), agent="mcts:200", seed=seed)
         assert kept.plies[0].nag == ""
 
 

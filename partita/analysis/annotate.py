@@ -1,51 +1,75 @@
-"""Annotating a game: every side's expected score before and after each move.
+"""Annotating a game: every side's expected score at each ply, how sure it is, and
+the moves that threw some of it away.
 
 Each position of the mainline gets a value, the expected score of every side (seat
-order, 1 a win, 0 a loss, 1/2 a shared draw): from the outcome once the game is
-over; from the game's exact solver where it has one and the position is within
-its budget (a win is 1, a draw 1/2); from an agent's search otherwise (``mcts:N``
-by default, or ``greedy``). A move is judged by the drop in its mover's expected
-score from the position before it to the position after it:
+order, 1 a win, 0 a loss, 1/2 a shared draw), and says where it comes from: the
+outcome once the game is over (``end``); the game's exact solver where it has one
+and the position is within its budget (``exact``: a win is 1, a draw 1/2); a search
+otherwise (``search``: ``mcts:N`` by default, or ``greedy``), reported with its
+budget, the playouts behind it and a confidence interval.
 
-* more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``;
-* a move that was the only one, a chance move, or a move the search itself ranks
-  best is never marked; where a search values the position before the move, the
-  drop must also show within that search (its best move's value against the
-  played move's), so that two searches' noise alone marks nothing;
-* exact values only drop by whole results (a win thrown into a draw drops by 1/2),
-  so with the solver ``??`` marks exactly the moves that changed the theoretical
-  result, as before.
+A move is judged inside one valuation of the position before it, never by the
+difference of two:
+
+* where the solver valued that position, by the exact scores of its moves: the
+  played move's result against the best one's (a win thrown into a draw drops by
+  1/2), so ``??`` marks exactly the moves that changed the theoretical result;
+* where a search valued it, by the played move's value against the search's best
+  move's in that same search. The played move is searched until it has at least
+  :func:`forced_visits` playouts, so that the two are compared on evidence; each
+  value has a Wilson interval at :data:`CONFIDENCE_Z` over its playouts (none for
+  a value the search proved, or one the solver or the outcome gives after the
+  move). The mark follows the drop the evidence carries, the best move's lower
+  bound less the played move's upper bound: the drop beyond the search's
+  uncertainty, so the intervals must be apart by more than the threshold:
+
+  * more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``;
+
+* a move that was the only one, a chance move, or the move the search itself
+  plays is never marked.
+
+With ``mcts:N`` in a game of perfect information one search tree follows the
+game: the subtree under the move played becomes the root of the next position,
+and each position is searched until its root has ``N`` playouts (those it
+brought along included; at least ``N/4`` new), so consecutive values share their
+evidence and do not swing with two searches' noise.
 
 The record is annotated in place: after each judged move a machine-readable
-comment ``[%eval 0.62,0.38]`` (the expected scores after it, two decimals, seat
-order), before the first judged move the same for the position it starts from;
-the NAG on marked moves, with a comment naming a better move (``t5 wins in 7``,
-``t5 draws`` from the solver; ``t5 was better: 0.71`` from a search, the mover's
-expected score after it). Comments ``[%eval ...]`` from an earlier run are
-replaced.
+comment ``[%eval 0.62,0.38] [%evalsrc mcts:1000 n=1000 ±0.04]`` (the expected
+scores after it, two decimals, seat order; then where they come from:
+``[%evalsrc end]``, ``[%evalsrc exact]``, or the search's budget, its root's
+playouts and the half-width of the side to move's interval, ``proven`` for a
+value the search proved), before the first judged move the same for the
+position it starts from; the NAG on marked moves, with a comment naming a better
+move (``t5 wins in 7``, ``t5 draws`` from the solver; ``t5 was better: 0.71`` from
+a search, the mover's expected score after it). Comments ``[%eval ...]`` from an
+earlier run are replaced.
 
 In a hidden-information game (a card game) each move is judged from what its mover
 knew: both positions are searched from the mover's information only (see
-:mod:`partita.analysis.mcts`); a chance ply (a shuffle, a face-off) is valued from
-the information of the side that moves next.
+:mod:`partita.analysis.mcts`), each on its own (a determinized search keeps no
+tree); a chance ply (a shuffle, a face-off) is valued from the information of the
+side that moves next.
 
 Positions are solved from the last move back to the first (late positions are
 cheap, and what the solver learns there speeds up the earlier ones); the rest are
-searched in order, each with its own seed (``seed`` and the position's index), so
-an annotation is the same every run for a budget in playouts.
+searched in order, seeded by ``seed``, so an annotation is the same every run for
+a budget in playouts.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from partita.analysis.agents import Agent, agent_from_spec
+from partita.analysis.agents import Agent, MctsAgent, agent_from_spec
 from partita.analysis.defaults import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
-from partita.analysis.mcts import MIN_VISITS
+from partita.analysis.mcts import SearchResult, SearchTree
 from partita.analysis.solving import DEFAULT_TABLE_SIZE, has_solver, score_value, solver_for
 from partita.errors import BudgetExceeded, PartitaError
 from partita.games.base import CHANCE, Rules
@@ -54,32 +78,173 @@ from partita.notation.replay import PASS_TOKEN, replay
 
 __all__ = [
     "BLUNDER",
+    "CONFIDENCE_Z",
     "DEFAULT_AGENT",
     "DEFAULT_POSITION_BUDGET",
     "MISTAKE",
     "Annotation",
+    "Judgement",
     "PlyAnnotation",
+    "Valuation",
     "annotate_record",
     "eval_comment",
+    "forced_visits",
+    "interval",
     "kept_comment",
     "parse_eval_comment",
+    "parse_evalsrc_comment",
 ]
 
 #: Drops in the mover's expected score that earn ``?`` and ``??``.
 MISTAKE = 0.15
 BLUNDER = 0.35
 BLUNDER_NAG, MISTAKE_NAG = "??", "?"
+#: The normal quantile of the searched values' intervals (two-sided 99 %).
+CONFIDENCE_Z = 2.576
+#: The played move's least playouts: this share of its root's (and at least
+#: :data:`FORCED_LEAST`).
+FORCED_SHARE = 1 / 8
+FORCED_LEAST = 32
+#: New playouts a reused root gets at least, as a share of the budget.
+NEW_SHARE = 1 / 4
 
 _EVAL = re.compile(r"\[%eval ([0-9.]+(?:,[0-9.]+)*)\]")
+_EVALSRC = re.compile(r"\[%evalsrc ([^\]]*)\]")
+_OURS = re.compile(r"\[%eval [^\]]*\](?:\s+\[%evalsrc [^\]]*\])?")
 _EXACT_VALUE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 #: Where a value comes from: the game is over, the exact solver, a search.
 END, EXACT, SEARCH = "end", "exact", "search"
 
 
-def eval_comment(value: tuple[float, ...]) -> str:
-    """``[%eval 0.62,0.38]``: expected scores in seat order, two decimals."""
-    return "[%eval " + ",".join(f"{part:.2f}" for part in value) + "]"
+def interval(mean: float, visits: int, z: float = CONFIDENCE_Z) -> tuple[float, float]:
+    """The Wilson score interval of a mean of ``visits`` playout results in 0-1.
+
+    A playout's result is an expected score between 0 and 1 (a win, a draw, a
+    loss, or the game's heuristic where the playout stopped): its variance is at
+    most ``p(1 - p)``, that of a win-or-loss result, so the Wilson interval of
+    that case bounds it. ``(0, 1)`` without playouts."""
+    if visits <= 0:
+        return (0.0, 1.0)
+    mean = min(max(mean, 0.0), 1.0)
+    z2 = z * z
+    denominator = 1 + z2 / visits
+    centre = (mean + z2 / (2 * visits)) / denominator
+    half = z * math.sqrt(mean * (1 - mean) / visits + z2 / (4 * visits * visits)) / denominator
+    return (max(centre - half, 0.0), min(centre + half, 1.0))
+
+
+def forced_visits(root_visits: int) -> int:
+    """The playouts a played move gets at least in the search of its position,
+    before it is compared with the best move: an eighth of the root's, at least
+    :data:`FORCED_LEAST`."""
+    return max(FORCED_LEAST, math.ceil(root_visits * FORCED_SHARE))
+
+
+@dataclass(frozen=True, slots=True)
+class Valuation:
+    """Where a position's value comes from and how sure it is.
+
+    ``source``: ``end`` (the outcome), ``exact`` (the solver; ``nodes`` it searched)
+    or ``search`` (``agent``'s spec; ``visits`` the root's playouts, ``reused`` of
+    them brought from the search of the position before, ``playouts`` run for this
+    position; ``interval`` the side to move's value's; ``proven`` where the search
+    proved the value, which is then exact). ``seconds``: the time it took."""
+
+    source: str
+    agent: str | None = None
+    visits: int = 0
+    playouts: int = 0
+    reused: int = 0
+    seconds: float = 0.0
+    interval: tuple[float, float] | None = None
+    proven: bool = False
+    nodes: int | None = None
+
+    @property
+    def exact(self) -> bool:
+        return self.source != SEARCH or self.proven
+
+    def comment(self) -> str:
+        """``[%evalsrc ...]``: ``end``, ``exact``, or ``mcts:1000 n=812 ±0.03``."""
+        if self.source != SEARCH:
+            return f"[%evalsrc {self.source}]"
+        words = [self.agent or "search", f"n={self.visits}"]
+        if self.proven:
+            words.append("proven")
+        elif self.interval is not None:
+            low, high = self.interval
+            words.append(f"±{(high - low) / 2:.2f}")
+        return "[%evalsrc " + " ".join(words) + "]"
+
+    def as_dict(self) -> dict:
+        data: dict[str, Any] = {"source": self.source, "exact": self.exact}
+        if self.source == EXACT:
+            data["nodes"] = self.nodes
+            data["seconds"] = round(self.seconds, 4)
+        elif self.source == SEARCH:
+            data.update(
+                agent=self.agent,
+                visits=self.visits,
+                playouts=self.playouts,
+                reused=self.reused,
+                seconds=round(self.seconds, 4),
+                interval=None
+                if self.interval is None
+                else [round(part, 4) for part in self.interval],
+                proven=self.proven,
+            )
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """A move judged inside the search of the position before it: the search's
+    best move and the played one, each with the mover's value, its interval and
+    playouts (an exact value has a zero-width interval). ``drop`` is the best
+    move's value less the played move's; ``sure_drop`` what the evidence carries of
+    it, the best move's lower bound less the played move's upper bound (positive:
+    the intervals are apart, ``separated``). The mark follows ``sure_drop``."""
+
+    best: str
+    best_value: float
+    best_interval: tuple[float, float]
+    best_visits: int
+    played_value: float
+    played_interval: tuple[float, float]
+    played_visits: int
+
+    @property
+    def drop(self) -> float:
+        return self.best_value - self.played_value
+
+    @property
+    def sure_drop(self) -> float:
+        return self.best_interval[0] - self.played_interval[1]
+
+    @property
+    def separated(self) -> bool:
+        return self.sure_drop > 0
+
+    def as_dict(self) -> dict:
+        return {
+            "best": self.best,
+            "best_value": round(self.best_value, 4),
+            "best_interval": [round(part, 4) for part in self.best_interval],
+            "best_visits": self.best_visits,
+            "played_value": round(self.played_value, 4),
+            "played_interval": [round(part, 4) for part in self.played_interval],
+            "played_visits": self.played_visits,
+            "sure_drop": round(self.sure_drop, 4),
+            "separated": self.separated,
+        }
+
+
+def eval_comment(value: tuple[float, ...], valuation: Valuation | None = None) -> str:
+    """``[%eval 0.62,0.38]``: expected scores in seat order, two decimals; with a
+    ``valuation``, followed by its ``[%evalsrc ...]``."""
+    text = "[%eval " + ",".join(f"{part:.2f}" for part in value) + "]"
+    return text if valuation is None else f"{text} {valuation.comment()}"
 
 
 def parse_eval_comment(comment: str) -> tuple[float, ...] | None:
@@ -88,6 +253,30 @@ def parse_eval_comment(comment: str) -> tuple[float, ...] | None:
     if match is None:
         return None
     return tuple(float(part) for part in match.group(1).split(","))
+
+
+def parse_evalsrc_comment(comment: str) -> dict | None:
+    """What an ``[%evalsrc ...]`` says: ``source`` (``end``, ``exact``, ``search``),
+    and for a search ``agent``, ``visits``, ``proven`` and ``margin`` (the
+    interval's half-width, ``None`` if proven); ``None`` if the comment has none."""
+    match = _EVALSRC.search(comment)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    if words in (["end"], ["exact"]):
+        return {"source": words[0]}
+    data: dict[str, Any] = {"source": SEARCH, "agent": None, "visits": None}
+    data.update(proven=False, margin=None)
+    for word in words:
+        if word.startswith("n=") and word[2:].isdigit():
+            data["visits"] = int(word[2:])
+        elif re.fullmatch(r"±[0-9]*\.?[0-9]+", word):
+            data["margin"] = float(word[1:])
+        elif word == "proven":
+            data["proven"] = True
+        elif data["agent"] is None:
+            data["agent"] = word
+    return data
 
 
 def kept_comment(token: str, solution: Any) -> str:
@@ -107,17 +296,23 @@ class _Value:
     value: tuple[float, ...]
     source: str
     solution: Any = None
-    search: Any = None
+    search: SearchResult | None = None
+    valuation: Valuation = Valuation(END)
 
 
 @dataclass(frozen=True, slots=True)
 class PlyAnnotation:
     """One judged ply: its number (from 1) and move; the seat that played it (``None``
     for the chance side); every side's expected score before and after it, and
-    where each comes from (``end``, ``exact``, ``search``); the mover's drop; the
+    where each comes from (``end``, ``exact``, ``search``); the mover's drop (the
+    one that judged the move: the exact scores' or the search's best move's value
+    less the played move's, where the position before was solved or searched); the
     NAG given (``""``, ``?``, ``??``); a better move and the comment naming it.
     ``value_before``/``score_before`` (and after) are the solver's ``win``/``draw``/
-    ``loss`` and score where the position was solved exactly."""
+    ``loss`` and score where the position was solved exactly. ``valuation_before``
+    and ``valuation_after`` say how each value was found; ``judgement`` the
+    comparison inside the search before the move (``None`` where the solver or no
+    search judged it)."""
 
     ply: int
     move: str
@@ -134,6 +329,9 @@ class PlyAnnotation:
     score_before: int | None = None
     value_after: str | None = None
     score_after: int | None = None
+    valuation_before: Valuation = Valuation(END)
+    valuation_after: Valuation = Valuation(END)
+    judgement: Judgement | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -143,10 +341,15 @@ class PlyAnnotation:
             "before": [round(part, 4) for part in self.before],
             "after": [round(part, 4) for part in self.after],
             "source": {"before": self.source_before, "after": self.source_after},
+            "valuation": {
+                "before": self.valuation_before.as_dict(),
+                "after": self.valuation_after.as_dict(),
+            },
             "drop": round(self.drop, 4),
             "nag": self.nag,
             "better": self.better,
             "comment": self.comment,
+            "judgement": None if self.judgement is None else self.judgement.as_dict(),
             "exact": {
                 "before": None
                 if self.value_before is None
@@ -162,17 +365,23 @@ class PlyAnnotation:
 class Annotation:
     """What :func:`annotate_record` found: every judged ply, the value of the
     position the judged moves start from, how many positions the solver solved and
-    the plies whose position was beyond its budget (valued by the agent instead)."""
+    the plies whose position was beyond its budget (valued by the agent instead);
+    the searches' cost: ``playouts`` run in all and ``reused`` (playouts a root
+    brought from the search before it), ``seconds`` of searching."""
 
     game: str
     sides: int
     agent: str
     seed: int
     start: tuple[float, ...] = ()
+    start_valuation: Valuation = Valuation(END)
     plies: list[PlyAnnotation] = field(default_factory=list)
     solved: int = 0
     unsolved: list[int] = field(default_factory=list)
     searched: int = 0
+    playouts: int = 0
+    reused: int = 0
+    seconds: float = 0.0
 
     @property
     def marked(self) -> list[PlyAnnotation]:
@@ -185,17 +394,22 @@ class Annotation:
         return [ply for ply in self.plies if ply.nag == "??"]
 
     def as_dict(self) -> dict:
-        """The object `partita annotate --json` prints."""
+        """The object `partita annotate --json` prints for a record."""
         return {
             "game": self.game,
             "sides": self.sides,
             "agent": self.agent,
             "seed": self.seed,
             "thresholds": {"?": MISTAKE, "??": BLUNDER},
+            "confidence_z": CONFIDENCE_Z,
             "start": [round(part, 4) for part in self.start],
+            "start_valuation": self.start_valuation.as_dict(),
             "solved": self.solved,
             "unsolved": self.unsolved,
             "searched": self.searched,
+            "playouts": self.playouts,
+            "reused": self.reused,
+            "seconds": round(self.seconds, 4),
             "marked": [ply.ply for ply in self.marked],
             "plies": [ply.as_dict() for ply in self.plies],
         }
@@ -300,24 +514,37 @@ def annotate_record(
                 )
             except BudgetExceeded:
                 continue
-            values[key] = _Value(
-                _exact_value(rules, states[key[0]], solution.value), EXACT, solution
+            valuation = Valuation(
+                EXACT, nodes=getattr(solution, "nodes", None), seconds=solution.seconds
             )
+            value = _exact_value(rules, states[key[0]], solution.value)
+            values[key] = _Value(value, EXACT, solution, valuation=valuation)
             annotation.solved += 1
             advance()
-    for key in pending:
-        if key in values:
-            continue
-        position, viewer = key
-        rng = random.Random(seed * 1_000_003 + position)
-        history = [(ply.before, ply.move) for ply in plies[:position]] if hidden else ()
-        result = searcher.evaluate(states[position], rng, viewer=viewer, history=history)
-        values[key] = _Value(tuple(result.value), SEARCH, search=result)
-        annotation.searched += 1
-        advance()
+    if isinstance(searcher, MctsAgent) and not hidden:
+        _search_along(searcher, plies, states, first, values, annotation, seed, advance)
+    else:
+        for key in pending:
+            if key in values:
+                continue
+            position, viewer = key
+            rng = random.Random(seed * 1_000_003 + position)
+            history = [(ply.before, ply.move) for ply in plies[:position]] if hidden else ()
+            result = searcher.evaluate(states[position], rng, viewer=viewer, history=history)
+            values[key] = _Value(
+                tuple(result.value),
+                SEARCH,
+                search=result,
+                valuation=_search_valuation(searcher.spec, result, result.playouts, 0),
+            )
+            annotation.searched += 1
+            annotation.playouts += result.playouts
+            annotation.seconds += result.seconds
+            advance()
 
-    annotation.start = values[(first, viewer_of(first))].value
-    _write_eval(record.root if first == 0 else plies[first - 1].node, annotation.start)
+    start = values[(first, viewer_of(first))]
+    annotation.start, annotation.start_valuation = start.value, start.valuation
+    _write_eval(record.root if first == 0 else plies[first - 1].node, start)
     for index in range(first, len(plies)):
         ply = plies[index]
         viewer = viewer_of(index)
@@ -327,12 +554,92 @@ def annotate_record(
         if before.source == SEARCH and solver is not None:
             annotation.unsolved.append(ply.number)
         if ply.node is not None:
-            _write_eval(ply.node, after.value)
+            _write_eval(ply.node, after)
             if judged.nag:
                 ply.node.suffix = judged.nag
-                if judged.comment:
+                if judged.comment and judged.comment not in ply.node.comments:
                     ply.node.comments.append(judged.comment)
     return annotation
+
+
+def _search_along(
+    searcher: MctsAgent,
+    plies: list[_Ply],
+    states: list[Any],
+    first: int,
+    values: dict[tuple[int, int | None], _Value],
+    annotation: Annotation,
+    seed: int,
+    advance: Callable[[], None],
+) -> None:
+    """Value the positions from ``first`` on that have no value yet with one search
+    tree that follows the game (see the module docstring), searching the played
+    move of each enough to judge it."""
+    rules = searcher.rules
+    rng = random.Random(seed * 1_000_003 + first)
+    budget = searcher.playouts
+    least = max(1, math.ceil(budget * NEW_SHARE)) if budget is not None else 1
+    tree: SearchTree | None = None
+    for index in range(first, len(states)):
+        key = (index, None)
+        if key not in values:
+            if tree is None:
+                tree = SearchTree(searcher.search, states[index])
+            started = time.perf_counter()
+            reused = tree.visits
+            ran = tree.grow(rng, visits=budget, least=least, seconds=searcher.seconds)
+            # The position's value: the mean of every playout through it (those it
+            # brought along included), before the played move is searched further.
+            value, behind = tree.value()
+            visits = tree.visits
+            if index < len(plies) and _judgeable(rules, plies[index].before):
+                ran += tree.force(plies[index].move, forced_visits(tree.visits), rng)
+            seconds = time.perf_counter() - started
+            result = tree.result(ran, seconds)
+            valuation = Valuation(
+                SEARCH,
+                agent=searcher.spec,
+                visits=visits,
+                playouts=ran,
+                reused=reused,
+                seconds=seconds,
+                interval=None
+                if result.side == CHANCE or result.exact
+                else interval(value[result.side], behind),
+                proven=result.exact,
+            )
+            values[key] = _Value(value, SEARCH, search=result, valuation=valuation)
+            annotation.searched += 1
+            annotation.playouts += ran
+            annotation.reused += reused
+            annotation.seconds += seconds
+            advance()
+        if index < len(plies) and tree is not None:
+            tree.advance(plies[index].move, rng)
+
+
+def _search_valuation(spec: str, result: SearchResult, ran: int, reused: int) -> Valuation:
+    """How sure a search's value is: the interval of its best move's value for the
+    side to move (none at a chance node), or a proof."""
+    visits = sum(item.visits for item in result.moves) or result.playouts
+    span = None
+    if result.side != CHANCE and result.moves and not result.exact:
+        best = result.moves[0]
+        span = (
+            (best.value[result.side],) * 2
+            if best.exact
+            else interval(best.value[result.side], best.visits)
+        )
+    return Valuation(
+        SEARCH,
+        agent=spec,
+        visits=max(visits, reused + ran),
+        playouts=ran,
+        reused=reused,
+        seconds=result.seconds,
+        interval=span,
+        proven=result.exact,
+    )
 
 
 def _exact_value(rules: Any, state: Any, value: str) -> tuple[float, ...]:
@@ -364,12 +671,13 @@ def _mainline_plies(record: Record, game: Any, replayed: Any) -> list[_Ply]:
     return plies
 
 
-def _write_eval(node: Node | None, value: tuple[float, ...]) -> None:
-    """Put ``[%eval ...]`` on ``node``, replacing one an earlier run left."""
+def _write_eval(node: Node | None, value: _Value) -> None:
+    """Put ``[%eval ...] [%evalsrc ...]`` on ``node``, replacing one an earlier run
+    left."""
     if node is None:
         return
-    node.comments[:] = [comment for comment in node.comments if not _EVAL.fullmatch(comment)]
-    node.comments.append(eval_comment(value))
+    node.comments[:] = [comment for comment in node.comments if not _OURS.fullmatch(comment)]
+    node.comments.append(eval_comment(value.value, value.valuation))
 
 
 def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation:
@@ -378,9 +686,16 @@ def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation
     token = game.format_move(ply.before, ply.move)
     exact_before = before.solution
     exact_after = after.solution
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {
+        "valuation_before": before.valuation,
+        "valuation_after": after.valuation,
+    }
+    move_score = None
     if exact_before is not None:
         fields["value_before"], fields["score_before"] = exact_before.value, exact_before.score
+        move_score = next(
+            (item.score for item in exact_before.moves if item.move == ply.move), None
+        )
     if exact_after is not None:
         fields["value_after"], fields["score_after"] = exact_after.value, exact_after.score
         # The solver's value is the side to move's; from the mover's side it is reversed
@@ -390,72 +705,84 @@ def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation
                 exact_after.value, exact_after.value
             )
             fields["score_after"] = -exact_after.score
-    elif after.source == END and exact_before is not None:
-        move_score = next(item.score for item in exact_before.moves if item.move == ply.move)
+    elif move_score is not None:
         fields["value_after"], fields["score_after"] = score_value(move_score), move_score
+    values = (ply.number, token, None if mover == CHANCE else mover, before.value, after.value)
+    sources = (before.source, after.source)
     if mover == CHANCE:
-        return PlyAnnotation(
-            ply.number,
-            token,
-            None,
-            before.value,
-            after.value,
-            before.source,
-            after.source,
-            0.0,
-            **fields,
-        )
+        return PlyAnnotation(*values, *sources, 0.0, **fields)
     drop = before.value[mover] - after.value[mover]
-    nag = BLUNDER_NAG if drop > BLUNDER else MISTAKE_NAG if drop > MISTAKE else ""
-    better = comment = None
-    if nag and _forced(rules, ply.before):
-        nag = ""
-    if nag and before.source == EXACT:
-        kept = exact_before.best[0]
-        better = game.format_move(ply.before, kept)
-        comment = kept_comment(better, exact_before)
-    elif nag and before.source == SEARCH:
-        best = before.search.best
-        if best is None or best == ply.move:
-            nag = ""  # the search ranks the move best: the drop is its own noise
-        else:
-            value = before.search.statistics(best).value[mover]
-            played = before.search.statistics(ply.move)
-            noisy = after.source == SEARCH and not after.search.exact
-            if noisy and played is not None and played.visits >= MIN_VISITS:
-                # Both views must show the drop: the two positions' values, and the
-                # best move against the played one within the search before it.
-                inner = value - played.value[mover]
-                judged_drop = min(drop, inner)
-                nag = (
-                    BLUNDER_NAG
-                    if judged_drop > BLUNDER
-                    else MISTAKE_NAG
-                    if judged_drop > MISTAKE
-                    else ""
-                )
+    nag = better = comment = None
+    if before.source == EXACT:
+        if move_score is not None:  # the exact scores of the moves judge it
+            drop = _EXACT_VALUE[exact_before.value] - _EXACT_VALUE[score_value(move_score)]
+        nag = _nag(drop)
+        if nag:
+            better = game.format_move(ply.before, exact_before.best[0])
+            comment = kept_comment(better, exact_before)
+    elif before.source == SEARCH and before.search is not None:
+        judgement = _inside(game, ply, mover, before.search, after)
+        fields["judgement"] = judgement
+        if judgement is not None:
+            drop = judgement.drop
+            if judgement.best != token:
+                nag = _nag(judgement.sure_drop)
             if nag:
-                better = game.format_move(ply.before, best)
-                comment = f"{better} was better: {value:.2f}"
-    return PlyAnnotation(
-        ply.number,
-        token,
-        mover,
-        before.value,
-        after.value,
-        before.source,
-        after.source,
-        drop,
-        nag,
-        better,
-        comment,
-        **fields,
+                better = judgement.best
+                comment = f"{better} was better: {judgement.best_value:.2f}"
+    if nag and not _judgeable(rules, ply.before):
+        nag = better = comment = None
+    return PlyAnnotation(*values, *sources, drop, nag or "", better, comment, **fields)
+
+
+def _inside(
+    game: Any, ply: _Ply, mover: int, search: SearchResult, after: _Value
+) -> Judgement | None:
+    """The played move against the search's best, in the search of the position
+    before it; the played move's value is the exact one where the position after
+    it is solved or over. ``None`` where the search has no statistics on it."""
+    best = search.moves[0] if search.moves and search.best is not None else None
+    if best is None:
+        return None
+    played = search.statistics(ply.move)
+    if played is None and after.source == SEARCH:
+        return None
+    best_value = best.value[mover]
+    best_span = (best_value, best_value) if best.exact else interval(best_value, best.visits)
+    if best.move == ply.move:
+        played_value, played_span, played_visits = best_value, best_span, best.visits
+    elif after.source != SEARCH or after.valuation.proven:
+        played_value = after.value[mover]
+        played_span = (played_value, played_value)
+        played_visits = played.visits if played is not None else 0
+    else:
+        assert played is not None
+        played_value = played.value[mover]
+        played_visits = played.visits
+        played_span = (
+            (played_value, played_value) if played.exact else interval(played_value, played.visits)
+        )
+    return Judgement(
+        game.format_move(ply.before, best.move),
+        best_value,
+        best_span,
+        best.visits,
+        played_value,
+        played_span,
+        played_visits,
     )
 
 
-def _forced(rules: Rules, state: Any) -> bool:
-    """Whether the mover had no choice: one legal move, in a game that lists them all
-    (the contract: one that overrides ``sample_move`` may list a subset)."""
-    if type(rules).sample_move is not Rules.sample_move:
+def _nag(drop: float) -> str | None:
+    return BLUNDER_NAG if drop > BLUNDER else MISTAKE_NAG if drop > MISTAKE else None
+
+
+def _judgeable(rules: Rules, state: Any) -> bool:
+    """Whether the mover had a choice: not the chance side, and more than one legal
+    move, in a game that lists them all (the contract: one that overrides
+    ``sample_move`` may list a subset)."""
+    if rules.side_to_move(state) == CHANCE:
         return False
-    return len(rules.legal_moves(state)) <= 1
+    if type(rules).sample_move is not Rules.sample_move:
+        return True
+    return len(rules.legal_moves(state)) > 1

@@ -73,6 +73,7 @@ __all__ = [
     "Mcts",
     "MoveStatistics",
     "SearchResult",
+    "SearchTree",
 ]
 
 #: UCB1's exploration constant for values from 0 to 1 (OpenSpiel's uct_c = 2 on -1..1).
@@ -592,3 +593,141 @@ class Mcts:
         if value is None:
             value = root.mean()
         return SearchResult(side, value, tuple(moves), playouts, seconds, exact)
+
+
+class SearchTree:
+    """A search tree kept from one position to the next, for a caller that follows a
+    line of play (annotating a record): the subtree under the move played becomes
+    the next root, its playouts counted, so each position starts from what the
+    search of the one before it learned there. Perfect information only (a
+    hidden-information search draws new tables for every position).
+
+    ``grow`` searches the root, ``force`` searches one of its moves until it has a
+    number of playouts (so that a move the search would not choose can be compared
+    with the one it would), ``result`` reads the root as :meth:`Mcts.search` does,
+    ``advance`` moves the root on. ``playouts`` counts the playouts run in all.
+    """
+
+    def __init__(self, search: Mcts, state: Any) -> None:
+        self.search = search
+        self.root = search._node(state)
+        #: Playouts this tree has run, over every root it had.
+        self.playouts = 0
+
+    @property
+    def state(self) -> Any:
+        return self.root.state
+
+    @property
+    def visits(self) -> int:
+        """The root's playouts, those of earlier roots that went through it included."""
+        return self.root.visits
+
+    def grow(
+        self,
+        rng: Any,
+        *,
+        visits: int | None = None,
+        least: int = 1,
+        seconds: float | None = None,
+    ) -> int:
+        """Playouts from the root until it has ``visits`` (reused ones count) and
+        this call ran at least ``least``, or ``seconds`` have passed (with no
+        ``visits``: until then); fewer once the root is proven. Returns how many ran."""
+        if visits is None and seconds is None:
+            raise PartitaError("a search needs a budget: playouts or seconds")
+        root = self.root
+        search = self.search
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        done = 0
+        while root.solved is None:
+            if visits is not None and root.visits >= visits and done >= least:
+                break
+            search._playout(root, rng)
+            done += 1
+            if deadline is not None and not done & 15 and time.perf_counter() >= deadline:
+                break
+        self.playouts += done
+        return done
+
+    def force(self, move: Any, visits: int, rng: Any) -> int:
+        """Playouts through ``move`` (a move of the root) until its position has
+        ``visits`` playouts or is proven; the root counts them as its own. Returns
+        how many ran."""
+        root = self.root
+        search = self.search
+        if root.solved is not None and root.side == CHANCE:
+            return 0
+        child = self._child(move, rng)
+        done = 0
+        while child.solved is None and child.visits < visits:
+            before = list(child.totals)
+            search._playout(child, rng)
+            root.visits += 1
+            for seat, total in enumerate(child.totals):
+                root.totals[seat] += total - before[seat]
+            done += 1
+        Mcts._propagate([root, child])
+        self.playouts += done
+        return done
+
+    def value(self) -> tuple[tuple[float, ...], int]:
+        """The root's value and the playouts behind it: proven, else the mean of
+        every playout through the root. Its best move's mean would lean towards the
+        side to move: that move's replies are still being tried, and the best of
+        many noisy means is chosen for being high (by 0.2 with 30 moves and 1,000
+        playouts), so it swings from ply to ply."""
+        root = self.root
+        return root.mean(), root.visits
+
+    def result(self, playouts: int = 0, seconds: float = 0.0) -> SearchResult:
+        """The root read as :meth:`Mcts.search` reads it (``playouts``, ``seconds``:
+        what to report as this position's cost)."""
+        if self.root.solved is not None and self.root.children is None:
+            return SearchResult(CHANCE, self.root.solved, (), 0, 0.0, True)
+        return self.search._result(self.root, playouts, seconds)
+
+    def advance(self, move: Any, rng: Any) -> int:
+        """Make the position after ``move`` the root, keeping its subtree; returns
+        the playouts it brings (0: the search had not been there)."""
+        root = self.root
+        child = None
+        if root.children is not None:
+            if root.side == CHANCE:
+                child = root.children.get(move)
+            else:
+                for known, node in zip(root.moves, root.children, strict=True):
+                    if known == move:
+                        child = node
+                        break
+        if child is None:
+            child = self.search._node(self.search.rules.apply(root.state, move))
+        self.root = child
+        return child.visits
+
+    def _child(self, move: Any, rng: Any) -> _Node:
+        """The root's child after ``move``, added where the root's candidates left
+        it out (a game whose ``legal_moves`` lists a subset)."""
+        root = self.root
+        search = self.search
+        if root.children is None:
+            search._expand(root, rng)
+        if root.side == CHANCE:
+            child = root.children.get(move)
+            if child is None:
+                child = root.children[move] = search._node(search.rules.apply(root.state, move))
+            return child
+        for known, node in zip(root.moves, root.children, strict=True):
+            if known == move:
+                return node
+        child = search._node(search.rules.apply(root.state, move))
+        child.prior = (
+            child.solved
+            if child.solved is not None
+            else search.evaluation(child.state)
+            if search.bias
+            else ()
+        )
+        root.moves.append(move)
+        root.children.append(child)
+        return child

@@ -239,9 +239,14 @@ def annotate(
         ),
     ],
     index: Annotated[
-        int,
-        typer.Option("--index", help="Which record of the file (from 0).", min=0, max=LARGEST),
-    ] = 0,
+        int | None,
+        typer.Option(
+            "--index",
+            help="Annotate only this record of the file (from 0); default: every record.",
+            min=0,
+            max=LARGEST,
+        ),
+    ] = None,
     from_ply: Annotated[
         int,
         typer.Option(
@@ -252,8 +257,9 @@ def annotate(
         str,
         typer.Option(
             "--agent",
-            help="What values the positions the exact solver does not: mcts:N (N playouts "
-            "a position), mcts:2s (seconds) or greedy.",
+            help="What values the positions the exact solver does not: mcts:N (each "
+            "position searched to N playouts, the tree kept from move to move), mcts:2s "
+            "(seconds) or greedy.",
         ),
     ] = DEFAULT_AGENT,
     seed: Annotated[
@@ -288,12 +294,16 @@ def annotate(
         typer.Option(
             "-o",
             "--output",
-            help="Write the annotated record here (default, and -: stdout).",
+            help="Write the annotated records here (default, and -: stdout).",
             dir_okay=False,
         ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print what was found as JSON instead of the record.")
+        bool,
+        typer.Option(
+            "--json",
+            help="Print what was found, a JSON line a record (the records go to -o only).",
+        ),
     ] = False,
     db: ArchiveOption = None,
     book: BookOption = None,
@@ -301,17 +311,20 @@ def annotate(
 ) -> None:
     """Value every move with each side's expected score; mark mistakes ? and ??.
 
-    The exact solver values the positions within its budget (games that have one), the
-    agent (MCTS by default) the others. After each move a comment [%eval 0.62,0.38]
-    gives every side's expected score; a move that drops its mover's by more than
-    0.15 gets ?, by more than 0.35 ??, with a better move. The annotated record is
-    written in canonical form; a summary goes to stderr.
+    Every record of the file is annotated (or the one --index names). The exact
+    solver values the positions within its budget (games that have one), the agent
+    (MCTS by default) the others. After each move a comment [%eval 0.62,0.38]
+    [%evalsrc mcts:1000 n=1000 ±0.04] gives every side's expected score and where it
+    comes from (end, exact, or a search with its playouts and interval). A move is
+    judged inside the search of the position before it: one that drops its mover's
+    expected score by more than 0.15 gets ?, by more than 0.35 ??, with a better
+    move; for a searched move, the drop beyond the two moves' intervals. The annotated records
+    are written in canonical form, all or none; a summary goes to stderr.
     """
     from partita.analysis.agents import parse_agent_spec
     from partita.analysis.annotate import annotate_record
-    from partita.cli.commands.archive import load_source
     from partita.notation.inputs import is_stdin
-    from partita.notation.writer import write_record
+    from partita.notation.replay import replay
 
     check_output(output, "--output")
     try:
@@ -323,39 +336,101 @@ def annotate(
             "the random agent does not value positions: use mcts:N or greedy",
             param_hint="--agent",
         )
-    record = load_source(source, index, archive_path(db))
-    game_name = record.game
-    if game_name is None:
-        raise PartitaError(f"{source}: the record has no Game tag")
-    with progress_bar("annotating", enabled=not as_json, unit="positions") as report:
-        annotation = annotate_record(
-            record,
-            solver=_book_solver(record, table_size, open_default_book(book, no_book, db)),
-            agent=agent,
-            seed=seed,
-            from_ply=from_ply,
-            max_nodes=budget or None,
-            max_seconds=seconds,
-            table_size=table_size,
-            progress=report,
-        )
-    text = write_record(record)
+    records = _records_to_annotate(source, index, archive_path(db))
+    # The bar counts positions over every record: a record's count is its plies
+    # from --from-ply (and the position before them) until the library says.
+    expected = [max(replay(record).plies - from_ply + 1, 0) + 1 for record in records]
+    annotations = []
+    label = "annotating" if len(records) == 1 else f"annotating {len(records)} records"
+    with progress_bar(label, unit="positions") as bar:
+        done_before = 0
+        for number, record in enumerate(records):
+            where = "" if len(records) == 1 else f"record {number}: "
+
+            def report(
+                done: int, total: int, number: int = number, base: int = done_before
+            ) -> None:
+                expected[number] = total
+                bar(base + done, sum(expected))
+
+            if record.game is None:
+                raise PartitaError(f"{source}: {where}the record has no Game tag")
+            try:
+                annotation = annotate_record(
+                    record,
+                    solver=_book_solver(record, table_size, open_default_book(book, no_book, db)),
+                    agent=agent,
+                    seed=seed,
+                    from_ply=from_ply,
+                    max_nodes=budget or None,
+                    max_seconds=seconds,
+                    table_size=table_size,
+                    progress=report,
+                )
+            except PartitaError as error:
+                if not where:
+                    raise
+                raise PartitaError(f"{source}: {where}{error}") from None
+            annotations.append(annotation)
+            done_before += expected[number]
+    text = _records_text(records)
     if as_json:
-        typer.echo(json.dumps(annotation.as_dict(), ensure_ascii=False, indent=2))
-    elif output is not None and not is_stdin(output):
+        for number, annotation in enumerate(annotations):
+            data = {"index": index if index is not None else number, **annotation.as_dict()}
+            typer.echo(json.dumps(data, ensure_ascii=False))
+    if output is not None and not is_stdin(output):
         with writing(output), replaced_file(output) as stream:
             stream.write(text)
-    else:
+    elif not as_json:
         sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
-    marked = len(annotation.blunders)
-    dubious = len(annotation.marked) - marked
+    typer.echo(_annotate_summary(annotations), err=True)
+
+
+def _records_to_annotate(source: str, index: int | None, db: Path) -> list:
+    """Every record of a file (or the ``index``-th), or the archive's game ``source``."""
+    from partita.cli.commands.archive import load_source
+    from partita.notation.inputs import is_stdin
+    from partita.notation.reader import read_records
+
+    path = Path(source)
+    if index is not None or not (is_stdin(source) or path.is_file()):
+        return [load_source(source, index or 0, db)]
+    records = list(read_records(path))
+    if not records:
+        raise PartitaError(f"{source}: there is no record to annotate")
+    return records
+
+
+def _records_text(records: list) -> str:
+    import io
+
+    from partita.notation.writer import write_records
+
+    stream = io.StringIO()
+    write_records(records, stream)
+    return stream.getvalue()
+
+
+def _annotate_summary(annotations: list) -> str:
+    """``3 moves marked ??, 1 marked ?; 40 positions solved exactly, 12 valued by
+    mcts:1000 (9,100 playouts, 4,200 reused)`` (with the record count when several)."""
+    blunders = sum(len(item.blunders) for item in annotations)
+    dubious = sum(len(item.marked) for item in annotations) - blunders
+    solved = sum(item.solved for item in annotations)
+    searched = sum(item.searched for item in annotations)
     summary = (
-        f"{_count(marked, 'move')} marked ??, {dubious} marked ?; "
-        f"{_count(annotation.solved, 'position')} solved exactly"
+        f"{_count(blunders, 'move')} marked ??, {dubious} marked ?; "
+        f"{_count(solved, 'position')} solved exactly"
     )
-    if annotation.searched:
-        summary += f", {annotation.searched} valued by {annotation.agent}"
-    typer.echo(summary, err=True)
+    if searched:
+        playouts = sum(item.playouts for item in annotations)
+        reused = sum(item.reused for item in annotations)
+        summary += f", {searched} valued by {annotations[0].agent}"
+        if playouts:
+            summary += f" ({playouts:,} playouts, {reused:,} reused)"
+    if len(annotations) > 1:
+        summary = f"{len(annotations)} records: {summary}"
+    return summary
 
 
 def _book_solver(record, table_size: int, book) -> object | None:
