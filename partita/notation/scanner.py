@@ -95,6 +95,8 @@ _SUFFIX_SPLIT = re.compile(rf"(.*?)({SUFFIX_PATTERN})\Z", re.DOTALL)
 _TAG_PARTS = re.compile(TAG_PATTERN)
 _ESCAPE = re.compile(r"\\([\"\\])")
 _SPACES = re.compile(r"[ \t\n\r\f\v]+")
+_WHITESPACE_CHARS = " \t\n\r\f\v"
+_WHITESPACE = frozenset(_WHITESPACE_CHARS)
 
 
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
@@ -104,6 +106,11 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """
     if end is None:
         end = len(text)
+    # White space at the end is left out before matching: every other character
+    # starts a token, but a white-space run that no token follows fails at each of
+    # its places in turn, which is quadratic in its length.
+    if end > start and text[end - 1] in _WHITESPACE:
+        end = start + len(text[start:end].rstrip(_WHITESPACE_CHARS))
     tokens: list[Token] = []
     append = tokens.append
     kinds = _KIND_OF_GROUP
