@@ -8,6 +8,7 @@ The campaign itself (mutated records, export and re-import) is
 from __future__ import annotations
 
 import contextlib
+import io
 import shutil
 import sqlite3
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 from cli_runner import run_cli
 
 from partita import database
+from partita.notation.reader import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -146,3 +148,88 @@ def test_a_command_that_changes_nothing_leaves_the_file_untouched(tmp_path, smal
     result = run_cli([*args, "--db", str(db)])
     assert result.code == code, result
     assert file_state(db) == before
+
+
+# -- export writes records that read back as the same records ----------------------------------
+VALID = b'[Game "forza4x4"]\n[Event "valid"]\n[Result "*"]\n\n1. t4 r5 *\n'
+OTHER = b'[Game "connect4"]\n[Event "other"]\n[Result "*"]\n\n1. t4 t4 *\n'
+#: Each case: files imported one after the other, between two valid ones.
+JOINED_CASES = {
+    "a file that starts with movetext": [b"1. t4 r5 *\n"],
+    "text before the first tag": [b'junk\n[Game "forza4x4"]\n[Result "*"]\n\n1. t4 *\n'],
+    "U+3000 before [Game": ['\u3000[Game "forza4x4"]\n[Result "*"]\n\n1. t4 *\n'.encode()],
+    "U+FFFD before [Game": ['\ufffd[Game "forza4x4"]\n[Result "*"]\n\n1. t4 *\n'.encode()],
+    "invalid UTF-8 before [Game": [b'\xff[Game "forza4x4"]\n[Result "*"]\n\n1. t4 *\n'],
+    "tags and no movetext": [b'[Game "forza4x4"]\n[Event "no moves"]\n[Result "*"]\n'],
+    "two tag-only records": [b'[Game "forza4x4"]\n[Result "*"]\n', b'[Game "connect4"]\n'],
+    "an unclosed comment": [b'[Game "forza4x4"]\n[Result "*"]\n\n1. t4 {open\n'],
+    "an unclosed comment, then no tag line": [
+        b'[Game "forza4x4"]\n[Result "*"]\n\n1. t4 {open\n',
+        b"2. t5 *\n",
+    ],
+    "a comment alone": [b"{just a comment}\n"],
+    "a lone bracket line": [b"[\n"],
+}
+
+
+def games_and_problems(db: Path) -> list[tuple]:
+    """Every game (moves, hash, status, text) and problem (relative to the game's
+    first line) of the archive ``db``, in id order."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        games = conn.execute(
+            "SELECT id, moves, hash, status, pgr, source_line FROM games ORDER BY id"
+        ).fetchall()
+        problems = conn.execute(
+            "SELECT game_id, kind, line, [column], ply, token, message FROM problems"
+            " ORDER BY game_id, line, [column], kind"
+        ).fetchall()
+    first_line = {game_id: line for game_id, *_, line in games}
+    return [row[:-1] for row in games] + [
+        (game_id, kind, line - first_line[game_id], *rest)
+        for game_id, kind, line, *rest in problems
+    ]
+
+
+@pytest.mark.parametrize("case", list(JOINED_CASES))
+def test_export_keeps_records_apart_that_the_reader_would_join(tmp_path, case):
+    """export wrote the stored texts with a blank line between them, and the reader
+    starts a record only at a tag line after movetext: such a record became part
+    of its neighbour on re-import (a game lost, a valid neighbour made invalid)."""
+    files = []
+    for number, data in enumerate([VALID, *JOINED_CASES[case], OTHER]):
+        files.append(tmp_path / f"in-{number}.pgr")
+        files[-1].write_bytes(data)
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    stored = sum(database.import_paths(first, [path]).imported for path in files)
+    assert stored > len(files) - 2
+    exported = tmp_path / "out.pgr"
+    with exported.open("w", encoding="utf-8", newline="\n") as stream:
+        assert database.export_games(first, stream) == stored
+    database.import_paths(second, [exported])
+    assert games_and_problems(second) == games_and_problems(first)
+    again = database.import_paths(first, [exported])
+    assert again.imported == 0 and again.duplicates == again.records == stored
+
+
+def test_the_escape_line_is_written_only_where_it_is_needed(tmp_path):
+    db = tmp_path / "a.db"
+    database.import_paths(db, [EXAMPLES / "connect4"])
+    stream = io.StringIO()
+    database.export_games(db, stream)
+    assert "\n%\n" not in stream.getvalue()  # valid records need none
+    (tmp_path / "tail.pgr").write_bytes(b"1. t4 *\n")
+    database.import_paths(db, [tmp_path / "tail.pgr"])
+    stream = io.StringIO()
+    database.export_games(db, stream)
+    assert stream.getvalue().count("\n%\n") == 1
+    assert stream.getvalue().endswith("\n%\n1. t4 *\n")
+
+
+def test_an_escape_line_ends_a_record_wherever_it_stands():
+    text = '[Game "forza4x4"]\n[Result "*"]\n\n1. t4 {a comment\n%\n2. t5 *\n%\n\n%\n'
+    records = list(read_records(text))
+    assert [record.text for record in records] == [
+        '[Game "forza4x4"]\n[Result "*"]\n\n1. t4 {a comment',
+        "2. t5 *",
+    ]
+    assert [record.source.line for record in records] == [1, 6]
