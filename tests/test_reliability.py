@@ -21,6 +21,7 @@ from cli_runner import run_cli
 
 from partita import database
 from partita.notation.reader import read_records
+from partita.notation.sources import MAX_LINE_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -233,3 +234,29 @@ def test_an_escape_line_ends_a_record_wherever_it_stands():
         "2. t5 *",
     ]
     assert [record.source.line for record in records] == [1, 6]
+
+
+# -- a line past the limit keeps its problem through export and re-import ----------------------
+@pytest.mark.parametrize("tail", ["x", "é"], ids=["ascii", "two-byte characters"])
+def test_a_line_past_the_limit_keeps_its_problem_after_export(tmp_path, tail):
+    """The archive kept the line cut at the limit, and reading that again found no
+    long line: the invalid record came back valid, with another hash. The cut is
+    now marked with a U+FFFD inside the limit, a problem wherever it is read."""
+    line = "1. t4 r5 ;" + tail * (MAX_LINE_LENGTH + 10) + "\n*"
+    (tmp_path / "in.pgr").write_text(
+        f'[Game "forza4x4"]\n[Result "*"]\n\n{line}\n\n' + VALID.decode(), encoding="utf-8"
+    )
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    report = database.import_paths(first, [tmp_path / "in.pgr"])
+    assert report.imported == 2
+    exported = tmp_path / "out.pgr"
+    with exported.open("w", encoding="utf-8", newline="\n") as stream:
+        database.export_games(first, stream)
+    assert max(map(len, exported.read_bytes().split(b"\n"))) <= MAX_LINE_LENGTH
+    database.import_paths(second, [exported])
+    rows = {db: games_and_problems(db) for db in (first, second)}
+    statuses = [row[3] for row in rows[second][:2]]
+    assert statuses == ["invalid", "valid"]
+    assert [row[:5] for row in rows[second][:2]] == [row[:5] for row in rows[first][:2]]
+    again = database.import_paths(first, [exported])
+    assert again.imported == 0 and again.duplicates == 2
