@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 from cli_runner import run_cli
 
 from partita import database
+from partita.database import connection
 from partita.notation.reader import read_records
 from partita.notation.sources import MAX_LINE_LENGTH
 
@@ -260,3 +262,65 @@ def test_a_line_past_the_limit_keeps_its_problem_after_export(tmp_path, tail):
     assert [row[:5] for row in rows[second][:2]] == [row[:5] for row in rows[first][:2]]
     again = database.import_paths(first, [exported])
     assert again.imported == 0 and again.duplicates == 2
+
+
+# -- writers wait for readers and for each other -------------------------------------------------
+HELD = 5.5  # seconds: past the 5 s a writer used to wait
+
+
+@pytest.mark.parametrize("holder", ["reader", "writer"])
+def test_an_import_waits_for_a_lock_held_past_the_old_bound(tmp_path, holder):
+    """Four imports into one archive with query, tree and report looping on it: 3 of
+    8 imports failed "locked by another program (waited 5 s)" while a reader held
+    the archive at rest or another import's long batch or final sort held the write
+    lock. Writers now wait up to connection.BUSY_TIMEOUT (10 minutes)."""
+    db = tmp_path / "a.db"
+    database.import_paths(db, [EXAMPLES / "forza4x4"])
+    if holder == "reader":  # the archive at rest: a rollback journal, a shared lock
+        other = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, isolation_level=None)
+        other.execute("BEGIN")
+        other.execute("SELECT count(*) FROM games").fetchone()
+    else:  # another writer's long transaction, in WAL mode as imports write
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("PRAGMA journal_mode=WAL").fetchone()
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("UPDATE games SET event = event WHERE id = 1")
+    outcome: list[object] = []
+
+    def run_import() -> None:  # a connection of its own, as another process has
+        try:
+            outcome.append(database.import_paths(db, [EXAMPLES / "connect4"]).imported)
+        except Exception as error:
+            outcome.append(error)
+
+    started = time.monotonic()
+    importing = threading.Thread(target=run_import)
+    importing.start()
+    try:
+        time.sleep(HELD)
+        assert not outcome  # still waiting, not refused
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    importing.join(timeout=60)
+    [imported] = outcome
+    assert isinstance(imported, int) and imported > 0, imported
+    assert time.monotonic() - started >= HELD
+
+
+def test_a_lock_held_past_the_bound_is_still_one_line(tmp_path, monkeypatch):
+    db = tmp_path / "a.db"
+    database.import_paths(db, [EXAMPLES / "forza4x4"])
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT", 0.3)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        result = run_cli(["import", str(EXAMPLES / "connect4"), "--db", str(db)])
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert result.code == 1
+    assert result.stderr == (
+        f"partita: error: the archive {db} is locked by another program (waited 0.3 s): "
+        "try again when it has finished\n"
+    )

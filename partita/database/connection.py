@@ -40,9 +40,12 @@ __all__ = [
     "retry_while_busy",
 ]
 
-#: Seconds a statement waits for a lock another connection holds (another import's
-#: batch, a reader in the middle of a commit) before the archive counts as locked.
-BUSY_TIMEOUT = 5.0
+#: Seconds a statement waits for a lock another connection holds before the archive
+#: counts as locked: another import's batch, or its final sort, which takes minutes
+#: for a million games on a loaded machine; a reader of an archive at rest (in
+#: rollback-journal mode), which holds off a writer's switch to WAL and its commits.
+#: Writers queue behind each other and behind readers up to this bound.
+BUSY_TIMEOUT = 600.0
 
 
 #: Seconds a writing command spends at most checking that an archive is intact
@@ -148,7 +151,8 @@ def retry_while_busy(action: Callable[[], _Result], *, timeout: float | None = N
             if not is_busy(error) or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause)
-        pause = min(pause * 2, 0.25)
+        # Short pauses: readers that take turns leave short gaps between their locks.
+        pause = min(pause * 2, 0.05)
 
 
 def check_intact(
@@ -203,7 +207,7 @@ def archive_error(error: sqlite3.Error, name: str) -> ArchiveError:
         text = f"{name} is not a partita archive (not an SQLite database: {message})"
     elif is_busy(error):
         text = (
-            f"the archive {name} is locked by another program (waited {BUSY_TIMEOUT:g} s): "
+            f"the archive {name} is locked by another program (waited {_waited()}): "
             "try again when it has finished"
         )
     elif code == sqlite3.SQLITE_READONLY:
@@ -228,6 +232,13 @@ def archive_error(error: sqlite3.Error, name: str) -> ArchiveError:
     else:
         text = f"the archive {name}: {message}"
     return ArchiveError(text)
+
+
+def _waited() -> str:
+    """:data:`BUSY_TIMEOUT` in words: ``10 min``, ``0.2 s``."""
+    if BUSY_TIMEOUT >= 60 and BUSY_TIMEOUT % 60 == 0:
+        return f"{BUSY_TIMEOUT / 60:g} min"
+    return f"{BUSY_TIMEOUT:g} s"
 
 
 def archive_errors(function: Callable[..., _Result]) -> Callable[..., _Result]:
