@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import resource
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -324,3 +327,58 @@ def test_a_lock_held_past_the_bound_is_still_one_line(tmp_path, monkeypatch):
         f"partita: error: the archive {db} is locked by another program (waited 0.3 s): "
         "try again when it has finished\n"
     )
+
+
+# -- output files are written whole or not at all ----------------------------------------------
+def on_a_full_disk(limit: int):
+    """For ``preexec_fn``: files of the process cannot grow past ``limit`` bytes (a
+    write past it fails with EFBIG, as one on a full disk fails with ENOSPC)."""
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    return apply
+
+
+OUTPUTS = {
+    "report -o x.html": (["report", "-o", "{out}", "--no-charts"], "x.html"),
+    "report -o x.md": (["report", "-o", "{out}", "--no-charts"], "x.md"),
+    "tree --dot": (["tree", "--game", "forza4x4", "--dot", "{out}"], "x.dot"),
+    "tree --graphml": (["tree", "--game", "forza4x4", "--graphml", "{out}"], "x.graphml"),
+    "balance -o": (["balance", "-o", "{out}"], "x.html"),
+    "export -o": (["export", "-o", "{out}"], "x.pgr"),
+}
+
+
+@pytest.fixture(scope="module")
+def forza_archive(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("forza") / "forza.db"
+    database.import_paths(db, [EXAMPLES / "forza4x4"])
+    return db
+
+
+@pytest.mark.parametrize("case", list(OUTPUTS))
+def test_an_output_file_is_whole_or_the_earlier_one_stays(tmp_path, forza_archive, case):
+    """On a full disk, report -o x.html, tree --dot, tree --graphml and balance -o
+    left a partial file in place of the earlier one of that name."""
+    args, name = OUTPUTS[case]
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / name
+    target.write_text("the earlier file\n", encoding="utf-8")
+    command = [sys.executable, "-m", "partita", *[arg.format(out=target) for arg in args]]
+    command += ["--db", str(forza_archive)]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=on_a_full_disk(1000),
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert done.stderr.startswith(f"partita: error: cannot write {target}: file too large")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert target.read_text(encoding="utf-8") == "the earlier file\n"
+    assert sorted(path.name for path in folder.iterdir()) == [name]

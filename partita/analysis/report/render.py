@@ -20,6 +20,7 @@ from markupsafe import Markup
 from partita.analysis.report.build import build_report
 from partita.analysis.report.options import ReportOptions
 from partita.errors import PartitaError
+from partita.outfiles import replaced_file
 
 __all__ = [
     "markdown_charts_folder",
@@ -209,7 +210,8 @@ def write_report(
         raise PartitaError(f"report format '{fmt}': choose html or md")
     data = build_report(target, options=options, progress=progress, **filters)
     text = _markdown_with_charts(data, path) if fmt == "md" else render_html(data)
-    path.write_text(text, encoding="utf-8", newline="\n")
+    with replaced_file(path) as stream:  # whole or not at all
+        stream.write(text)
     return path
 
 
