@@ -382,3 +382,33 @@ def test_an_output_file_is_whole_or_the_earlier_one_stays(tmp_path, forza_archiv
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert target.read_text(encoding="utf-8") == "the earlier file\n"
     assert sorted(path.name for path in folder.iterdir()) == [name]
+
+
+# -- Ctrl-C in the last moments ------------------------------------------------------------------
+LATE_CTRL_C = {
+    # SIGINT while main's SystemExit goes up to the interpreter
+    "as the command ends": "try:\n    main()\nfinally:\n    os.kill(os.getpid(), signal.SIGINT)\n"
+    "    time.sleep(5)\n",
+    # SIGINT while the interpreter shuts down
+    "while the interpreter shuts down": "atexit.register(os.kill, os.getpid(), signal.SIGINT)\n"
+    "main()\n",
+}
+
+
+@pytest.mark.parametrize("moment", list(LATE_CTRL_C))
+def test_a_late_ctrl_c_of_export_is_the_interrupted_line(tmp_path, forza_archive, moment):
+    """A Ctrl-C in the last moments of export -o killed the process by the signal,
+    with a traceback and without the `interrupted` line."""
+    target = tmp_path / "out.pgr"
+    program = (
+        "import atexit, os, signal, sys, time\n"
+        "from partita.cli import main\n"
+        f"sys.argv = ['partita', 'export', '--db', {str(forza_archive)!r}, '-o', {str(target)!r}]\n"
+        + LATE_CTRL_C[moment]
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 130, done
+    assert done.stderr.endswith("partita: interrupted\n") and "Traceback" not in done.stderr
+    assert target.read_text(encoding="utf-8").count('[Game "forza4x4"]') == 40  # whole
