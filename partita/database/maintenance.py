@@ -28,6 +28,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from partita.database.archive_writer import insert_positions
+from partita.database.connection import archive_error
 from partita.database.filters import GameFilter
 from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import delete_positions, index_games, unindex_games
@@ -341,6 +342,8 @@ def _read_first(target: str | Path | Database) -> Iterator[Database | None]:
         return
     try:
         yield db
+    except sqlite3.Error as error:
+        raise archive_error(error, str(target)) from None
     finally:
         db.close()
 
