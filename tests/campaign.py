@@ -123,13 +123,14 @@ class Figures:
     same: int = 0  # games that came back the same
     failures: list[str] = field(default_factory=list)
     slowest: float = 0.0  # seconds of the slowest round
+    slowest_round: str = ""
 
     def line(self) -> str:
         return (
             f"{self.records:,} mutated records in {self.files} files: {self.stored:,} games "
             f"stored ({self.valid:,} valid, {self.invalid:,} invalid), {self.exported:,} "
             f"exported, {self.same:,} the same after re-import; {len(self.failures)} "
-            f"failures; slowest round {self.slowest:.1f} s"
+            f"failures; slowest round {self.slowest:.1f} s ({self.slowest_round})"
         )
 
 
@@ -227,7 +228,9 @@ def campaign(per_game: int, *, seed: int = 0, per_file: int = 100) -> Figures:
                         run_round(folder, f"{game}-{done}", batch, figures, rng)
                 except Exception as error:  # a hang, an internal error: recorded
                     figures.failures.append(f"{game}-{done}: {type(error).__name__}: {error}")
-                figures.slowest = max(figures.slowest, time.monotonic() - started)
+                seconds = time.monotonic() - started
+                if seconds > figures.slowest:
+                    figures.slowest, figures.slowest_round = seconds, f"{game}-{done}"
                 done += count
     return figures
 

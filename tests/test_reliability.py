@@ -27,6 +27,7 @@ from partita import database
 from partita.database import connection
 from partita.notation.reader import read_records
 from partita.notation.sources import MAX_LINE_LENGTH
+from partita.notation.writer import write_record
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -412,3 +413,17 @@ def test_a_late_ctrl_c_of_export_is_the_interrupted_line(tmp_path, forza_archive
     assert done.returncode == 130, done
     assert done.stderr.endswith("partita: interrupted\n") and "Traceback" not in done.stderr
     assert target.read_text(encoding="utf-8").count('[Game "forza4x4"]') == 40  # whole
+
+
+@pytest.mark.parametrize("width", [80, 20, 1])
+def test_the_writer_starts_no_line_with_an_escape(width):
+    """A comment's word starting with % wrapped to the start of a line made an
+    escape line of it, which cut the record in two when read again."""
+    words = " ".join(["word"] * 30 + ["%", "%%", "%sign"] * 10)
+    text = f'[Game "forza4x4"]\n[Result "*"]\n\n1. t4 {{{words}}} r5 *\n'
+    [record] = read_records(text)
+    written = write_record(record, width=width)
+    assert not any(line.startswith("%") for line in written.splitlines())
+    [again] = read_records(written)
+    assert again.same_game(record)
+    assert written == write_record(again, width=width)
