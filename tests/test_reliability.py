@@ -272,7 +272,7 @@ def test_a_line_past_the_limit_keeps_its_problem_after_export(tmp_path, tail):
 HELD = 5.5  # seconds: past the 5 s a writer used to wait
 
 
-@pytest.mark.parametrize("holder", ["reader", "writer"])
+@pytest.mark.parametrize("holder", ["reader", pytest.param("writer", marks=pytest.mark.slow)])
 def test_an_import_waits_for_a_lock_held_past_the_old_bound(tmp_path, holder):
     """Four imports into one archive with query, tree and report looping on it: 3 of
     8 imports failed "locked by another program (waited 5 s)" while a reader held
