@@ -75,6 +75,9 @@ LINES = st.sampled_from(
         '\ufeff[Game "connect4"]',
         "a\ufffdb",
         "nul\x00here",
+        "%",
+        "% an escape line",
+        " % no escape line",
     ]
 )
 ENDINGS = st.sampled_from([b"\n", b"\n", b"\n", b"\n", b"\r\n", b"\r"])

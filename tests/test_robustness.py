@@ -466,11 +466,12 @@ def test_a_line_past_the_limit_is_cut_with_a_problem():
     [record] = read_records(data)
     [problem] = record.syntax_problems
     assert problem.message == (
-        # the rest: the x's past the limit and the 7 characters of "1. t4 ;" before them
-        f"line longer than {MAX_LINE_LENGTH:,} bytes: the rest of it ({rest + 7:,} bytes) "
-        "is left out"
+        # the rest: the x's past the limit, the 7 characters of "1. t4 ;" before them
+        # and the 3 bytes that the U+FFFD marking the cut takes in the limit
+        f"line longer than {MAX_LINE_LENGTH:,} bytes: the rest of it ({rest + 10:,} bytes) "
+        "is left out (U+FFFD marks the cut)"
     )
-    assert (problem.line, problem.column) == (4, MAX_LINE_LENGTH + 1)
+    assert (problem.line, problem.column) == (4, MAX_LINE_LENGTH - 2)
     assert record.mainline_moves() == ["t4", "t5"]  # the next line is read again
 
 

@@ -174,7 +174,8 @@ def main(argv: list[str] | None = None) -> None:
             code = app(args=args, prog_name="partita", standalone_mode=False)
         finally:
             _flush_stdout()  # a full disk or a closed pipe shows here, inside the boundary
-            signal.signal(signal.SIGINT, previous_handler)
+            as_program = argv is None and previous_handler is signal.default_int_handler
+            signal.signal(signal.SIGINT, _late_ctrl_c if as_program else previous_handler)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     except typer.Abort:  # end of input at a prompt
@@ -236,6 +237,14 @@ def _on_ctrl_c(signum: int, frame: object) -> None:
     global _ctrl_c_received
     _ctrl_c_received = True
     raise KeyboardInterrupt
+
+
+def _late_ctrl_c(signum: int, frame: object) -> None:
+    """Ctrl-C once the command is done, while the program ends (its last line
+    printed, the interpreter shutting down): the one line and exit 130, not death
+    by the signal with a traceback. The files it wrote are whole already."""
+    _stderr_line("interrupted")
+    os._exit(EXIT_INTERRUPTED)
 
 
 def _note_ctrl_c_from_now() -> Any:

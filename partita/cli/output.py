@@ -18,15 +18,14 @@ when stderr is a terminal.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from partita.errors import PartitaError
+from partita.outfiles import replaced_file
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -57,29 +56,6 @@ def stderr_console() -> Console:
 
 def _no_progress(done: int, new_total: int | None = None) -> None:
     """The update of a progress bar that is not drawn."""
-
-
-@contextlib.contextmanager
-def replaced_file(path: Path) -> Iterator[TextIO]:
-    """A UTF-8 text stream (LF line ends) that becomes ``path`` when the block ends
-    without an error; on an error, ``path`` is left as it was and nothing else stays.
-
-    What is not a regular file (``/dev/stdout``, a named pipe, a device) is written
-    directly: there is nothing to rename over.
-    """
-    if path.exists() and not path.is_file():
-        with path.open("w", encoding="utf-8", newline="\n") as stream:
-            yield stream
-        return
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        with partial.open("w", encoding="utf-8", newline="\n") as stream:
-            yield stream
-        os.replace(partial, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            partial.unlink()
-        raise
 
 
 def check_output(path: Path | None, option: str) -> None:

@@ -30,18 +30,29 @@ __all__ = [
     "archive_error",
     "archive_errors",
     "archive_name",
+    "check_intact",
     "connect_for_reading",
     "connect_for_writing",
     "connect_to_peek",
     "in_wal_mode_at_rest",
+    "INTACT_CHECK_SECONDS",
     "is_busy",
     "retry_while_busy",
 ]
 
-#: Seconds a statement waits for a lock another connection holds (another import's
-#: batch, a reader in the middle of a commit) before the archive counts as locked.
-BUSY_TIMEOUT = 5.0
+#: Seconds a statement waits for a lock another connection holds before the archive
+#: counts as locked: another import's batch, or its final sort, which takes minutes
+#: for a million games on a loaded machine; a reader of an archive at rest (in
+#: rollback-journal mode), which holds off a writer's switch to WAL and its commits.
+#: Writers queue behind each other and behind readers up to this bound.
+BUSY_TIMEOUT = 600.0
 
+
+#: Seconds a writing command spends at most checking that an archive is intact
+#: (:func:`check_intact`) before it writes: SQLite's ``quick_check`` reads every
+#: page, about a second per few hundred MB; a bigger archive is checked as far as
+#: this allows.
+INTACT_CHECK_SECONDS = 2.0
 
 _Result = TypeVar("_Result")
 
@@ -140,7 +151,46 @@ def retry_while_busy(action: Callable[[], _Result], *, timeout: float | None = N
             if not is_busy(error) or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause)
-        pause = min(pause * 2, 0.25)
+        # Short pauses: readers that take turns leave short gaps between their locks.
+        pause = min(pause * 2, 0.05)
+
+
+def check_intact(
+    conn: sqlite3.Connection, name: str, *, seconds: float = INTACT_CHECK_SECONDS
+) -> None:
+    """Raise ``ArchiveError`` (one line) when SQLite's ``quick_check`` finds the
+    database behind ``conn`` damaged: a writing command calls it before it writes
+    anything, so that a damaged archive is refused as it is, not written into
+    (SQLite may read and write such a file without noticing the damaged pages).
+    The check stops after ``seconds``: what it read by then was sound."""
+    deadline = time.monotonic() + seconds
+    conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+    try:
+        rows = conn.execute("PRAGMA quick_check(1)").fetchall()
+    except sqlite3.OperationalError as error:
+        if "interrupted" in str(error):
+            return
+        raise archive_error(error, name) from None
+    except sqlite3.DatabaseError as error:
+        raise archive_error(error, name) from None
+    finally:
+        conn.set_progress_handler(None, 0)
+    if rows == [("ok",)]:
+        return
+    found = [
+        line.strip()
+        for row in rows
+        for line in str(row[0]).splitlines()
+        if line.strip() and not line.startswith("***")
+    ]
+    detail = found[0] if found else "SQLite's check failed"
+    if len(detail) > 120:
+        detail = detail[:117] + "..."
+    raise ArchiveError(
+        f"the archive {name} is damaged (SQLite's check: {detail}): nothing was written to "
+        "it; restore it "
+        "from a copy, or import the records again into a new archive"
+    )
 
 
 def archive_error(error: sqlite3.Error, name: str) -> ArchiveError:
@@ -157,7 +207,7 @@ def archive_error(error: sqlite3.Error, name: str) -> ArchiveError:
         text = f"{name} is not a partita archive (not an SQLite database: {message})"
     elif is_busy(error):
         text = (
-            f"the archive {name} is locked by another program (waited {BUSY_TIMEOUT:g} s): "
+            f"the archive {name} is locked by another program (waited {_waited()}): "
             "try again when it has finished"
         )
     elif code == sqlite3.SQLITE_READONLY:
@@ -182,6 +232,13 @@ def archive_error(error: sqlite3.Error, name: str) -> ArchiveError:
     else:
         text = f"the archive {name}: {message}"
     return ArchiveError(text)
+
+
+def _waited() -> str:
+    """:data:`BUSY_TIMEOUT` in words: ``10 min``, ``0.2 s``."""
+    if BUSY_TIMEOUT >= 60 and BUSY_TIMEOUT % 60 == 0:
+        return f"{BUSY_TIMEOUT / 60:g} min"
+    return f"{BUSY_TIMEOUT:g} s"
 
 
 def archive_errors(function: Callable[..., _Result]) -> Callable[..., _Result]:

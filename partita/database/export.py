@@ -9,6 +9,12 @@ separated by one blank line. NDJSON has one object per game (``id``, ``game``,
 ``tags``, ``moves``: the legal mainline, ``result``, ``status``, ``problems``), CSV
 one row per game (:data:`CSV_COLUMNS`). The output streams (one row in memory at a
 time).
+
+A PGR record that the reader would join to the one before it (a record whose text
+does not begin with a tag line, after a record with no movetext or an open brace
+comment at its end, ...) is written after an escape line (``%``, PGN's escape
+mechanism), which ends a record wherever it stands: every record reads back as the
+record it was (:func:`partita.notation.splitter.record_edges`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from partita.database.filters import GameFilter
 from partita.database.query import select_games
 from partita.database.schema import archive
 from partita.errors import ArchiveError
+from partita.notation.splitter import record_edges
 from partita.notation.writer import LINE_WIDTH
 
 __all__ = [
@@ -95,6 +102,7 @@ class _Output:
         self.stream = stream
         self.options = options
         self.written = 0
+        self.closed = True  # whether a tag line after the last record starts another
         self.csv = csv.writer(stream, lineterminator="\n") if options.format == "csv" else None
 
     def write(self, db: Database, row: dict) -> None:
@@ -109,9 +117,12 @@ class _Output:
             text = row["pgr"]
             if options.rewrites():
                 text = _rewritten(text, row["id"], options)
+            starts, ends = record_edges(text)
             if self.written:
-                self.stream.write("\n")
+                # An escape line where the reader would join the two records.
+                self.stream.write("\n" if starts and self.closed else "\n%\n")
             self.stream.write(text if text.endswith("\n") else text + "\n")
+            self.closed = ends
         self.written += 1
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from partita.database.archive_writer import insert_positions
+from partita.database.connection import archive_error
 from partita.database.filters import GameFilter
 from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import delete_positions, index_games, unindex_games
@@ -38,6 +39,7 @@ from partita.database.schema import (
     HASH_KEY_COLUMN,
     PROBLEM_COLUMNS,
     archive,
+    open_archive,
 )
 from partita.database.variations import VARIATIONS_INSERT, delete_variations
 from partita.errors import ArchiveError
@@ -158,6 +160,11 @@ def delete_games(target: str | Path | Database, ids: Sequence[int]) -> Deletion:
     """Delete the games ``ids`` with their positions and problems, in one
     transaction; every id must exist (else nothing is deleted)."""
     ids = sorted(set(ids))
+    with _read_first(target) as reading:  # a refusal leaves the file as it was
+        if reading is not None:
+            found = _existing_ids(reading.conn, ids)
+            if len(found) < len(ids):
+                raise _missing(set(ids) - found)
     with archive(target, create=False) as db, write_transaction(db) as conn:
         found = _existing_ids(conn, ids)
         if len(found) < len(ids):
@@ -296,38 +303,18 @@ def _change_tag(
     target: str | Path | Database, game_id: int, name: str, value: str | None
 ) -> TagChange:
     _check_tag(name, value)
+    # Refusals and changes that change nothing are found reading only, so that
+    # they leave the file as it was (opening it to write changes its header).
+    with _read_first(target) as reading:
+        if reading is not None:
+            planned = _planned_tag_change(reading.conn, game_id, name, value)
+            if not isinstance(planned, tuple):
+                return planned
     with archive(target, create=False) as db, write_transaction(db) as conn:
-        found = conn.execute(
-            "SELECT pgr, status, hash, source_file, source_index, source_line, source_offset "
-            "FROM games WHERE id = ?",
-            (game_id,),
-        ).fetchone()
-        if found is None:
-            raise _missing([game_id])
-        text, status, digest, file, index, line, offset = found
-        edited, before = _edited_text(text, name, value)
-        if value is None and before is None:
-            raise ArchiveError(f"game {game_id} has no tag {name}")
-        if before == value:
-            return TagChange(game_id, name, before, value, status, False, digest)
-        source = SourceRef(file or f"archive:{game_id}", index or 0, line or 1, offset or 0)
-        replayed = replay(parse_record(edited, source=source))
-        stored = prepare_record(replayed, strict=False)
-        assert isinstance(stored, StoredRecord), "a lenient preparation refuses nothing"
-        if status == "valid" and not stored.valid:
-            error = next(problem for problem in replayed.problems if problem.severity == ERROR)
-            action = f"setting {name} to '{value}'" if value is not None else f"removing {name}"
-            raise ArchiveError(
-                f"game {game_id}: {action} would make the game invalid: {error.message}"
-            )
-        if stored.hash != digest:
-            # Under the write lock (write_transaction): partita.database.hashkey.
-            same = [other for other in game_ids_with_hash(conn, stored.hash) if other != game_id]
-            if same:
-                raise ArchiveError(
-                    f"game {game_id} would become the same record as game {same[0]} "
-                    f"(delete one of them instead: partita delete {game_id})"
-                )
+        planned = _planned_tag_change(conn, game_id, name, value)
+        if not isinstance(planned, tuple):
+            return planned
+        before, digest, stored = planned
         _store_again(conn, game_id, stored)
         return TagChange(
             game_id,
@@ -338,6 +325,65 @@ def _change_tag(
             stored.hash != digest,
             stored.hash,
         )
+
+
+@contextmanager
+def _read_first(target: str | Path | Database) -> Iterator[Database | None]:
+    """The archive at the path ``target`` opened read-only, to look before writing;
+    ``None`` when it cannot be read as it is (an open ``Database``, a missing file, an
+    archive that needs a migration: the writing pass says or does what is needed)."""
+    if not isinstance(target, str | Path) or str(target) == ":memory:":
+        yield None
+        return
+    try:
+        db = open_archive(target, readonly=True)
+    except ArchiveError:
+        yield None
+        return
+    try:
+        yield db
+    except sqlite3.Error as error:
+        raise archive_error(error, str(target)) from None
+    finally:
+        db.close()
+
+
+def _planned_tag_change(
+    conn: sqlite3.Connection, game_id: int, name: str, value: str | None
+) -> TagChange | tuple[str | None, str, StoredRecord]:
+    """What setting (``value``) or removing (``None``) a tag of game ``game_id``
+    does: an ``ArchiveError`` when it is refused, the :class:`TagChange` when it
+    changes nothing, else the value before, the hash before and the record to store."""
+    found = conn.execute(
+        "SELECT pgr, status, hash, source_file, source_index, source_line, source_offset "
+        "FROM games WHERE id = ?",
+        (game_id,),
+    ).fetchone()
+    if found is None:
+        raise _missing([game_id])
+    text, status, digest, file, index, line, offset = found
+    edited, before = _edited_text(text, name, value)
+    if value is None and before is None:
+        raise ArchiveError(f"game {game_id} has no tag {name}")
+    if before == value:
+        return TagChange(game_id, name, before, value, status, False, digest)
+    source = SourceRef(file or f"archive:{game_id}", index or 0, line or 1, offset or 0)
+    replayed = replay(parse_record(edited, source=source))
+    stored = prepare_record(replayed, strict=False)
+    assert isinstance(stored, StoredRecord), "a lenient preparation refuses nothing"
+    if status == "valid" and not stored.valid:
+        error = next(problem for problem in replayed.problems if problem.severity == ERROR)
+        action = f"setting {name} to '{value}'" if value is not None else f"removing {name}"
+        raise ArchiveError(f"game {game_id}: {action} would make the game invalid: {error.message}")
+    if stored.hash != digest:
+        # Under the write lock (write_transaction): partita.database.hashkey.
+        same = [other for other in game_ids_with_hash(conn, stored.hash) if other != game_id]
+        if same:
+            raise ArchiveError(
+                f"game {game_id} would become the same record as game {same[0]} "
+                f"(delete one of them instead: partita delete {game_id})"
+            )
+    return before, digest, stored
 
 
 def set_tag(target: str | Path | Database, game_id: int, name: str, value: str) -> TagChange:

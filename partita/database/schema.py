@@ -53,6 +53,7 @@ from partita.database.books import create_book_table
 from partita.database.connection import (
     archive_error,
     archive_name,
+    check_intact,
     connect_for_reading,
     connect_for_writing,
     connect_to_peek,
@@ -490,13 +491,22 @@ def _prepare_for_writing(
     empty one an archive), and turn on WAL."""
     state = inspect_archive(conn)
     _refuse_unusable(state, name, reading=False)
+    if state.kind != "empty":
+        check_intact(conn, name)
     if state.version < SCHEMA_VERSION or state.application_id != APPLICATION_ID:
         _migrate(conn, name, progress)
     _set_pragmas(conn)
-    from partita.database.indexed import finish_loading, loading_pending
+    from partita.database.indexed import finish_loading
 
-    if loading_pending(conn):  # a bulk import was stopped, or runs: index its positions
+    if _loading_pending(conn):  # a bulk import was stopped, or runs: index its positions
         finish_loading(conn)
+
+
+def _loading_pending(conn: sqlite3.Connection) -> bool:
+    """Whether a bulk import left positions to index (a writer finishes it)."""
+    from partita.database.indexed import loading_pending
+
+    return loading_pending(conn)
 
 
 def _set_pragmas(conn: sqlite3.Connection) -> None:
@@ -739,11 +749,20 @@ def migrate_archive(
         conn = connect_to_peek(path) if in_wal_mode_at_rest(path) else connect_for_reading(path)
         try:
             before = inspect_archive(conn)
+            _refuse_unusable(before, name, reading=False)
+            if before.kind != "empty":
+                check_intact(conn, name)
+            current = (
+                before.version == SCHEMA_VERSION
+                and before.application_id == APPLICATION_ID
+                and not _loading_pending(conn)
+            )
         finally:
             conn.close()
     except sqlite3.Error as error:
         raise archive_error(error, name) from None
-    _refuse_unusable(before, name, reading=False)
+    if current:
+        return before.version, SCHEMA_VERSION  # nothing to do: the file is not touched
     with archive_for_writing(path, create=False, migration_progress=progress):
         pass
     return before.version, SCHEMA_VERSION

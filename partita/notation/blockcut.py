@@ -4,8 +4,8 @@ The line path (:func:`~partita.notation.sources.binary_lines` then
 :func:`~partita.notation.splitter.cut_records`) costs three Python generator steps
 per line; an import's reading process spends most of its cutting time there. Here
 the stream is read in large blocks of whole lines. A block that is *plain* (valid
-UTF-8, no CR, no BOM, no U+FFFD, no NUL, no line over the length limit) is cut
-with one regex per record and ``str`` methods, except the lines from one holding
+UTF-8, no CR, no BOM, no U+FFFD, no NUL, no escape line, no line over the length
+limit) is cut with one regex per record and ``str`` methods, except the lines from one holding
 a ``{`` to the one that closes the brace comment (braces change how lines split);
 those lines, and any block that is not plain, go through the line path, which
 carries on from the same :class:`~partita.notation.splitter.LineCutter` state, so
@@ -24,7 +24,7 @@ from typing import Any
 from partita.notation import pgr
 from partita.notation.model import SourceRef
 from partita.notation.sources import MAX_LINE_LENGTH, binary_lines
-from partita.notation.splitter import LineCutter, RawRecord
+from partita.notation.splitter import ESCAPE, LineCutter, RawRecord
 
 __all__ = ["BLOCK_SIZE", "cut_stream"]
 
@@ -37,6 +37,8 @@ BLOCK_SIZE = 16 * 1024
 #: and NUL. (A ``{`` sends only its lines to the line path: see ``_cut_block``.)
 _SPECIAL = (b"\r", b"\x00")
 _SPECIAL_UTF8 = (b"\xef\xbb\xbf", b"\xef\xbf\xbd")
+_ESCAPE = ESCAPE.encode()
+_ESCAPE_LINE = b"\n" + _ESCAPE
 
 _BLANK = r"[ \t\f\v]*\n"
 _TAG_START = r"[ \t]*\["
@@ -172,6 +174,8 @@ def _plain_text(block: bytes, limit: int) -> str | None:
     for special in _SPECIAL:  # a brace is plain enough: see _cut_block
         if special in block:
             return None
+    if block.startswith(_ESCAPE) or _ESCAPE_LINE in block:  # an escape line ends a record
+        return None
     if not block.isascii():
         for special in _SPECIAL_UTF8:
             if special in block:

@@ -95,6 +95,17 @@ _SUFFIX_SPLIT = re.compile(rf"(.*?)({SUFFIX_PATTERN})\Z", re.DOTALL)
 _TAG_PARTS = re.compile(TAG_PATTERN)
 _ESCAPE = re.compile(r"\\([\"\\])")
 _SPACES = re.compile(r"[ \t\n\r\f\v]+")
+#: The tokens that may hold white space at their end, and their patterns.
+_RUN_ON = {
+    kind: re.compile(pattern)
+    for kind, pattern in (
+        (BAD_TAG, BAD_TAG_PATTERN),
+        (UNCLOSED_COMMENT, UNCLOSED_COMMENT_PATTERN),
+        (LINE_COMMENT, LINE_COMMENT_PATTERN),
+    )
+}
+_WHITESPACE_CHARS = " \t\n\r\f\v"
+_WHITESPACE = frozenset(_WHITESPACE_CHARS)
 
 
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
@@ -104,6 +115,12 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """
     if end is None:
         end = len(text)
+    # White space at the end is left out before matching: every other character
+    # starts a token, but a white-space run that no token follows fails at each of
+    # its places in turn, which is quadratic in its length.
+    full_end = end
+    if end > start and text[end - 1] in _WHITESPACE:
+        end = start + len(text[start:end].rstrip(_WHITESPACE_CHARS))
     tokens: list[Token] = []
     append = tokens.append
     kinds = _KIND_OF_GROUP
@@ -122,6 +139,12 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
                 append((SUFFIX, suffix, offset + len(move)))
                 continue
         append((kind, token, offset))
+    if end < full_end and tokens and tokens[-1][0] in _RUN_ON:
+        # A token that runs on over white space takes the white space left out.
+        kind, token, offset = tokens[-1]
+        longer = _RUN_ON[kind].match(text, offset, full_end)
+        assert longer is not None  # it matched up to ``end`` already
+        tokens[-1] = (kind, longer.group(), offset)
     return tokens
 
 

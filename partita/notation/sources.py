@@ -11,7 +11,9 @@ A :class:`LineSource` opens any accepted source and gives its lines one at a tim
   is U+FFFD itself, which stands for text lost on the way (so the problem comes
   back when the text, stored with its U+FFFD, is read again);
 - a line longer than :data:`MAX_LINE_LENGTH` is read up to that length, with a
-  problem; the rest of it is skipped without being held in memory.
+  problem; the rest of it is skipped without being held in memory, and a U+FFFD
+  ends what is kept, in the limit, where the line was cut (so the archive's text,
+  read again, has its problem still: the U+FFFD's).
 
 Sizes count the bytes of the file (line end, BOMs and skipped bytes included), so
 byte offsets stay exact; for a text source they count the UTF-8 bytes of the text
@@ -54,6 +56,8 @@ _INVALID_UTF8 = (
     "invalid UTF-8: a byte that is no UTF-8, or U+FFFD, the replacement character that "
     "stands for one (the file must be UTF-8)"
 )
+#: The UTF-8 bytes of U+FFFD, which ends a line cut at the limit.
+_MARK_BYTES = len(_REPLACEMENT.encode("utf-8"))
 _BOM = "\ufeff"
 _BOM_BYTES = 3
 #: How much of an over-long line is read at a time while it is skipped.
@@ -133,8 +137,12 @@ def _line(text: str, size: int, skipped: int, limit: int, unit: str) -> Line:
         problems = [(text.index(_REPLACEMENT) + 1, _INVALID_UTF8)]
     if skipped:
         rest = f"{skipped:,} {unit}" if skipped > 1 else f"1 {unit[:-1]}"
-        message = f"line longer than {limit:,} {unit}: the rest of it ({rest}) is left out"
+        message = (
+            f"line longer than {limit:,} {unit}: the rest of it ({rest}) is left out "
+            "(U+FFFD marks the cut)"
+        )
         problems = [*(problems or ()), (len(text) + 1, message)]
+        text += _REPLACEMENT
     return text, size, lead, problems
 
 
@@ -203,10 +211,11 @@ class _Splitter(Generic[AnyStr]):
                 self.carry = last
 
     def _too_long(self, body: AnyStr) -> tuple[AnyStr, int, int]:
-        """The first ``limit`` characters of a line longer than that; the rest of it
-        is read and dropped (up to its end: LF, CRLF or CR)."""
+        """The start of a line longer than ``limit``, short enough that it and the
+        U+FFFD that marks the cut fit in the limit; the rest of it is read and
+        dropped (up to its end: LF, CRLF or CR)."""
         cr, lf = self.cr, self.lf
-        kept = body[: self.limit]
+        kept = body[: self.limit - (_MARK_BYTES if isinstance(body, bytes) else 1)]
         if isinstance(kept, bytes):
             cut = len(kept)
             while cut and (body[cut] & 0xC0) == 0x80:  # not inside a UTF-8 sequence

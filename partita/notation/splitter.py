@@ -16,7 +16,11 @@ from partita.notation import pgr
 from partita.notation.model import SourceRef
 from partita.notation.sources import Line
 
-__all__ = ["LineCutter", "RawRecord", "cut_records"]
+__all__ = ["ESCAPE", "LineCutter", "RawRecord", "cut_records", "record_edges"]
+
+#: What starts an escape line (PGN's escape mechanism): a line that belongs to no
+#: record, and ends the one being read.
+ESCAPE = "%"
 
 
 class RawRecord:
@@ -80,7 +84,10 @@ def cut_records(lines: Iterable[Line], name: str, *, split: bool = True) -> Iter
     ``[`` outside a brace comment starts the next record. Inside an unclosed brace
     comment, a whole tag-pair line after a blank line also does (so one missing
     ``}`` cannot swallow the rest of a file). Blank lines never split a record.
-    ``split=False`` makes all the lines one record.
+    An escape line (PGN's: ``%`` in its first column) belongs to no record and ends
+    the one being read, wherever it stands: the separator an export writes between
+    two records that the rules above would join (:func:`record_edges`).
+    ``split=False`` makes all the lines one record (an escape line included).
     """
     cutter = LineCutter(name, split=split)
     yield from cutter.feed(lines)
@@ -146,6 +153,17 @@ class LineCutter:
             line_number += 1
             line_byte = byte + lead
             byte += size
+            if split and text[:1] == ESCAPE:  # no record's line: it ends the one read
+                if buffer:
+                    self.buffer, self.movetext_start, self.problems = (
+                        buffer,
+                        movetext_start,
+                        problems,
+                    )
+                    yield self.emit()
+                    buffer, chars, movetext_start, problems = self.buffer, 0, -1, self.problems
+                in_brace, previous_blank = False, True
+                continue
             blank = not text.strip(_WHITESPACE)
             if split and buffer:
                 new_record = False
@@ -188,3 +206,25 @@ class LineCutter:
         )
         self.in_brace, self.previous_blank = in_brace, previous_blank
         self.line_number, self.byte = line_number, byte
+
+
+def record_edges(text: str) -> tuple[bool, bool]:
+    """Whether the record ``text`` (one record's text, as the reader gives it),
+    written after another record and a blank line, starts a record of its own (its
+    first line is a tag line), and whether a tag line written after it starts the
+    next record (its movetext has begun and no brace comment is open at its end).
+    Where either is false, a writer of several records puts an escape line
+    (:data:`ESCAPE`) between them, or they would be read as one."""
+    first = text[: text.find("\n")] if "\n" in text else text
+    starts = first.lstrip(" \t").startswith("[") and not first.startswith(ESCAPE)
+    if starts and "{" not in text and ESCAPE not in text:  # the common case, at C speed
+        return True, _MOVETEXT_LINE.search(text) is not None
+    cutter = LineCutter("")
+    lines = ((line, len(line) + 1, 0, None) for line in text.split("\n"))
+    if next(cutter.feed(lines), None) is not None:
+        return starts, False  # read again, it splits: keep it apart from what follows
+    return starts, cutter.movetext_start >= 0 and not cutter.in_brace
+
+
+#: A line that begins a movetext (outside a brace comment): not blank, no tag line.
+_MOVETEXT_LINE = re.compile(rf"^[ \t]*+(?!\[)[^\n]*?[^{_WHITESPACE}]", re.MULTILINE)

@@ -27,6 +27,7 @@ from partita.notation import pgr
 from partita.notation.base import GameNotation
 from partita.notation.model import SEVEN_TAG_ORDER, Node, Record
 from partita.notation.replay import ReplayedRecord
+from partita.notation.splitter import ESCAPE
 
 __all__ = [
     "LINE_WIDTH",
@@ -401,7 +402,10 @@ def _result_token(record: Record) -> str:
 
 def _wrap(units: Iterable[str], width: int = LINE_WIDTH) -> list[str]:
     """Units in lines of at most ``width`` characters, one space between two (a
-    longer unit stands alone); each line joined once."""
+    longer unit stands alone); each line joined once. No line starts with ``%``
+    (an escape line, which ends a record: :mod:`~partita.notation.splitter`): a
+    comment's word that does goes down with the unit before it, or stays on its
+    line when that is the line's only unit."""
     lines: list[str] = []
     line: list[str] = []
     length = 0  # of the units in ``line`` and the spaces between them
@@ -413,6 +417,15 @@ def _wrap(units: Iterable[str], width: int = LINE_WIDTH) -> list[str]:
         elif length + 1 + size <= width:
             line.append(unit)
             length += 1 + size
+        elif unit[:1] == ESCAPE:
+            if len(line) == 1 or line[-1][:1] == ESCAPE:
+                line.append(unit)
+                length += 1 + size
+            else:
+                before = line.pop()
+                lines.append(" ".join(line))
+                line = [before, unit]
+                length = len(before) + 1 + size
         else:
             lines.append(" ".join(line))
             line = [unit]

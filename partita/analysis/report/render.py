@@ -22,6 +22,7 @@ from partita.analysis.report.build import build_report
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.progress import Steps
 from partita.errors import PartitaError
+from partita.outfiles import replaced_file
 
 __all__ = [
     "html_environment",
@@ -258,7 +259,8 @@ def write_report(
         text = _markdown_with_charts(data, path, progress)
     else:
         text = render_html(data, progress)
-    path.write_text(text, encoding="utf-8", newline="\n")
+    with replaced_file(path) as stream:  # whole or not at all
+        stream.write(text)
     return path
 
 

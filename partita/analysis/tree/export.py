@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from partita.analysis.tree.value import OpeningTree
+from partita.outfiles import replaced_binary_file
 
 __all__ = ["tree_as_dict", "tree_to_dot", "tree_to_json", "write_graphml"]
 
@@ -91,4 +92,5 @@ def write_graphml(tree: OpeningTree, path: str | Path) -> None:
                 value = ""
             attributes[field_name] = value
         flat.add_edge(stats["from"], stats["to"], key=stats["move"], **attributes)
-    nx.write_graphml(flat, str(path))
+    with replaced_binary_file(path) as stream:  # whole or not at all
+        nx.write_graphml(flat, stream)

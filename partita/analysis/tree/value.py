@@ -214,7 +214,10 @@ class OpeningTree:
         return tree_to_dot(self)
 
     def write_dot(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_dot(), encoding="utf-8")
+        from partita.outfiles import replaced_file
+
+        with replaced_file(path) as stream:  # whole or not at all
+            stream.write(self.to_dot())
 
     def write_graphml(self, path: str | Path) -> None:
         """GraphML with scalar attributes (lists become space-separated text)."""

@@ -14,7 +14,9 @@ import typer
 from partita.cli.app import app
 from partita.cli.game_options import TagOption, configured_game, pairs
 from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
+from partita.cli.output import writing
 from partita.errors import PartitaError
+from partita.outfiles import replaced_binary_file
 
 #: Default bound of `partita endgame`, in positions (about 100 MB).
 DEFAULT_ENDGAME_POSITIONS = 1_000_000
@@ -146,7 +148,8 @@ def endgame(
             )
         import networkx as nx
 
-        nx.write_graphml(graph.pruned_graph(game, state), graphml)
+        with writing(graphml), replaced_binary_file(graphml) as stream:
+            nx.write_graphml(graph.pruned_graph(game, state), stream)
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return

@@ -22,7 +22,7 @@ from partita.cli.options import (
     archive_path,
     checked_scheduler,
 )
-from partita.cli.output import stdout_console
+from partita.cli.output import replaced_file, stdout_console, writing
 from partita.errors import PartitaError
 from partita.games.registry import get_game, get_spec
 
@@ -501,7 +501,8 @@ def balance_command(
     entries = balance(source, workers=workers, scheduler=scheduler, selection=selection)
     if output is not None:
         markdown = output.suffix.lower() in (".md", ".markdown")
-        output.write_text(render_balance(entries, markdown=markdown), encoding="utf-8")
+        with writing(output), replaced_file(output) as stream:
+            stream.write(render_balance(entries, markdown=markdown))
     if as_json:
         typer.echo(json.dumps([entry.as_dict() for entry in entries], ensure_ascii=False, indent=2))
         return
