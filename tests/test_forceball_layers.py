@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "partita" / "games" / "forceball"
-ENGINE = ["cards", "determinize", "rules", "sampler", "turn", "values", "words"]
+ENGINE = [
+    "cards",
+    "determinize",
+    "narration",
+    "rules",
+    "sampler",
+    "turn",
+    "turns",
+    "values",
+    "words",
+]
 ALLOWED = {"partita.errors", "partita.games.base"} | {
     f"partita.games.forceball.{name}" for name in ENGINE
 }
