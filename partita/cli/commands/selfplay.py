@@ -422,12 +422,7 @@ def simulate(
         raise typer.BadParameter(str(error), param_hint="--agents") from None
     scheduler = checked_scheduler(scheduler)
     target = db if db is not None else (archive_path(None) if output is None else None)
-    with progress_bar("simulating", not as_json) as bar:
-        task = bar.add_task("simulate", total=games, unit="games")
-
-        def report(done) -> None:
-            bar.update(task, completed=done.skipped + done.done, total=done.skipped + done.total)
-
+    with _SimulationProgress(as_json) as report:
         summary = run(
             game,
             games,
@@ -444,7 +439,7 @@ def simulate(
             progress=report,
         )
     if as_json:
-        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+        typer.echo(json.dumps({"type": "summary", **summary.as_dict()}, ensure_ascii=False))
         return
     where = {"inline": "in this process", "processes": "local workers", "dask": "Dask workers"}
     places = []
@@ -462,6 +457,90 @@ def simulate(
         f"{where[summary.where] if summary.where != 'inline' else 'process'}",
         markup=False,
     )
+
+
+class _SimulationProgress:
+    """What ``simulate`` shows as it plays: on a terminal a bar on stderr (games
+    played of those to play, games per second, time left); with ``--json`` one
+    JSON line per game stored, on stdout; nothing when piped."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.started: float | None = None
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __enter__(self) -> "_SimulationProgress":
+        if not self.as_json and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("games{task.fields[skipped]}  {task.fields[rate]}  {task.fields[left]}"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, done: Any) -> None:
+        import time
+
+        now = time.perf_counter()
+        if self.started is None:
+            self.started = now
+        seconds = now - self.started
+        rate = done.done / seconds if done.done and seconds > 0 else None
+        left = (done.total - done.done) / rate if rate else None
+        if self.as_json:
+            line = {
+                "type": "progress",
+                "played": done.done,
+                "to_play": done.total,
+                "skipped": done.skipped,
+                "seconds": round(seconds, 3),
+                "games_per_second": None if rate is None else round(rate, 3),
+                "seconds_left": None if left is None else round(left, 1),
+            }
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+            return
+        if self.bar is None:
+            return
+        skipped = f" ({done.skipped} there before)" if done.skipped else ""
+        speed = "" if rate is None else f"{rate:.2f} games/s"
+        remaining = "" if left is None else f"{_duration(left)} left"
+        if self.task is None:
+            self.task = self.bar.add_task(
+                "simulate", total=done.total, skipped=skipped, rate=speed, left=remaining
+            )
+        self.bar.update(
+            self.task,
+            completed=done.done,
+            total=done.total,
+            skipped=skipped,
+            rate=speed,
+            left=remaining,
+        )
+
+
+def _duration(seconds: float) -> str:
+    """``1:02:03``, ``2:03`` or ``5 s``: a time left, to the second."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, seconds_left = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds_left:02d}"
+    if minutes:
+        return f"{minutes}:{seconds_left:02d}"
+    return f"{seconds_left} s"
 
 
 # -- balance ------------------------------------------------------------------------------------
