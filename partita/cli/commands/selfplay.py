@@ -599,6 +599,9 @@ def balance_command(
                 f"+{seat.won} ={seat.drawn} -{seat.lost}"
             )
         typer.echo(f"  {describe_advantage(entry)}")
+        if entry.agents is not None and entry.agents.games:
+            for line in entry.agents.describe():
+                typer.echo(f"  {line}")
         if lengths["games"]:
             typer.echo(
                 f"  length: {lengths['mean']} plies on average, median {lengths['median']}, "
