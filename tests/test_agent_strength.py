@@ -3,6 +3,7 @@ skill (restricted play), and the warnings when the agents are too weak."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
@@ -79,3 +80,22 @@ def test_the_balance_names_the_agents_of_simulated_games(tmp_path):
     assert [agent["agent"] for agent in data["agents"]] == ["random", "greedy"]
     assert data["agents"][1]["seats"] == 12
     assert data["warnings"][0].startswith("only random and greedy played")
+
+
+def test_balance_strengths_plays_the_levels_and_reports_on_them(tmp_path):
+    from test_cli import partita
+
+    db = str(tmp_path / "ladder.db")
+    arguments = ["balance", "--db", db, "--game", "forza4x4", "--games", "6", "--workers", "1"]
+    code, out, err = partita(*arguments, "--strengths", "random,mcts:5", "--json")
+    assert code == 0, err
+    (entry,) = json.loads(out)
+    assert entry["games"] == 18  # random and mcts:5 in every seat, mcts:5 against greedy
+    agents = entry["agents"]
+    assert [level["agent"] for level in agents["levels"]] == ["random", "mcts:5"]
+    assert agents["trend"]["from"] == "random" and agents["trend"]["to"] == "mcts:5"
+    assert agents["agents"][-1]["versus"]["greedy"]["pairs"] == 6
+    again = partita(*arguments, "--strengths", "random,mcts:5", "--json")
+    assert json.loads(again.stdout)[0]["games"] == 18  # a rerun plays nothing more
+    code, _, err = partita("balance", "--db", db, "--strengths", "random")
+    assert code == 2 and "name one game" in err

@@ -24,19 +24,35 @@ are agent specs, as ``partita simulate`` writes them), :class:`AgentFigures` giv
   ``random`` and ``greedy`` played; a search agent that does not beat ``greedy``
   significantly (its head-to-head interval reaches 1/2); a search agent whose
   strength these games do not show (it never met ``greedy``).
+
+:func:`play_strengths` plays the games that measure one configuration at several
+strengths (``partita balance --strengths``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 from partita.analysis.agents import parse_agent_spec
 from partita.errors import PartitaError
+from partita.notation.base import GameNotation
+from partita.notation.configuration import Configuration
 
-__all__ = ["AgentFigures", "AgentScore", "Level", "agent_rank", "agents_of"]
+__all__ = [
+    "STRENGTHS_EVENT",
+    "AgentFigures",
+    "AgentScore",
+    "Level",
+    "agent_rank",
+    "agents_of",
+    "play_strengths",
+    "strength_runs",
+]
 
 #: The normal quantile of a two-sided 95% interval.
 _Z95 = 1.959963984540054
@@ -292,3 +308,55 @@ class AgentFigures:
             )
         lines.extend(f"warning: {text}" for text in self.warnings())
         return lines
+
+
+#: The event of the games :func:`play_strengths` simulates.
+STRENGTHS_EVENT = "partita balance --strengths"
+
+
+def strength_runs(strengths: Sequence[str], sides: int) -> list[tuple[list[str], bool]]:
+    """The runs that measure a configuration at several strengths: each agent in
+    every seat (a level of restricted play), and each search agent against
+    ``greedy`` in the other seats, seats rotating (its strength); as ``(agents,
+    rotate)``."""
+    runs: list[tuple[list[str], bool]] = [([agent], False) for agent in strengths]
+    for agent in strengths:
+        if parse_agent_spec(agent)[0] not in WEAK:
+            runs.append(([agent] + ["greedy"] * (sides - 1), True))
+    return runs
+
+
+def play_strengths(
+    game: GameNotation,
+    configuration: Configuration,
+    strengths: Sequence[str],
+    games: int,
+    db: str | Path,
+    *,
+    seed: int = 0,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[Any], object] | None = None,
+) -> int:
+    """Simulate ``games`` games of each run of :func:`strength_runs` into the
+    archive ``db`` (event :data:`STRENGTHS_EVENT`; a rerun completes what is
+    missing, as ``simulate`` does); the games played."""
+    from partita.analysis.selfplay import simulate
+
+    played = 0
+    for agents, rotate in strength_runs(strengths, configuration.sides):
+        summary = simulate(
+            game,
+            games,
+            agents,
+            configuration=configuration,
+            seed=seed,
+            rotate=rotate,
+            db=db,
+            workers=workers,
+            scheduler=scheduler,
+            event=STRENGTHS_EVENT,
+            progress=progress,
+        )
+        played += summary.played
+    return played

@@ -494,7 +494,7 @@ class _SimulationProgress:
         import time
 
         now = time.perf_counter()
-        if self.started is None:
+        if self.started is None or not done.done:  # a run begins (balance --strengths: several)
             self.started = now
         seconds = now - self.started
         rate = done.done / seconds if done.done and seconds > 0 else None
@@ -560,20 +560,43 @@ def balance_command(
             dir_okay=False,
         ),
     ] = None,
+    strengths: Annotated[
+        str | None,
+        typer.Option(
+            "--strengths",
+            help='Play the --game (its --sides) first at these strengths: "greedy,mcts:20,'
+            'mcts:200" (each agent in every seat, each search against greedy), then report '
+            "on those games.",
+        ),
+    ] = None,
+    games: Annotated[
+        int,
+        typer.Option("--games", min=1, max=10**9, help="With --strengths: games per run."),
+    ] = 100,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", min=0, max=2**63 - 1, help="With --strengths: the runs' seed."),
+    ] = 0,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Is the game fair? Each seat's score with 95% intervals, the first seat's
-    advantage, game lengths and how often each rule fires, per configuration.
+    advantage, the agents' strength, game lengths and how often each rule fires,
+    per configuration.
 
     Works on any archive's games (simulated or played); the filters are those of
-    `partita query`.
+    `partita query`. With --strengths it plays the games first (restricted play:
+    does the first seat's advantage grow or shrink with skill?).
     """
     from partita.analysis.balance import balance
     from partita.analysis.balance_report import describe_advantage, render_balance
 
     scheduler = checked_scheduler(scheduler)
+    if strengths is not None:
+        selection = _play_strengths(
+            selection, strengths, games, seed, db, workers, scheduler, as_json
+        )
     source = archive_path(db)
     if not source.is_file():
         raise PartitaError(f"no archive at {source}")
@@ -618,6 +641,65 @@ def balance_command(
             )
     if output is not None:
         typer.echo(f"written to {output}", err=True)
+
+
+def _play_strengths(
+    selection: "GameFilter",
+    strengths: str,
+    games: int,
+    seed: int,
+    db: Path | None,
+    workers: int | None,
+    scheduler: str | None,
+    as_json: bool,
+) -> "GameFilter":
+    """``balance --strengths``: play the runs into the archive, and the selection
+    of their games (exit 2 for a missing game or a bad agent)."""
+    import dataclasses
+
+    from partita.analysis.agent_strength import STRENGTHS_EVENT, play_strengths
+    from partita.analysis.agents import parse_agent_spec
+    from partita.analysis.selfplay import split_agents
+
+    if len(selection.games) != 1 or len(selection.sides) > 1:
+        raise typer.BadParameter(
+            "name one game (--game) and at most one side count (--sides) to play",
+            param_hint="--strengths",
+        )
+    agents = split_agents(strengths)
+    try:
+        for agent in agents:
+            parse_agent_spec(agent)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error), param_hint="--strengths") from None
+    if not agents:
+        raise typer.BadParameter("name at least one agent", param_hint="--strengths")
+    game, configuration = configured(
+        selection.games[0], selection.sides[0] if selection.sides else None, {}
+    )
+    with _SimulationProgress(as_json=False) if not as_json else _Quiet() as report:
+        play_strengths(
+            game,
+            configuration,
+            agents,
+            games,
+            archive_path(db),
+            seed=seed,
+            workers=workers,
+            scheduler=scheduler,
+            progress=report,
+        )
+    return dataclasses.replace(selection, events=(STRENGTHS_EVENT,))
+
+
+class _Quiet:
+    """No progress (``--json``, whose output is one document)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def _score_value(score: int) -> str:
