@@ -456,6 +456,7 @@ def simulate(
         + f"; {summary.games_per_second:.1f} games/s on {summary.workers} "
         f"{where[summary.where] if summary.where != 'inline' else 'process'}",
         markup=False,
+        soft_wrap=True,  # one line, as long as it is (a pipe reads it whole)
     )
 
 
