@@ -209,9 +209,10 @@ def play_game(settings: _Settings, index: int) -> tuple[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class SimulationProgress:
-    """After each task: games played in this run (of ``total`` to play), games
-    already there before it, and whether every game played so far is stored (a
-    shard was just written whole)."""
+    """Before the first game and after each game stored (in index order): games
+    played in this run (of ``total`` to play), games already there before it, and
+    whether every game played so far is committed to the archive (a stop keeps
+    them either way)."""
 
     done: int
     total: int
