@@ -43,7 +43,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from multiprocessing.context import ForkContext, ForkProcess, SpawnContext, SpawnProcess
@@ -54,6 +54,8 @@ from partita.errors import PartitaError
 
 __all__ = [
     "CLUSTER_EXTRA",
+    "IN_FLIGHT_PER_WORKER",
+    "INTERRUPT_CHECK_SECONDS",
     "SCHEDULER_VARIABLE",
     "ClusterUnavailable",
     "Execution",
@@ -73,6 +75,10 @@ CLUSTER_EXTRA = "pip install 'partita[cluster]'"
 #: Tasks in flight per worker in :meth:`Execution.map_ordered`: enough that no
 #: worker waits for the next task, few enough that memory stays small.
 IN_FLIGHT_PER_WORKER = 3
+#: The longest a wait for a task's result goes without looking for a Ctrl-C: Python
+#: runs its SIGINT handler in the main thread, and a signal the kernel gives to
+#: another thread (a pool's, a progress bar's) does not end the main thread's wait.
+INTERRUPT_CHECK_SECONDS = 0.2
 #: How long to wait for a scheduler to answer.
 CONNECT_TIMEOUT = "20s"
 
@@ -245,6 +251,8 @@ class _Here:
 
 def _result(future: Future) -> Any:
     try:
+        while not wait((future,), timeout=INTERRUPT_CHECK_SECONDS).done:
+            pass
         return future.result()
     except BrokenProcessPool as error:
         error.add_note(
@@ -375,8 +383,10 @@ def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Drop the queued tasks and end the workers now, without waiting for the
     tasks they run (their results would be thrown away)."""
+    # Taken before the shutdown, which forgets them (and would wait, at the
+    # interpreter's exit, for each to finish the task it runs).
+    processes = dict(getattr(pool, "_processes", None) or {})
     pool.shutdown(wait=False, cancel_futures=True)
-    processes = getattr(pool, "_processes", None) or {}
     for process in list(processes.values()):
         with suppress(Exception):
             process.terminate()

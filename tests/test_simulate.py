@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_cli import ROOT, partita
+from test_cli import ROOT, partita, partita_process
 
 from partita.analysis.selfplay import (
     SIMULATION_TAG,
@@ -110,7 +110,30 @@ def test_the_records_are_valid_games_of_the_set_up_between_the_agents(tmp_path):
     assert manifest["agents"] == ["greedy", "random", "random"] and manifest["seed"] == 5
 
 
-def test_an_interrupted_run_rerun_gives_the_archive_of_an_uninterrupted_one(tmp_path, monkeypatch):
+def archive_games(path: Path) -> dict[str, tuple]:
+    """The archive's games by their ``Simulation`` tag: what the archive promises
+    is the same after a stop and a rerun (records, moves, tags, results, rows),
+    ids and a record's line and offset in its shard aside."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute(
+            "SELECT json_extract(tags, '$.Simulation'), pgr, moves, tags, result, plies, "
+            "status, hash, final_position, source_file, source_index FROM games"
+        ).fetchall()
+        keys = dict(
+            connection.execute(
+                "SELECT json_extract(g.tags, '$.Simulation'), group_concat(p.key) FROM games g "
+                "JOIN positions p ON p.game_id = g.id GROUP BY g.id"
+            ).fetchall()
+        )
+    games = {row[0]: (*row[1:], keys.get(row[0])) for row in rows}
+    assert len(games) == len(rows)  # one game of each index
+    return games
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_interrupted_run_keeps_every_finished_game_and_a_rerun_completes_it(
+    tmp_path, monkeypatch, workers
+):
     # Each run in its own folder, the shards given as the same relative path (the
     # archive keeps the path a record was read from, as an import does).
     for place in ("whole", "cut"):
@@ -118,29 +141,131 @@ def test_an_interrupted_run_rerun_gives_the_archive_of_an_uninterrupted_one(tmp_
     monkeypatch.chdir(tmp_path / "whole")
     whole = run(Path("out"), db="games.db")
     assert whole.imported == 6
-    calls = []
+    seen = []
 
-    def stop_after_the_first_shard(progress):
-        calls.append(progress.done)
-        if progress.stored and progress.done >= 2:
+    def stop_after_three_games(progress):
+        seen.append(progress.done)
+        if progress.done == 3:
             raise KeyboardInterrupt
 
     monkeypatch.chdir(tmp_path / "cut")
     with pytest.raises(KeyboardInterrupt):
-        run(Path("out"), db="games.db", workers=2, progress=stop_after_the_first_shard)
-    assert len(shards(Path("out"))) == 1
-    assert len(archive_dump(Path("games.db"))["games"]) == 2
+        run(Path("out"), db="games.db", workers=workers, progress=stop_after_three_games)
+    assert seen == [0, 1, 2, 3]  # one report per game stored, in order
+    stored = archive_games(Path("games.db"))
+    # every game reported is kept, committed or not; with workers, those finished
+    # ahead of the fourth too
+    assert {"11/0", "11/1", "11/2"} <= set(stored)
+    assert workers > 1 or len(stored) == 3
+    assert list(shards(Path("out"))) == ["shard-00000.pgr"]  # shard 1 lacks game 3
     rest = run(Path("out"), db="games.db")
-    assert (rest.skipped, rest.played, rest.imported) == (2, 4, 4)
-    expected = archive_dump(tmp_path / "whole" / "games.db")
-    assert archive_dump(Path("games.db")) == expected
+    assert (rest.skipped, rest.imported) == (2, 6 - len(stored))
+    assert archive_games(Path("games.db")) == archive_games(tmp_path / "whole" / "games.db")
+    if workers == 1:  # stopped in order: the very same archive, ids and places included
+        assert archive_dump(Path("games.db")) == archive_dump(tmp_path / "whole" / "games.db")
     assert shards(Path("out")) == shards(tmp_path / "whole" / "out")
     # the archive alone, its shard files gone: the games are played again, not duplicated
     for path in Path("out").glob("shard-*.pgr"):
         path.unlink()
     again = run(Path("out"), db="games.db")
     assert (again.played, again.imported, again.shards) == (6, 0, 3)
-    assert archive_dump(Path("games.db")) == expected
+    assert archive_games(Path("games.db")) == archive_games(tmp_path / "whole" / "games.db")
+
+
+def test_an_archive_only_run_plays_only_the_missing_games(tmp_path):
+    db = tmp_path / "games.db"
+    game = get_game("forza4x4")
+    simulate(game, 4, ["random"], seed=5, db=db)
+    more = simulate(game, 9, ["random"], seed=5, db=db, workers=2)
+    assert (more.skipped, more.played, more.imported) == (4, 5, 5)
+    simulate(game, 9, ["random"], seed=5, db=tmp_path / "whole.db")
+    assert archive_dump(db) == archive_dump(tmp_path / "whole.db")  # ids follow the indices
+    with sqlite3.connect(db) as connection:
+        places = connection.execute("SELECT source_file, source_index FROM games").fetchall()
+    assert places == [("<simulate>", index) for index in range(9)]
+
+
+# The SIGINT tests: forza4x4 between random agents, about 100 games a second on one
+# core, so the run is still going when the test has read a few progress lines.
+STOPPED = ["simulate", "forza4x4", "--games", "200", "--agents", "random", "--seed", "3"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("whole") / "whole.db"
+    simulate(get_game("forza4x4"), 200, ["random"], seed=3, db=db)
+    return db
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_stops_within_two_seconds_keeping_every_finished_game(
+    tmp_path, uninterrupted, workers
+):
+    db = tmp_path / "cut.db"
+    environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "partita",
+            *STOPPED,
+            "--workers",
+            workers,
+            "--db",
+            str(db),
+            "--json",
+        ],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
+    )
+    assert process.stdout is not None
+    lines = []
+    while not lines or json.loads(lines[-1]).get("played", 0) < 5:
+        line = process.stdout.readline()
+        assert line, "the run ended before it was interrupted"
+        lines.append(line)
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: to the whole group, workers included
+    stopped = time.monotonic()
+    out, err = process.communicate(timeout=30)
+    seconds = time.monotonic() - stopped
+    assert process.returncode == 130, err
+    assert seconds < 2, f"{seconds:.2f} s to stop"
+    assert err.splitlines()[-1] == "partita: interrupted" and "Traceback" not in err
+    reports = [json.loads(line) for line in lines + out.splitlines()]
+    assert all(report["type"] == "progress" for report in reports)  # no summary: stopped
+    reported = reports[-1]["played"]
+    assert reported < 200
+    stored = archive_games(db)
+    # every game reported as stored is there, and nothing else than finished games
+    assert {f"3/{index}" for index in range(reported)} <= set(stored)
+    whole = archive_games(uninterrupted)
+    assert all(stored[index] == whole[index] for index in stored)
+    code, out, err = partita(*STOPPED, "--db", str(db), "--workers", workers, "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["type"] == "summary"
+    assert (summary["skipped"], summary["played"]) == (len(stored), 200 - len(stored))
+    assert archive_games(db) == whole
+
+
+def test_the_progress_is_json_lines_with_json_and_nothing_when_piped(tmp_path):
+    arguments = ["simulate", "forza4x4", "--games", "6", "--workers", "1"]
+    done = partita_process(*arguments, "--db", str(tmp_path / "a.db"))
+    assert done.returncode == 0 and done.stderr == ""  # no bar on a pipe
+    assert len(done.stdout.splitlines()) == 1 and "6 games played" in done.stdout
+    done = partita_process(*arguments, "--db", str(tmp_path / "b.db"), "--json", "--seed", "1")
+    assert done.returncode == 0 and done.stderr == ""
+    reports = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [report["type"] for report in reports] == ["progress"] * 7 + ["summary"]
+    assert [report["played"] for report in reports[:-1]] == list(range(7))
+    assert {report["to_play"] for report in reports[:-1]} == {6}
+    last = reports[-2]
+    assert last["seconds_left"] == 0 and last["games_per_second"] > 0
+    assert reports[-1]["played"] == 6 and reports[-1]["imported"] == 6
 
 
 @pytest.mark.slow
@@ -173,7 +298,7 @@ def test_a_killed_command_rerun_completes_the_same_archive(tmp_path):
     assert 4 <= stored < 40 and stored % 2 == 0  # whole shards only
     code, out, err = partita(*arguments, "--db", str(tmp_path / "cut.db"), "--json")
     assert code == 0, err
-    assert json.loads(out)["skipped"] == stored
+    assert json.loads(out.splitlines()[-1])["skipped"] == stored
     assert archive_dump(tmp_path / "cut.db") == archive_dump(tmp_path / "whole.db")
 
 

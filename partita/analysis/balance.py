@@ -16,6 +16,10 @@ For each configuration (sides and game-specific tags,
   draw, more where draws are shared by three or four sides, each scoring 1/2),
   with the same interval shifted; *significant* when the interval leaves out 0;
 * the **length** of games in plies: mean, median, quartiles, extremes, histogram;
+* the **agents' strength** where agents played
+  (:mod:`partita.analysis.agent_strength`): each agent's score and head-to-heads,
+  the first seat's advantage at each strength (restricted play), and warnings
+  when the agents are too weak to say much about the game;
 * **rule events**: what each game's package counts (its spec's ``rule_counters``:
   stacks and pins, gateway passes, fouls...), as events per game and the share of
   games in which each fired at least once.
@@ -36,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from partita.analysis.agent_strength import AgentFigures, agents_of
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
 from partita.errors import PartitaError, UnknownGameError
 from partita.execution import default_workers, open_executor
@@ -121,6 +126,8 @@ class ConfigurationBalance:
     event_games: Counter = field(default_factory=Counter)
     #: games whose moves could not be replayed (stored as valid under other rules)
     skipped: int = 0
+    #: the agents' strength, from the decided games every seat of which an agent played
+    agents: AgentFigures | None = None
 
     @property
     def sides(self) -> int:
@@ -206,6 +213,9 @@ class ConfigurationBalance:
                 "interval": [round(advantage[1], 4), round(advantage[2], 4)],
                 "significant": self.significant,
             },
+            "agents": None
+            if self.agents is None or not self.agents.games
+            else self.agents.as_dict(),
             "lengths": self.length_figures(),
             "events": [
                 {
@@ -295,6 +305,7 @@ def balance_of_rows(
             configuration,
             configuration.describe(varying),
             seats=[SeatScore(seat) for seat in range(configuration.sides)],
+            agents=AgentFigures(configuration.sides),
         )
         for row in game_rows:
             entry.games += 1
@@ -307,6 +318,9 @@ def balance_of_rows(
                 entry.unfinished += 1
                 continue
             entry.decided += 1
+            agents = agents_of(json.loads(row["tags"] or "{}"), configuration.sides)
+            if agents is not None and entry.agents is not None:
+                entry.agents.add(agents, scores)
             for seat, score in zip(entry.seats, scores, strict=True):
                 if score == WIN:
                     seat.won += 1

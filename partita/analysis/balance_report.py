@@ -91,6 +91,14 @@ def _section(entry: ConfigurationBalance, *, charts_shown: bool = True) -> Secti
         "intervals."
     )
     section.paragraphs.append(describe_advantage(entry))
+    if entry.agents is not None and entry.agents.games:
+        section.paragraphs.append(
+            f"The agents, over the {entry.agents.games} decided games that agents played "
+            "(score: mean result over their seats; head-to-head: the share of the other "
+            "agent's seats finished ahead of, level counting 1/2): "
+            + "; ".join(entry.agents.describe())
+            + "."
+        )
     rows = []
     for seat in entry.seats:
         low, high = seat.interval

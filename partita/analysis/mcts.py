@@ -47,9 +47,11 @@ budget in seconds depends on the machine.
 
 from __future__ import annotations
 
+import gc
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,9 +262,10 @@ class Mcts:
         if viewer is None and rules.outcome(state) is None:
             side = rules.side_to_move(state)
             viewer = side if side != CHANCE else None
-        if not rules.hidden_information or viewer is None or rules.outcome(state) is not None:
-            return self._search(state, rng, playouts, seconds, None)
-        return self._search_hidden(state, rng, playouts, seconds, viewer, history)
+        with _no_cycle_collection():
+            if not rules.hidden_information or viewer is None or rules.outcome(state) is not None:
+                return self._search(state, rng, playouts, seconds, None)
+            return self._search_hidden(state, rng, playouts, seconds, viewer, history)
 
     # -- hidden information: determinized searches --------------------------------------
     def _search_hidden(
@@ -471,9 +474,12 @@ class Mcts:
                 break
             path.append(child)
             if child.visits == 0:
-                value = (
-                    child.solved if child.solved is not None else self._rollout(child.state, rng)
-                )
+                if child.solved is not None:
+                    value = child.solved
+                elif child.prior and not self.rollout_plies:
+                    value = child.prior  # a playout of no ply: the heuristic, known already
+                else:
+                    value = self._rollout(child.state, rng)
                 break
             node = child
         for visited in path:
@@ -595,6 +601,22 @@ class Mcts:
         return SearchResult(side, value, tuple(moves), playouts, seconds, exact)
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused for the block (as it was after it): a search
+    allocates tens of thousands of nodes and tuples, which set the collector off
+    again and again to walk the growing tree (a quarter of a search's time), and
+    the tree holds no cycle (a node knows its children, not its parent), so
+    reference counting frees it all the same."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class SearchTree:
     """A search tree kept from one position to the next, for a caller that follows a
     line of play (annotating a record): the subtree under the move played becomes
@@ -640,13 +662,14 @@ class SearchTree:
         search = self.search
         deadline = None if seconds is None else time.perf_counter() + seconds
         done = 0
-        while root.solved is None:
-            if visits is not None and root.visits >= visits and done >= least:
-                break
-            search._playout(root, rng)
-            done += 1
-            if deadline is not None and not done & 15 and time.perf_counter() >= deadline:
-                break
+        with _no_cycle_collection():
+            while root.solved is None:
+                if visits is not None and root.visits >= visits and done >= least:
+                    break
+                search._playout(root, rng)
+                done += 1
+                if deadline is not None and not done & 15 and time.perf_counter() >= deadline:
+                    break
         self.playouts += done
         return done
 
@@ -660,13 +683,14 @@ class SearchTree:
             return 0
         child = self._child(move, rng)
         done = 0
-        while child.solved is None and child.visits < visits:
-            before = list(child.totals)
-            search._playout(child, rng)
-            root.visits += 1
-            for seat, total in enumerate(child.totals):
-                root.totals[seat] += total - before[seat]
-            done += 1
+        with _no_cycle_collection():
+            while child.solved is None and child.visits < visits:
+                before = list(child.totals)
+                search._playout(child, rng)
+                root.visits += 1
+                for seat, total in enumerate(child.totals):
+                    root.totals[seat] += total - before[seat]
+                done += 1
         Mcts._propagate([root, child])
         self.playouts += done
         return done

@@ -11,20 +11,26 @@ seeded from ``seed``, ``i`` and the seat (:func:`game_seed`), so the records are
 byte-identical whether one process, N local workers or a cluster play them, in any
 order. (A time budget, ``mcts:2s``, depends on the machine: use playouts.)
 
-Work and what travels: the games are cut into shards of ``shard_size`` games
-(``shard-00000.pgr`` holds games 0 to K-1), each shard into tasks of a few games;
-a task carries the settings and game indices, and comes back as finished records:
-the canonical text and the archive's rows (computed in the worker, the writer only
-inserts them). This process writes each shard whole (to a temporary name, then
-renamed) and imports it in one transaction, in shard order, so archive ids follow
-the game indices.
+Work and what travels: each game is a task; a task carries the settings and the
+game's index, and comes back as the finished record: its canonical text and the
+archive's rows (computed in the worker, the writer only inserts them). This
+process stores the games in index order as they finish: the archive's rows are
+committed at least every :data:`COMMIT_SECONDS` (and every ``shard_size`` games),
+so archive ids follow the game indices; a shard file (``shard-00000.pgr`` holds
+games 0 to K-1) is written whole (to a temporary name, then renamed) once its
+games are all there.
 
-Resuming: a rerun with the same settings plays only the shards not finished. A
-shard file is finished when it exists (it is only ever written whole); a shard is
-in the archive when every one of its games is there, told by the ``Simulation``
-tag (``"seed/index"``) with the same players and set-up. A killed run loses at most
-the shards in flight; rerun, it gives the same files and the same archive, ids
-included, as an uninterrupted run.
+Stopping and resuming: an exception (Ctrl-C too) stops the run and keeps every
+game finished by then, those finished ahead of an earlier game included (stored
+last; their rows name no line or offset in a shard file). A rerun with the same
+settings plays only what is missing: a shard whose file is missing (a file exists
+only whole), and the games missing from the archive, told by the ``Simulation``
+tag (``"seed/index"``) with the same players and set-up. What the rerun leaves is
+what an uninterrupted run leaves: the same shard files, byte for byte, and in the
+archive the same games (the same records, text and rows, for each ``Simulation``
+index). Ids follow the indices unless games finished out of order at the stop;
+the source columns are those of an uninterrupted run, bar the line and offset of
+such games.
 """
 
 from __future__ import annotations
@@ -33,8 +39,13 @@ import hashlib
 import json
 import os
 import random
+import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +53,13 @@ from typing import Any
 from partita.analysis.agents import agent_from_spec, parse_agent_spec
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
 from partita.errors import PartitaError
-from partita.execution import default_workers, open_executor
+from partita.execution import (
+    IN_FLIGHT_PER_WORKER,
+    INTERRUPT_CHECK_SECONDS,
+    Execution,
+    default_workers,
+    open_executor,
+)
 from partita.games.base import CHANCE
 from partita.notation.base import GameNotation
 from partita.notation.configuration import Configuration
@@ -67,8 +84,11 @@ SIMULATION_TAG = "Simulation"
 DEFAULT_SHARD_SIZE = 100
 #: A game still going after this many plies is stopped, its result ``*``.
 DEFAULT_MAX_PLIES = 1000
-#: Games per task sent to a worker (a shard is split into tasks of this size).
-TASK_GAMES = 10
+#: Most seconds between two commits of finished games to the archive.
+COMMIT_SECONDS = 1.0
+#: The source file of an archived game of a run without a shard folder (its
+#: ``source_index`` is the game's index in the run).
+SIMULATE_SOURCE = "<simulate>"
 #: The run's settings, kept beside the shards, so a rerun into the folder checks them.
 MANIFEST = "simulation.json"
 
@@ -187,17 +207,12 @@ def play_game(settings: _Settings, index: int) -> tuple[str, Any]:
     return text, prepare_record(replayed, False)
 
 
-def _play_task(task: tuple[_Settings, list[int]]) -> list[tuple[str, Any]]:
-    """A worker's task: some games of a run, in order."""
-    settings, indices = task
-    return [play_game(settings, index) for index in indices]
-
-
 @dataclass(frozen=True, slots=True)
 class SimulationProgress:
-    """After each task: games played in this run (of ``total`` to play), games
-    already there before it, and whether every game played so far is stored (a
-    shard was just written whole)."""
+    """Before the first game and after each game stored (in index order): games
+    played in this run (of ``total`` to play), games already there before it, and
+    whether every game played so far is committed to the archive (a stop keeps
+    them either way)."""
 
     done: int
     total: int
@@ -306,9 +321,11 @@ def simulate(
     folder ``output`` and/or import them into the archive ``db`` (at least one).
 
     ``workers``/``scheduler``: where the games are played (see
-    :func:`partita.execution.open_executor`; ``workers=None``: one per CPU). An
-    exception (Ctrl-C too) stops the run after the last whole shard; rerun with
-    the same settings, it plays only what is missing.
+    :func:`partita.execution.open_executor`; ``workers=None``: one per CPU). Each
+    game goes into the archive as it finishes (committed at least every
+    :data:`COMMIT_SECONDS`, and every ``shard_size`` games); an exception (Ctrl-C
+    too) stops the run keeping every game finished by then; rerun with the same
+    settings, it plays only what is missing.
     """
     if output is None and db is None:
         raise PartitaError("say where the games go: a folder for the shards, an archive, or both")
@@ -333,7 +350,6 @@ def simulate(
     )
     seat_agents(settings.agents, settings.sides, 0, rotate)  # one per seat, or one for all
     summary = SimulationSummary(game.name, configuration.label, games)
-    shards = [range(start, min(start + shard_size, games)) for start in range(0, games, shard_size)]
     folder = Path(output) if output is not None else None
     if folder is not None:
         _check_manifest(
@@ -351,75 +367,234 @@ def simulate(
         )
 
     from partita.database.importer import ArchiveWriter
-    from partita.database.schema import GAME_COLUMNS, archive
+    from partita.database.schema import archive
 
-    source_columns = GAME_COLUMNS.index("source_file") - 1  # the writer's rows have no id
     with archive(db) if db is not None else _nothing() as connection:
         archived = (
             _archived(connection, settings, configuration, game, games)
             if connection is not None
             else set()
         )
+        # What to play: every game of a shard whose file is missing (a file is
+        # written whole, from all its games), and the games missing from the
+        # archive (with a folder, their whole shard: a row names its place in it).
+        play: list[int] = []
+        files: set[int] = set()
+        for number, start in enumerate(range(0, games, shard_size)):
+            indices = range(start, min(start + shard_size, games))
+            if folder is not None and not (folder / shard_name(number)).exists():
+                files.add(number)
+                play.extend(indices)
+            elif connection is not None:
+                missing = [index for index in indices if index not in archived]
+                play.extend(indices if missing and folder is not None else missing)
+        summary.skipped = games - len(play)
         writer = ArchiveWriter(connection, batch_size=shard_size) if connection else None
-        # Which shards need playing: a missing file, or games missing from the archive.
-        todo: list[tuple[int, range, bool, bool]] = []
-        for number, indices in enumerate(shards):
-            need_file = folder is not None and not (folder / shard_name(number)).exists()
-            need_rows = writer is not None and not all(i in archived for i in indices)
-            if need_file or need_rows:
-                todo.append((number, indices, need_file, need_rows))
-            else:
-                summary.skipped += len(indices)
-        total = sum(len(indices) for _, indices, _, _ in todo)
-        tasks = [
-            (settings, list(indices[start : start + TASK_GAMES]))
-            for _, indices, _, _ in todo
-            for start in range(0, len(indices), TASK_GAMES)
-        ]
+        store = _Store(summary, play, games, shard_size, folder, files, writer, archived, progress)
         if workers is None:
-            workers = default_workers(len(tasks))
+            workers = default_workers(len(play))
         if progress is not None:
-            progress(SimulationProgress(0, total, summary.skipped, True))
+            progress(SimulationProgress(0, len(play), summary.skipped, True))
         with open_executor(workers, scheduler=scheduler) as execution:
             summary.workers = execution.workers
             summary.where = execution.kind
-            results = iter(execution.map_ordered(_play_task, tasks))
-            for number, indices, need_file, need_rows in todo:
-                finished: list[tuple[str, Any]] = []
-                while len(finished) < len(indices):
-                    finished.extend(next(results))
-                    if progress is not None and len(finished) < len(indices):
-                        done = summary.played + len(finished)
-                        progress(SimulationProgress(done, total, summary.skipped, False))
-                texts = [text for text, _ in finished]
-                name = str(folder / shard_name(number)) if folder is not None else "<simulate>"
-                if need_file:
-                    assert folder is not None
-                    _write_shard(folder / shard_name(number), texts)
-                    summary.shards += 1
-                if need_rows:
-                    assert writer is not None
-                    line, offset = 1, 0
-                    for position, (text, stored) in enumerate(finished):
-                        row = list(stored.game)
-                        row[source_columns : source_columns + 4] = [name, position, line, offset]
-                        writer.add_prepared(stored._replace(game=tuple(row)))
-                        data = text.encode("utf-8")
-                        line += text.count("\n") + 1
-                        offset += len(data) + 1
-                    writer.flush()
-                for _, stored in finished:
-                    result = stored.game[GAME_COLUMNS.index("result") - 1]
-                    summary.results[result] = summary.results.get(result, 0) + 1
-                    summary.plies += len(stored.moves)
-                summary.played += len(indices)
-                if progress is not None:
-                    progress(SimulationProgress(summary.played, total, summary.skipped, True))
+            in_flight: dict[int, Future] = {}
+            try:
+                _play_all(execution, settings, play, in_flight, store)
+            except BaseException:
+                # Keep every game finished by now: those waiting for an earlier one,
+                # and those a worker has finished that were not yet taken.
+                for index, future in in_flight.items():
+                    if future.done() and not future.cancelled() and future.exception() is None:
+                        store.early[index] = future.result()
+                store.stop()
+                raise
+            store.commit()
         if writer is not None:
             summary.imported = writer.summary.imported
             summary.duplicates = writer.summary.duplicates
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _play_all(
+    execution: Execution,
+    settings: _Settings,
+    play: list[int],
+    in_flight: dict[int, Future],
+    store: _Store,
+) -> None:
+    """Play the games ``play``, one task each (a few per worker in flight; one at
+    a time in this process), and hand each to ``store`` as it finishes. The wait
+    for a result looks up every :data:`~partita.execution.INTERRUPT_CHECK_SECONDS`,
+    so that a Ctrl-C taken by another thread of this process stops the run then,
+    not when a game ends."""
+    window = 1 if execution.inline else IN_FLIGHT_PER_WORKER * execution.workers
+    upcoming = iter(play)
+    while True:
+        while len(in_flight) < window:
+            index = next(upcoming, None)
+            if index is None:
+                break
+            in_flight[index] = execution.submit(_play_one, settings, index)
+        if not in_flight:
+            return
+        done, _ = wait(
+            list(in_flight.values()), timeout=INTERRUPT_CHECK_SECONDS, return_when=FIRST_COMPLETED
+        )
+        for index in sorted(index for index, future in in_flight.items() if future in done):
+            store.take(index, _finished(in_flight.pop(index)))
+
+
+def _play_one(settings: _Settings, index: int) -> tuple[str, Any]:
+    """A worker's task: one game of a run (a game a task, so that a stop loses
+    no finished game)."""
+    return play_game(settings, index)
+
+
+def _finished(future: Future) -> Any:
+    """A finished task's result; its exception is raised here (with a word on a
+    worker process that died)."""
+    try:
+        return future.result()
+    except BrokenProcessPool as error:
+        error.add_note(
+            "a worker process stopped (killed, out of memory, or it could not start); the "
+            "games finished before are kept, and running again completes the run"
+        )
+        raise
+
+
+class _Store:
+    """Where a run's finished games go, in game order: archive rows, committed
+    every :data:`COMMIT_SECONDS` or ``shard_size`` games, and shard files, each
+    written whole once its games are all there. A game that finishes before an
+    earlier one waits in ``early``; at a stop (:meth:`stop`) the waiting games are
+    stored as they are, so a stop keeps every finished game."""
+
+    def __init__(
+        self,
+        summary: SimulationSummary,
+        play: list[int],
+        games: int,
+        shard_size: int,
+        folder: Path | None,
+        files: set[int],
+        writer: Any,
+        archived: set[int],
+        progress: Callable[[SimulationProgress], object] | None,
+    ) -> None:
+        self.summary = summary
+        self.play = play
+        self.games = games
+        self.shard_size = shard_size
+        self.folder = folder
+        self.files = files
+        self.writer = writer
+        self.archived = archived
+        self.progress = progress
+        self.early: dict[int, tuple[str, Any]] = {}
+        self.next = 0  # the position in ``play`` of the next game to store
+        self.texts: dict[int, list[str]] = {}  # a shard's records so far
+        self.places: dict[int, tuple[int, int]] = {}  # a shard's next line and byte offset
+        self.rows: list[Any] = []  # rows not yet committed
+        self.committed_at = time.perf_counter()
+        from partita.database.schema import GAME_COLUMNS
+
+        # places in a prepared row, which has no id
+        self.source_column = GAME_COLUMNS.index("source_file") - 1
+        self.result_column = GAME_COLUMNS.index("result") - 1
+
+    def take(self, index: int, finished: tuple[str, Any]) -> None:
+        """A finished game: stored now if every earlier one is, else when they are."""
+        self.early[index] = finished
+        play = self.play
+        while self.next < len(play) and play[self.next] in self.early:
+            index = play[self.next]
+            self.next += 1
+            self._store(index, self.early.pop(index), in_order=True)
+            if time.perf_counter() - self.committed_at >= COMMIT_SECONDS:
+                self.commit()
+            if self.progress is not None:
+                summary = self.summary
+                self.progress(
+                    SimulationProgress(summary.played, len(play), summary.skipped, not self.rows)
+                )
+
+    def stop(self) -> None:
+        """Store the games that finished out of order (their rows name no line or
+        offset: their shard file is not written), and commit."""
+        for index in sorted(self.early):
+            self._store(index, self.early.pop(index), in_order=False)
+        self.commit()
+
+    def commit(self) -> None:
+        """Commit the rows stored so far (a Ctrl-C meanwhile is raised after it)."""
+        if self.writer is None or not self.rows:
+            self.committed_at = time.perf_counter()
+            return
+        with _ctrl_c_held_back():
+            for row in self.rows:
+                self.writer.add_prepared(row)
+            self.writer.flush()
+            self.rows = []
+        self.committed_at = time.perf_counter()
+
+    def _store(self, index: int, finished: tuple[str, Any], in_order: bool) -> None:
+        text, stored = finished
+        summary = self.summary
+        number, position = divmod(index, self.shard_size)
+        line, offset = self.places.get(number, (1, 0))
+        if self.writer is not None and index not in self.archived:
+            if self.folder is None:
+                source: list[Any] = [SIMULATE_SOURCE, index, None, None]
+            else:
+                name = str(self.folder / shard_name(number))
+                source = (
+                    [name, position, line, offset] if in_order else [name, position, None, None]
+                )
+            row = list(stored.game)
+            row[self.source_column : self.source_column + 4] = source
+            self.rows.append(stored._replace(game=tuple(row)))
+            if len(self.rows) >= self.shard_size:
+                self.commit()
+        result = stored.game[self.result_column]
+        summary.results[result] = summary.results.get(result, 0) + 1
+        summary.plies += len(stored.moves)
+        summary.played += 1
+        if not in_order:
+            return
+        self.places[number] = (line + text.count("\n") + 1, offset + len(text.encode()) + 1)
+        if number in self.files:
+            assert self.folder is not None
+            texts = self.texts.setdefault(number, [])
+            texts.append(text)
+            if len(texts) == min(self.shard_size, self.games - number * self.shard_size):
+                _write_shard(self.folder / shard_name(number), texts)
+                del self.texts[number]
+                summary.shards += 1
+
+
+@contextmanager
+def _ctrl_c_held_back() -> Iterator[None]:
+    """Ctrl-C held back until the block ends, then raised (in the main thread;
+    elsewhere, or where Ctrl-C is ignored, nothing changes): a commit is short,
+    and one cut in the middle would roll the games it holds back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            previous(signal.SIGINT, None)
 
 
 class _nothing:

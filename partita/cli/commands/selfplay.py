@@ -422,12 +422,7 @@ def simulate(
         raise typer.BadParameter(str(error), param_hint="--agents") from None
     scheduler = checked_scheduler(scheduler)
     target = db if db is not None else (archive_path(None) if output is None else None)
-    with progress_bar("simulating", not as_json) as bar:
-        task = bar.add_task("simulate", total=games, unit="games")
-
-        def report(done) -> None:
-            bar.update(task, completed=done.skipped + done.done, total=done.skipped + done.total)
-
+    with _SimulationProgress(as_json) as report:
         summary = run(
             game,
             games,
@@ -444,7 +439,7 @@ def simulate(
             progress=report,
         )
     if as_json:
-        typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
+        typer.echo(json.dumps({"type": "summary", **summary.as_dict()}, ensure_ascii=False))
         return
     where = {"inline": "in this process", "processes": "local workers", "dask": "Dask workers"}
     places = []
@@ -461,7 +456,92 @@ def simulate(
         + f"; {summary.games_per_second:.1f} games/s on {summary.workers} "
         f"{where[summary.where] if summary.where != 'inline' else 'process'}",
         markup=False,
+        soft_wrap=True,  # one line, as long as it is (a pipe reads it whole)
     )
+
+
+class _SimulationProgress:
+    """What ``simulate`` shows as it plays: on a terminal a bar on stderr (games
+    played of those to play, games per second, time left); with ``--json`` one
+    JSON line per game stored, on stdout; nothing when piped."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.started: float | None = None
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __enter__(self) -> "_SimulationProgress":
+        if not self.as_json and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("games{task.fields[skipped]}  {task.fields[rate]}  {task.fields[left]}"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, done: Any) -> None:
+        import time
+
+        now = time.perf_counter()
+        if self.started is None or not done.done:  # a run begins (balance --strengths: several)
+            self.started = now
+        seconds = now - self.started
+        rate = done.done / seconds if done.done and seconds > 0 else None
+        left = (done.total - done.done) / rate if rate else None
+        if self.as_json:
+            line = {
+                "type": "progress",
+                "played": done.done,
+                "to_play": done.total,
+                "skipped": done.skipped,
+                "seconds": round(seconds, 3),
+                "games_per_second": None if rate is None else round(rate, 3),
+                "seconds_left": None if left is None else round(left, 1),
+            }
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+            return
+        if self.bar is None:
+            return
+        skipped = f" ({done.skipped} there before)" if done.skipped else ""
+        speed = "" if rate is None else f"{rate:.2f} games/s"
+        remaining = "" if left is None else f"{_duration(left)} left"
+        if self.task is None:
+            self.task = self.bar.add_task(
+                "simulate", total=done.total, skipped=skipped, rate=speed, left=remaining
+            )
+        self.bar.update(
+            self.task,
+            completed=done.done,
+            total=done.total,
+            skipped=skipped,
+            rate=speed,
+            left=remaining,
+        )
+
+
+def _duration(seconds: float) -> str:
+    """``1:02:03``, ``2:03`` or ``5 s``: a time left, to the second."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, seconds_left = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds_left:02d}"
+    if minutes:
+        return f"{minutes}:{seconds_left:02d}"
+    return f"{seconds_left} s"
 
 
 # -- balance ------------------------------------------------------------------------------------
@@ -481,20 +561,43 @@ def balance_command(
             dir_okay=False,
         ),
     ] = None,
+    strengths: Annotated[
+        str | None,
+        typer.Option(
+            "--strengths",
+            help='Play the --game (its --sides) first at these strengths: "greedy,mcts:20,'
+            'mcts:200" (each agent in every seat, each search against greedy), then report '
+            "on those games.",
+        ),
+    ] = None,
+    games: Annotated[
+        int,
+        typer.Option("--games", min=1, max=10**9, help="With --strengths: games per run."),
+    ] = 100,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", min=0, max=2**63 - 1, help="With --strengths: the runs' seed."),
+    ] = 0,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Is the game fair? Each seat's score with 95% intervals, the first seat's
-    advantage, game lengths and how often each rule fires, per configuration.
+    advantage, the agents' strength, game lengths and how often each rule fires,
+    per configuration.
 
     Works on any archive's games (simulated or played); the filters are those of
-    `partita query`.
+    `partita query`. With --strengths it plays the games first (restricted play:
+    does the first seat's advantage grow or shrink with skill?).
     """
     from partita.analysis.balance import balance
     from partita.analysis.balance_report import describe_advantage, render_balance
 
     scheduler = checked_scheduler(scheduler)
+    if strengths is not None:
+        selection = _play_strengths(
+            selection, strengths, games, seed, db, workers, scheduler, as_json
+        )
     source = archive_path(db)
     if not source.is_file():
         raise PartitaError(f"no archive at {source}")
@@ -521,6 +624,9 @@ def balance_command(
                 f"+{seat.won} ={seat.drawn} -{seat.lost}"
             )
         typer.echo(f"  {describe_advantage(entry)}")
+        if entry.agents is not None and entry.agents.games:
+            for line in entry.agents.describe():
+                typer.echo(f"  {line}")
         if lengths["games"]:
             typer.echo(
                 f"  length: {lengths['mean']} plies on average, median {lengths['median']}, "
@@ -537,6 +643,65 @@ def balance_command(
             )
     if output is not None:
         typer.echo(f"written to {output}", err=True)
+
+
+def _play_strengths(
+    selection: "GameFilter",
+    strengths: str,
+    games: int,
+    seed: int,
+    db: Path | None,
+    workers: int | None,
+    scheduler: str | None,
+    as_json: bool,
+) -> "GameFilter":
+    """``balance --strengths``: play the runs into the archive, and the selection
+    of their games (exit 2 for a missing game or a bad agent)."""
+    import dataclasses
+
+    from partita.analysis.agent_strength import STRENGTHS_EVENT, play_strengths
+    from partita.analysis.agents import parse_agent_spec
+    from partita.analysis.selfplay import split_agents
+
+    if len(selection.games) != 1 or len(selection.sides) > 1:
+        raise typer.BadParameter(
+            "name one game (--game) and at most one side count (--sides) to play",
+            param_hint="--strengths",
+        )
+    agents = split_agents(strengths)
+    try:
+        for agent in agents:
+            parse_agent_spec(agent)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error), param_hint="--strengths") from None
+    if not agents:
+        raise typer.BadParameter("name at least one agent", param_hint="--strengths")
+    game, configuration = configured(
+        selection.games[0], selection.sides[0] if selection.sides else None, {}
+    )
+    with _SimulationProgress(as_json=False) if not as_json else _Quiet() as report:
+        play_strengths(
+            game,
+            configuration,
+            agents,
+            games,
+            archive_path(db),
+            seed=seed,
+            workers=workers,
+            scheduler=scheduler,
+            progress=report,
+        )
+    return dataclasses.replace(selection, events=(STRENGTHS_EVENT,))
+
+
+class _Quiet:
+    """No progress (``--json``, whose output is one document)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def _score_value(score: int) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 from partita.games.universal_forces.rules import (
@@ -55,14 +56,17 @@ class UniversalForcesHeuristics:
 
     def strengths(self, state: UniversalForcesState) -> list[float]:
         sides = len(state.reserve)
-        best = [[-1.0] * 4 for _ in range(sides)]
+        # The best progress of each force (piece = side * 4 + kind), over the
+        # occupied cells only (a few dozen of the board's cells).
+        best = [-1.0] * (4 * sides)
         progress = self.progress
-        for cell, contents in enumerate(state.cells):
+        cells = state.cells
+        for cell, contents in compress(enumerate(cells), cells):
+            row = progress[cell]
             for piece in contents:
-                side, kind = piece >> 2, piece & 3
-                value = progress[cell][kind]
-                if value > best[side][kind]:
-                    best[side][kind] = value
+                value = row[piece & 3]
+                if value > best[piece]:
+                    best[piece] = value
         strengths = []
         for side in range(sides):
             home, reserve = state.home[side], state.reserve[side]
@@ -70,8 +74,8 @@ class UniversalForcesHeuristics:
             for kind in range(4):
                 if home[kind]:
                     strength += 1.0
-                elif best[side][kind] >= 0.0:
-                    strength += 0.9 * best[side][kind]
+                elif best[side * 4 + kind] >= 0.0:
+                    strength += 0.9 * best[side * 4 + kind]
                 elif not reserve[kind]:
                     strength += LOST_KIND
             strengths.append(strength)
