@@ -16,7 +16,15 @@ from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
 from partita.cli.commands.selfplay import BookOption, NoBookOption, open_default_book
 from partita.cli.display import printable
-from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
+from partita.cli.options import (
+    LARGEST,
+    ArchiveOption,
+    JsonOption,
+    archive_path,
+    check_game_id,
+    complete_agent,
+    complete_game_id,
+)
 from partita.cli.output import check_output, progress_bar, replaced_file, writing
 from partita.errors import PartitaError
 
@@ -76,7 +84,12 @@ def solve(
     ] = None,
     game_name: Annotated[
         str | None,
-        typer.Option("--game", help="A game with an exact solver (see `partita games`)."),
+        typer.Option(
+            "--game",
+            help="A game with an exact solver (see `partita games`).",
+            callback=check_game_id,
+            autocompletion=complete_game_id,
+        ),
     ] = None,
     moves: Annotated[
         str | None,
@@ -174,6 +187,7 @@ def annotate(
         str,
         typer.Option(
             "--agent",
+            autocompletion=complete_agent,
             help="What values the positions the exact solver does not: mcts:N (N playouts "
             "a position), mcts:2s (seconds) or greedy.",
         ),

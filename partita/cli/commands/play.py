@@ -16,7 +16,7 @@ import typer
 
 from partita.cli.app import app
 from partita.cli.game_options import TagOption, configured_game, pairs
-from partita.cli.options import LARGEST, ArchiveOption
+from partita.cli.options import LARGEST, ArchiveOption, complete_game_id, complete_seat
 from partita.errors import PartitaError
 
 #: The name of standard input in error messages, as a file name.
@@ -26,7 +26,12 @@ STDIN = "<stdin>"
 @app.command()
 def play(
     game_name: Annotated[
-        str, typer.Argument(metavar="GAME", help="The game to play (see `partita games`).")
+        str,
+        typer.Argument(
+            metavar="GAME",
+            help="The game to play (see `partita games`).",
+            autocompletion=complete_game_id,
+        ),
     ],
     sides: Annotated[
         int | None,
@@ -41,7 +46,11 @@ def play(
     ] = None,
     seats: Annotated[
         list[str] | None,
-        typer.Option("--seat", help="N=AGENT: an agent plays seat N (random, greedy, mcts:2000)."),
+        typer.Option(
+            "--seat",
+            help="N=AGENT: an agent plays seat N (random, greedy, mcts:2000).",
+            autocompletion=complete_seat,
+        ),
     ] = None,
     position: Annotated[
         str | None,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from partita.cli.app import app
-from partita.cli.display import plain, printable
+from partita.cli.display import count, plain, printable
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
     LARGEST,
@@ -27,9 +27,10 @@ from partita.cli.options import (
     StrictOption,
     archive_path,
     checked_scheduler,
+    complete_record_source,
     reading_workers_option,
 )
-from partita.cli.output import progress_bar, stderr_console, stdout_console
+from partita.cli.output import progress_bar, stdout_console, warn
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -95,9 +96,12 @@ def validate(
     inputs.check_records(counts)
     if not as_json:
         mode = "strict" if strict else "lenient"
-        console.print(f"{total} records, {total - invalid} valid, {invalid} invalid ({mode})")
+        console.print(
+            f"{count(total, 'record')}, {total - invalid:,} valid, {invalid:,} invalid ({mode})",
+            markup=False,
+        )
     for warning in inputs.warnings:
-        stderr_console().print(plain(f"partita: warning: {warning}"), markup=False, soft_wrap=True)
+        warn(str(warning))
     raise typer.Exit(int(invalid > 0 or bool(inputs.warnings)))
 
 
@@ -129,7 +133,8 @@ def show(
     source: Annotated[
         str,
         typer.Argument(
-            help="A record file (-: standard input), or the id of a game in the archive."
+            help="A record file (-: standard input), or the id of a game in the archive.",
+            autocompletion=complete_record_source,
         ),
     ],
     index: Annotated[
@@ -151,12 +156,21 @@ def show(
     ] = ShowFormat.text,
     db: ArchiveOption = None,
     openings: OpeningsOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the game as JSON (the same as --format json).")
+    ] = False,
 ) -> None:
     """Show a game: its tags, its opening name, moves and a diagram of a position."""
     from partita.cli.commands.archive import load_source
     from partita.notation.replay import replay
     from partita.notation.writer import write_record
 
+    if as_json:
+        if output_format not in (ShowFormat.text, ShowFormat.json):
+            raise typer.BadParameter(
+                f"--json and --format {output_format.value}: choose one", param_hint="--json"
+            )
+        output_format = ShowFormat.json
     record = load_source(source, index, archive_path(db))
     replayed = replay(record)
     game = replayed.game

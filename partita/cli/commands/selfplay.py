@@ -21,6 +21,8 @@ from partita.cli.options import (
     SchedulerOption,
     archive_path,
     checked_scheduler,
+    complete_agent,
+    complete_game_id,
 )
 from partita.cli.output import stdout_console
 from partita.errors import PartitaError
@@ -157,7 +159,12 @@ def open_default_book(book: Path | None, no_book: bool, db: Path | None = None) 
 @app.command()
 def book(
     game_name: Annotated[
-        str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
+        str,
+        typer.Argument(
+            metavar="GAME",
+            help="The game (see `partita games`).",
+            autocompletion=complete_game_id,
+        ),
     ],
     depth: Annotated[
         int,
@@ -348,13 +355,19 @@ def _show_entry(books, target: Path, game, configuration, root, exact: bool, as_
 @app.command()
 def simulate(
     game_name: Annotated[
-        str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
+        str,
+        typer.Argument(
+            metavar="GAME",
+            help="The game (see `partita games`).",
+            autocompletion=complete_game_id,
+        ),
     ],
     games: Annotated[int, typer.Option("--games", min=0, max=10**12, help="How many games.")] = 100,
     agents: Annotated[
         str,
         typer.Option(
             "--agents",
+            autocompletion=complete_agent,
             help='One agent for every seat or one per seat, in seat order: "mcts:500,random" '
             "(random, greedy, mcts:N; options after a comma: mcts:500,c=0.7).",
         ),
