@@ -280,3 +280,53 @@ def test_migrate_json(archive):
     assert code == 0
     data = json.loads(out)
     assert data["from"] == data["to"] and data["archive"] == str(archive)
+
+
+# -- moves and boards --------------------------------------------------------------------
+
+
+def test_show_never_splits_a_token_across_lines():
+    """A Forceball turn is one long token (`deck:c17,c1,...`): the move lines break
+    between tokens only, a move number stays with its move, and the lines read back
+    as the record's moves."""
+    pro = EXAMPLES / "forceball" / "pro.pgr"
+    code, out, _ = partita("show", str(pro))
+    assert code == 0
+    moves = json.loads(partita("show", str(pro), "--json").stdout)["moves"]
+    lines = out.split("\n\n")[1].splitlines()
+    assert len(lines) > 5
+    tokens = " ".join(lines).split()
+    assert [token for token in tokens if not re.fullmatch(r"\d+\.(\.\.)?", token)][:-1] == moves
+    assert all(not re.search(r"\d+\.$", line) for line in lines)  # no number left alone
+    for line in lines:  # each within 80 columns, unless one token is longer
+        assert len(line) <= 80 or " " not in line.split(". ", 1)[-1]
+
+
+def test_show_marks_the_last_move():
+    rulebook = EXAMPLES / "forza4x4" / "rulebook-example.pgr"
+    code, out, _ = partita("show", str(rulebook), "--ply", "3")
+    assert code == 0
+    assert "after ply 3, last move 2. r5:" in out
+    code, out, _ = partita("show", str(rulebook), "--ply", "0")
+    assert "after ply 0:" in out
+    code, svg, _ = partita("show", str(rulebook), "--ply", "3", "--format", "svg")
+    assert code == 0 and 'class="last"' in svg
+
+
+def test_play_draws_the_board_once_per_turn_marks_the_last_move_and_confirms_save(tmp_path):
+    target = tmp_path / "game.pgr"
+    term = Terminal("play", "connect4", "--seat", "2=random", "--seed", "3", "-o", str(target))
+    try:
+        term.expect("1. Player1 (Human)> ")
+        term.line("t4")
+        turn = term.expect("2. Player1 (Human)> ")
+        # One board after the move and the agent's reply, with the reply named.
+        assert turn.count("x to move") + turn.count("o to move") == 1, turn
+        assert re.search(r"last move: 1\.\.\. t\d \(Player2 \(random\)\)", turn), turn
+        term.line("save")
+        saved = term.expect("plies)")
+        assert f"saved to {target} (2 plies)" in saved
+        assert term.close() == 0
+    finally:
+        term.kill()
+    assert target.is_file()

@@ -15,7 +15,7 @@ from partita.analysis.defaults import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
 from partita.cli.commands.selfplay import BookOption, NoBookOption, open_default_book
-from partita.cli.display import printable
+from partita.cli.display import count, printable
 from partita.cli.options import (
     LARGEST,
     ArchiveOption,
@@ -153,7 +153,7 @@ def solve(
     for item in solution.moves:
         token = game.format_move(state, item.move)
         typer.echo(f"  {token:<4} {item.score:+3d}  {_describe(solution, item.score)}")
-    typer.echo(f"{solution.nodes} nodes in {solution.seconds:.2f} s")
+    typer.echo(f"{count(solution.nodes, 'node')} in {solution.seconds:.2f} s")
 
 
 def _describe(solution, score: int) -> str:

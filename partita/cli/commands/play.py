@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from partita.cli import display
 from partita.cli.app import app
 from partita.cli.game_options import TagOption, configured_game, pairs
 from partita.cli.options import LARGEST, ArchiveOption, complete_game_id, complete_seat
@@ -130,6 +131,8 @@ def play(
     else:
         refused = _play_from_input(session, keep_going)
     _save(sheet.text(), target, db)
+    if target is not None and sys.stdin.isatty():  # at the terminal: say where it went
+        _say(f"saved to {target} ({display.count(len(sheet.plies), 'ply', 'plies')})")
     if refused:
         raise typer.Exit(1)
 
@@ -207,13 +210,20 @@ def _play_at_the_terminal(session: Any) -> None:
     _say("Type a move (Tab completes it), help for the commands; save or Ctrl-D saves.")
     _say(session.game.diagram(sheet.state))
     announced_end = False
+    # The board is drawn once before each prompt, after every move since the last
+    # one (a human's and the agents' replies), not after each of them.
+    board_due = False
     while True:
         turn = session.turn()
         if turn.kind == "auto":
             if turn.seat is not None:
                 _say(f"{session.player(turn.seat)} is thinking...")
-            _announce(session, session.step())
+            _announce(session, session.step(), diagram=False)
+            board_due = True
             continue
+        if board_due:
+            _draw_board(session)
+            board_due = False
         if turn.kind == "over" and not announced_end:
             _say(f"game over: {_ending(sheet)}. comment TEXT, undo, or save (Ctrl-D).")
             announced_end = True
@@ -244,7 +254,7 @@ def _play_at_the_terminal(session: Any) -> None:
         for ply in reply.plies:
             _announce(session, ply, diagram=False)
         if reply.changed:
-            _say(session.game.diagram(sheet.state))
+            board_due = True
             announced_end = announced_end and sheet.over
         if reply.finished:
             return
@@ -266,6 +276,18 @@ def _announce(session: Any, ply: Any, diagram: bool = True) -> None:
     _say(f"{number}{'.' if opens else '...'} {ply.token}  ({who})")
     if diagram:
         _say(session.game.diagram(ply.after))
+
+
+def _draw_board(session: Any) -> None:
+    """The position, and under it the move that led to it (the last move)."""
+    _say(session.game.diagram(session.sheet.state))
+    plies = session.sheet.plies
+    if plies:
+        ply = plies[-1]
+        number, opens = session.rules.move_number(ply.before)
+        side = session.rules.side_to_move(ply.before)
+        who = "chance" if side < 0 else session.player(side)
+        _say(f"last move: {number}{'.' if opens else '...'} {ply.token} ({who})")
 
 
 def _ending(sheet: Any) -> str:
