@@ -330,3 +330,41 @@ def test_play_draws_the_board_once_per_turn_marks_the_last_move_and_confirms_sav
     finally:
         term.kill()
     assert target.is_file()
+
+
+def board_cell(board: str, ring: str, section: int) -> str:
+    """What the Universal Forces text board shows at ``ring:section``, read as a
+    user reads it: the ring's row, under the section's number in the row of numbers
+    above it."""
+    for block in board.split("\n\n"):
+        lines = block.splitlines()
+        for number, line in enumerate(lines):
+            if line.split()[:1] != [ring]:
+                continue
+            header = next(lines[k] for k in range(number, -1, -1) if lines[k].startswith("    "))
+            labels = {m.group(): m.start() for m in re.finditer(r"\S+", header)}
+            label = f"C{section}" if ring == "C" else str(section)
+            if label in labels:
+                at = labels[label]
+                return line[at:].split()[0] if len(line) > at else ""
+    raise AssertionError(f"{ring}:{section} is not on the board")
+
+
+def test_the_universal_forces_board_has_coordinates_and_forces_where_they_stand():
+    record = EXAMPLES / "universal-forces" / "round-limit.pgr"
+    code, out, _ = partita("show", str(record), "--ply", "60")
+    assert code == 0
+    board = out.split("last move", 1)[1].split("\n", 1)[1].split("forces:")[0]
+    # forces: O3:16 1G O3:25 3G O3:28 1Y2Y M1:10 2B M3:10 3B (the line under it)
+    assert board_cell(board, "O3", 16) == "1G"
+    assert board_cell(board, "O3", 25) == "3G"
+    assert board_cell(board, "O3", 28) == "2Yx"  # Player2's wind pins Player1's
+    assert board_cell(board, "M1", 10) == "2B"
+    assert board_cell(board, "M3", 10) == "3B"
+    assert board_cell(board, "O1", 27) == "y"  # an empty entry section of wind
+    assert board_cell(board, "O2", 5) == "." and board_cell(board, "I3", 8) == "."
+    assert board_cell(board, "C", 3) == "b"
+    rows = [line for line in board.splitlines() if line[:1].isalpha()]
+    for ring in ("O1", "O2", "O3", "M1", "M2", "M3", "I1", "I2", "I3", "C"):
+        assert sum(row.split()[0] == ring for row in rows) == 2  # in both halves
+    assert all(len(line) <= 80 for line in out.splitlines() if "deck" not in line)
