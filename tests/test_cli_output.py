@@ -368,3 +368,22 @@ def test_the_universal_forces_board_has_coordinates_and_forces_where_they_stand(
     for ring in ("O1", "O2", "O3", "M1", "M2", "M3", "I1", "I2", "I3", "C"):
         assert sum(row.split()[0] == ring for row in rows) == 2  # in both halves
     assert all(len(line) <= 80 for line in out.splitlines() if "deck" not in line)
+
+
+def test_play_lists_the_legal_moves_without_splitting_one(tmp_path):
+    """Universal Forces has dozens of entries at the start, `G@O1:1`...: `moves`
+    wraps them between moves at the terminal's 80 columns."""
+    term = Terminal("play", "universal-forces", "-o", str(tmp_path / "uf.pgr"), columns=80)
+    try:
+        term.expect("1. Player1 (Human)> ")
+        term.line("moves")
+        listed = term.expect("1. Player1 (Human)> ")
+        term.send("\x04")
+        term.close()
+    finally:
+        term.kill()
+    lines = [line for line in listed.replace("\r", "").splitlines() if "@O1:" in line]
+    assert len(lines) > 1
+    assert all(len(line) <= 80 for line in lines)
+    tokens = " ".join(lines).split()
+    assert all(re.fullmatch(r"[GYBR]@O1:\d+", token) for token in tokens if token != "moves")

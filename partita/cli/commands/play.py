@@ -191,6 +191,21 @@ def _say(text: str = "") -> None:
     typer.echo(text, err=not sys.stdout.isatty())
 
 
+def _wrapped(text: str) -> str:
+    """``text`` with its lines wider than the terminal wrapped between tokens (the
+    legal moves of `moves`), so that the terminal never splits a move in two."""
+    import shutil
+
+    width = shutil.get_terminal_size().columns
+    lines = []
+    for line in text.splitlines():
+        if len(line) > width:
+            lines.extend(display.wrap_units(line.split(), width))
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def _ask(prompt: str) -> str:
     """A line typed at the prompt (readline edits it)."""
     if sys.stdout.isatty():
@@ -250,7 +265,7 @@ def _play_at_the_terminal(session: Any) -> None:
         for warning in reply.warnings:
             typer.echo(f"note: {warning.message}", err=True)
         if reply.text:
-            _say(reply.text)
+            _say(_wrapped(reply.text))
         for ply in reply.plies:
             _announce(session, ply, diagram=False)
         if reply.changed:
