@@ -32,15 +32,24 @@ def _own_terminal() -> None:
 class Terminal:
     """``partita ARGS`` on a pseudo-terminal of its own."""
 
-    def __init__(self, *args: str, cwd: Path | None = None, stdout: Any = None) -> None:
+    def __init__(
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        stdout: Any = None,
+        columns: int = 100,
+        env: dict[str, str] | None = None,
+    ) -> None:
         """``stdout``: a file for the program's standard output instead of the
-        terminal (its input and stderr stay on the terminal)."""
+        terminal (its input and stderr stay on the terminal); ``columns``: the
+        terminal's width; ``env``: variables added to the environment."""
+        env_added = env
         env = {
             name: value
             for name, value in os.environ.items()
             if name not in ("PARTITA_DB", "PARTITA_DEBUG", "PARTITA_DECKS")
         }
-        env.update(TERM="xterm", COLUMNS="100", LINES="40")
+        env.update(TERM="xterm", COLUMNS=str(columns), LINES="40", **(env_added or {}))
         controller, terminal = pty.openpty()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "partita", *args],

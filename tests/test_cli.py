@@ -116,7 +116,7 @@ def test_real_processes_import_and_validate(tmp_path):
     done = partita_process("import", str(RULEBOOK), "--db", str(db))
     assert done.returncode == 0 and db.is_file()
     summary = done.stdout.strip()
-    assert summary == f"{db}: 1 imported, 0 duplicates, 0 invalid (1 records in 1 files)"
+    assert summary == f"{db}: 1 imported, 0 duplicates, 0 invalid (1 record in 1 file)"
     invalid = EXAMPLES / "invalid" / "occupied-entry.pgr"
     done = partita_process("validate", str(invalid))
     assert done.returncode == 1 and done.stderr == ""
@@ -281,9 +281,15 @@ def test_garbage_input_never_gives_a_traceback(tmp_path):
     garbage = tmp_path / "garbage.pgr"
     # Every byte but NUL (a NUL makes it a binary file, which is skipped).
     garbage.write_bytes(bytes(range(1, 256)) * 8 + b'[Game "forza4x4"]\n{ (( $ ]]')
+    # No tag line and no result: no record, a warning (and nothing stored).
+    code, out, err = partita("validate", "--json", str(garbage))
+    assert code == 1 and not json_lines(out) and "holds no records" in err
+    assert partita("show", str(garbage))[0] == 1
+    code, _, err = partita("import", str(garbage), "--db", str(tmp_path / "g.db"))
+    assert code == 1 and "holds no records" in err
+    garbage.write_bytes(b'[Game "forza4x4"]\n' + garbage.read_bytes())
     code, out, _ = partita("validate", "--json", str(garbage))
     assert code == 1 and json_lines(out)
-    assert partita("show", str(garbage))[0] == 1
     assert partita("import", str(garbage), "--db", str(tmp_path / "g.db"))[0] == 0
 
 
@@ -476,7 +482,7 @@ def test_a_command_loads_its_own_module_only(tmp_path):
     summary = done.stdout.rsplit("modules: ", 1)[0]
     assert (
         summary
-        == f"{tmp_path / 'a.db'}: 1 imported, 0 duplicates, 0 invalid (1 records in 1 files)\n"
+        == f"{tmp_path / 'a.db'}: 1 imported, 0 duplicates, 0 invalid (1 record in 1 file)\n"
     )
     loaded = set(done.stdout.rsplit("modules: ", 1)[1].split())
     assert not {name for name in loaded if name.split(".")[0] == "rich"}  # one plain line

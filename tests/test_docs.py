@@ -141,3 +141,137 @@ def test_the_readme_serve_command_starts_and_answers(readme_archive):
                 assert "<h1>Games</h1>" in answer.read().decode("utf-8")
         finally:
             server.stop()
+
+
+# -- every command of the README's "What it does" and of docs/cli.md, run as written ----
+
+#: The time a README line takes, noted at its end: ``[~25 s]``, ``[~14 s a game ...]``.
+TIME_MARK = re.compile(r"\[~(\d+) (s|min|h)\b(?P<rest>[^\]]*)\]")
+#: The lines expected to fail: a validation of a broken record (its problems shown).
+EXPECTED_EXIT = {"partita validate examples/invalid/illegal-move.pgr": 1}
+#: Games a line marked per game (``[~N s a game]``: self-play) plays in the tests.
+GAMES_IN_TESTS = "2"
+
+
+def what_it_does() -> list[tuple[str, str]]:
+    """The README's "What it does" lines: (command, comment), in order."""
+    block = next(block for block in readme_commands() if block.startswith("partita validate"))
+    lines = []
+    for line in block.splitlines():
+        command, _, comment = line.partition("  #")
+        lines.append((" ".join(command.split()), comment.strip()))
+    return lines
+
+
+def runnable(command: str, comment: str, *, quick: bool = False) -> str:
+    """The command as the tests run it: as written, but a line timed per game
+    (self-play) plays :data:`GAMES_IN_TESTS` games, and ``quick``ly with random
+    agents (the lines after it only need its archive)."""
+    mark = TIME_MARK.search(comment)
+    if mark is not None and "a game" in mark.group("rest"):
+        command = re.sub(r"--games \d+", f"--games {GAMES_IN_TESTS}", command)
+        if quick:
+            command = re.sub(r'--agents ("[^"]*"|\S+)', "--agents random", command)
+    return command
+
+
+def run_line(command: str, folder: Path) -> tuple[int, str]:
+    """One shell line in ``folder``: in this process through the entry point when it
+    is a plain `partita` command (with ``> FILE`` written by the test), else by bash
+    with this environment's `partita` first on the PATH. (exit code, stderr)."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from cli_runner import run_cli
+
+    words = shlex.split(command)
+    if words[0] == "partita" and not {"|", "&&", ";"} & set(words):
+        target = None
+        if ">" in words:
+            words, target = words[: words.index(">")], words[words.index(">") + 1]
+        # As a user runs it: with every engine the install has (the other tests keep
+        # the gravity solver to partita's own search).
+        engine = os.environ.pop("PARTITA_GRAVITY_ENGINE", None)
+        try:
+            code, out, err = run_cli(words[1:], cwd=folder, input="")
+        finally:
+            if engine is not None:
+                os.environ["PARTITA_GRAVITY_ENGINE"] = engine
+        if target is not None:
+            (folder / target).write_text(out, encoding="utf-8")
+        return code, err
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PARTITA_DB", "PARTITA_DEBUG", "PARTITA_GRAVITY_ENGINE")
+    }
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True,
+        stdin=subprocess.DEVNULL, timeout=600,
+    )  # fmt: skip
+    return done.returncode, done.stderr
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Path:
+    """A folder like the repository's for the README's lines: the shipped examples
+    (a link), nothing else; the archive and every output are written there."""
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    return tmp_path
+
+
+def test_every_line_of_what_it_does_runs_as_written(checkout):
+    """Every line, in order, on the shipped examples, with the exit code it should
+    have; the lines the README marks as long run in the slow test below (a
+    self-play line plays a few games between random agents here, so that the
+    lines after it have its archive)."""
+    failed = []
+    for command, comment in what_it_does():
+        mark = TIME_MARK.search(comment)
+        if mark is not None and "a game" not in mark.group("rest"):
+            continue
+        code, err = run_line(runnable(command, comment, quick=True), checkout)
+        if code != EXPECTED_EXIT.get(command, 0) or "Traceback" in err:
+            failed.append(f"{command}: exit {code}: {err.strip()[-300:]}")
+    assert not failed, "\n".join(failed)
+    assert (checkout / "board.svg").read_text(encoding="utf-8").startswith("<svg")
+    assert (checkout / "game.pgr").is_file() and (checkout / "connect4.pgr").is_file()
+
+
+def test_every_long_line_of_what_it_does_is_timed():
+    """A line that names a file the README has not made, or runs long unmarked,
+    is what the fast test catches; this one checks the marks read."""
+    marked = [command for command, comment in what_it_does() if TIME_MARK.search(comment)]
+    assert {command.split()[1] for command in marked} >= {"report", "simulate", "book"}
+
+
+@pytest.mark.slow
+def test_the_long_lines_of_what_it_does_run_as_written(checkout):
+    """The lines marked with their time, after the import they read (a self-play
+    line with :data:`GAMES_IN_TESTS` games: hours as written)."""
+    lines = what_it_does()
+    [importing] = [command for command, _ in lines if command.startswith("partita import ex")]
+    assert run_line(importing, checkout)[0] == 0
+    failed = []
+    for command, comment in lines:
+        if TIME_MARK.search(comment):
+            code, err = run_line(runnable(command, comment), checkout)
+            if code != 0 or "Traceback" in err:
+                failed.append(f"{command}: exit {code}: {err.strip()[-300:]}")
+    assert not failed, "\n".join(failed)
+
+
+def test_the_cli_reference_s_examples_run_as_written(checkout):
+    """The shell examples of docs/cli.md (```sh blocks) run in order."""
+    reference = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)\n```", reference, flags=re.S)
+    assert blocks
+    for block in blocks:
+        for line in block.splitlines():
+            command = line.partition("  #")[0].strip()
+            if command:
+                code, err = run_line(command, checkout)
+                assert code == 0 and "Traceback" not in err, f"{command}: {err}"

@@ -15,11 +15,50 @@ from importlib import import_module
 from typing import Annotated, Any, NoReturn
 
 import typer
+import typer.core
 
 from partita import __version__
 from partita.errors import PartitaError
 
+#: How `partita --help` groups the commands, by task: a command no section names (a
+#: game's own, a plugin's) is listed under "More".
+COMMAND_SECTIONS = {
+    "Records": ("validate", "show", "games"),
+    "Archive": ("import", "query", "export", "tag", "twins", "delete", "merge", "migrate"),
+    "Analysis": ("tree", "novelty", "players", "report", "solve", "annotate", "endgame", "book"),
+    "Play and self-play": ("play", "simulate", "balance"),
+    "Games": ("conformance",),
+}
+
+
+class _SectionedGroup(typer.core.TyperGroup):
+    """The top-level command: its commands listed in --help by task
+    (:data:`COMMAND_SECTIONS`), not in one alphabetical run."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        commands = {}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                commands[name] = command
+        if not commands:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in commands)
+        placed = {name for names in COMMAND_SECTIONS.values() for name in names}
+        sections = [*COMMAND_SECTIONS.items(), ("More", tuple(set(commands) - placed))]
+        for title, names in sections:
+            rows = [
+                (name, commands[name].get_short_help_str(limit))
+                for name in (sorted(names) if title == "More" else names)
+                if name in commands
+            ]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
 app = typer.Typer(
+    cls=_SectionedGroup,
     name="partita",
     help="Read, validate, store, query and analyse game records (PGR).",
     no_args_is_help=True,
@@ -270,17 +309,21 @@ def _exit_if_interrupted_in_sql() -> None:
 def _fail(message: str, code: int, error: BaseException, debug: bool) -> NoReturn:
     if debug:
         raise error
-    _stderr_line(f"error: {message}")
+    _stderr_line(message, "error")
     raise SystemExit(code) from None
 
 
-def _stderr_line(text: str) -> None:
-    """``partita: TEXT`` on one line of stderr, whatever the text holds (control
-    characters from a record are shown escaped)."""
+def _stderr_line(text: str, label: str | None = None) -> None:
+    """``partita: [LABEL: ]TEXT`` on one line of stderr, whatever the text holds
+    (control characters from a record are shown escaped; the label in colour on a
+    terminal, :func:`partita.cli.output.labelled`)."""
     from partita.cli.display import printable
+    from partita.cli.output import labelled
 
     line = " ".join(printable(str(text)).split())
     try:
+        if label is not None:
+            line = labelled(label, line).removeprefix("partita: ")
         sys.stderr.write(f"partita: {line}\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr is closed too: nobody to tell

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from rich.text import Text
 
-__all__ = ["EscapingStream", "plain", "printable"]
+__all__ = ["EscapingStream", "count", "plain", "printable", "wrap_units"]
 
 #: What a terminal may act on: C0 and C1 controls and DEL, the line and paragraph
 #: separators, and the bidirectional controls (U+061C, U+200E-F, U+202A-E, U+2066-9).
@@ -64,3 +64,27 @@ class EscapingStream:
 
     def flush(self) -> None:
         self.stream.flush()
+
+
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """``number`` with thousands separators and ``noun`` in the right number:
+    ``1 game``, ``56,528,678 nodes`` (``plural``: when it is not ``noun + "s"``)."""
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+
+
+def wrap_units(units: list[str], width: int) -> list[str]:
+    """``units`` (tokens, or a move number with its move: ``12. t4``) joined by
+    spaces into lines of at most ``width`` characters, breaking only between units:
+    a unit is never split (one longer than ``width`` has a line of its own), so a
+    line copied from the screen reads back as the same tokens."""
+    lines: list[str] = []
+    line = ""
+    for unit in units:
+        if line and len(line) + 1 + len(unit) > width:
+            lines.append(line)
+            line = unit
+        else:
+            line = f"{line} {unit}" if line else unit
+    if line:
+        lines.append(line)
+    return lines

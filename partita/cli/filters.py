@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from partita.cli.options import OpeningsOption
+from partita.cli.options import OpeningsOption, check_game_ids, complete_game_id
 
 __all__ = ["FILTER_OPTIONS", "filter_options"]
 
@@ -25,7 +25,13 @@ _Texts = list[str] | None
 FILTER_OPTIONS: dict[str, tuple[Any, str]] = {
     "game": (
         Annotated[
-            _Texts, typer.Option("--game", help="Game tag (see `partita games`; repeatable).")
+            _Texts,
+            typer.Option(
+                "--game",
+                help="Game tag (see `partita games`; repeatable).",
+                callback=check_game_ids,
+                autocompletion=complete_game_id,
+            ),
         ],
         "games",
     ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Annotated
@@ -157,3 +158,91 @@ def archive_path(db: Path | None) -> Path:
     global _chosen
     _chosen = db if db is not None else default_archive()
     return _chosen
+
+
+def _game_names() -> list[str]:
+    from partita.games.registry import all_specs
+
+    return [spec.name for spec in all_specs()]
+
+
+def check_game_id(value: str | None) -> str | None:
+    """A game id given on the command line (``--game``, ``GAME``): a usage error
+    (exit 2, before any work) for one no game registers, with the nearest id
+    (``did you mean forza4x4?``) and every one."""
+    if value is None:
+        return None
+    from partita.errors import PartitaError
+    from partita.games.registry import get_spec
+
+    try:
+        get_spec(value)
+    except PartitaError as error:
+        raise typer.BadParameter(str(error)) from None
+    return value
+
+
+def check_game_ids(values: list[str] | None) -> list[str] | None:
+    """:func:`check_game_id` for a repeatable ``--game``."""
+    for value in values or []:
+        check_game_id(value)
+    return values
+
+
+def complete_game_id(incomplete: str) -> list[str]:
+    """Shell completion of a game id: the registered games that start so."""
+    return [name for name in _game_names() if name.startswith(incomplete)]
+
+
+#: The agent specs shell completion offers (any mcts:N is one).
+_AGENT_EXAMPLES = ("random", "greedy", "mcts:200", "mcts:2000", "mcts:2s")
+
+
+def complete_agent(incomplete: str) -> list[str]:
+    """Shell completion of an agent spec (``random``, ``greedy``, ``mcts:N``): the
+    last of a comma-separated list (``--agents``)."""
+    before, comma, last = incomplete.rpartition(",")
+    return [f"{before}{comma}{agent}" for agent in _AGENT_EXAMPLES if agent.startswith(last)]
+
+
+def complete_seat(incomplete: str) -> list[str]:
+    """Shell completion of ``N=AGENT`` (``--seat``): the agent after the ``=``."""
+    seat, equals, spec = incomplete.partition("=")
+    if not equals:
+        return [f"{number}=" for number in "1234" if number.startswith(seat)]
+    return [f"{seat}={agent}" for agent in _AGENT_EXAMPLES if agent.startswith(spec)]
+
+
+def complete_record_source(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a SOURCE (a record file, or a game id of the archive):
+    the archive's game ids that start with what is typed when it is a number, else
+    the files and folders that do."""
+    if incomplete.isdigit():
+        db = ctx.params.get("db") or default_archive()
+        ids = _archive_ids(Path(db), incomplete)
+        if ids:
+            return [str(game_id) for game_id in ids]
+    import glob
+
+    return [
+        f"{name}/" if os.path.isdir(name) else name
+        for name in sorted(glob.glob(glob.escape(incomplete) + "*"))
+    ]
+
+
+def _archive_ids(db: Path, prefix: str, limit: int = 200) -> list[int]:
+    """Ids of the archive's games that start with ``prefix`` (none if it cannot
+    be read): opened read-only, nothing written."""
+    import sqlite3
+
+    if not db.is_file():
+        return []
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            rows = conn.execute(
+                "SELECT id FROM games WHERE CAST(id AS TEXT) LIKE ? ORDER BY id LIMIT ?",
+                (f"{prefix}%", limit),
+            ).fetchall()
+    except sqlite3.Error:
+        return []
+    return [row[0] for row in rows]

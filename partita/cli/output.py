@@ -18,11 +18,12 @@ when stderr is a terminal.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from partita.errors import PartitaError
 from partita.outfiles import replaced_file
@@ -32,12 +33,46 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_output",
+    "colour_on",
+    "labelled",
     "progress_bar",
     "replaced_file",
     "stderr_console",
     "stdout_console",
+    "warn",
     "writing",
 ]
+
+#: The colour of each label of a message line: red errors, yellow warnings.
+_LABEL_COLOURS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m"}
+
+
+def colour_on(stream: TextIO) -> bool:
+    """Whether to colour what goes to ``stream``: only a terminal, and not when
+    ``NO_COLOR`` is set to anything (https://no-color.org) or ``TERM`` is ``dumb``."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or stand-in stream
+        return False
+
+
+def labelled(label: str, text: str, stream: TextIO | None = None) -> str:
+    """``partita: LABEL: TEXT``, the label (``error``, ``warning``) in colour when
+    ``stream`` (stderr by default) is a terminal that takes colour (:func:`colour_on`).
+    ``text`` is written as it is: the caller escapes a record's characters."""
+    colour = _LABEL_COLOURS.get(label)
+    if colour is not None and colour_on(sys.stderr if stream is None else stream):
+        return f"partita: {colour}{label}:\x1b[0m {text}"
+    return f"partita: {label}: {text}"
+
+
+def warn(text: str) -> None:
+    """A warning on stderr, one line (control characters of a record escaped)."""
+    from partita.cli.display import printable
+
+    sys.stderr.write(labelled("warning", printable(text)) + "\n")
 
 
 def stdout_console() -> Console:

@@ -97,7 +97,22 @@ def get_spec(name: str) -> GameSpec:
                 f"are missing; install it with pip install -e .)"
             ) from None
         known = ", ".join(sorted(_SPECS))
-        raise UnknownGameError(f"unknown game '{name}' (supported: {known})") from None
+        near = nearest_name(name, list(_SPECS))
+        guess = f"did you mean {near}? " if near is not None else ""
+        raise UnknownGameError(f"unknown game '{name}' ({guess}supported: {known})") from None
+
+
+def nearest_name(name: str, names: list[str]) -> str | None:
+    """The one of ``names`` a typo of ``name`` most likely meant: the only one it
+    begins (``forza`` for forza4x4), else the closest spelling, if close enough."""
+    import difflib
+
+    folded = name.strip().lower()
+    starting = [known for known in names if folded and known.lower().startswith(folded)]
+    if len(starting) == 1:
+        return starting[0]
+    close = difflib.get_close_matches(folded, names, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def get_game(name: str) -> GameNotation[Any, Any]:

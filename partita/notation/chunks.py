@@ -20,7 +20,7 @@ from partita.notation.model import SourceRef
 from partita.notation.reader import split_records
 from partita.notation.splitter import RawRecord
 
-__all__ = ["CHUNK_BYTES", "Chunk", "ChunkData", "chunks", "raw_records"]
+__all__ = ["CHUNK_BYTES", "Chunk", "ChunkData", "chunks", "holds_a_record", "raw_records"]
 
 #: Record text per chunk sent to a worker: a few hundred records, tens of
 #: milliseconds of work, so the cost of a task (pickling, queues) is lost in it.
@@ -46,7 +46,9 @@ def chunks(files: list[Path], strict: bool, size_limit: int) -> Iterator[Chunk]:
 
     Files are read here, once, in order: standard input and compressed files too.
     An error reading a file (damaged data) comes after the chunk of the records cut
-    before it, as a serial reading would meet it."""
+    before it, as a serial reading would meet it. Text that is no record (no tag and
+    no result token: a README, notes) is left out (:func:`holds_a_record`): a file
+    of it holds no records, which the commands warn about."""
     for number, file in enumerate(files):
         name = input_name(file)
         records: list[tuple[str, int, int, int, int, list[tuple[int, str]]]] = []
@@ -54,6 +56,8 @@ def chunks(files: list[Path], strict: bool, size_limit: int) -> Iterator[Chunk]:
         size = 0
         try:
             for raw in split_records(file, name=name):
+                if not holds_a_record(raw):
+                    continue
                 source = raw.source
                 records.append(
                     (
@@ -76,6 +80,19 @@ def chunks(files: list[Path], strict: bool, size_limit: int) -> Iterator[Chunk]:
             raise
         if records:
             yield Chunk(number, offsets, (name, strict, records))
+
+
+def holds_a_record(raw: RawRecord) -> bool:
+    """Whether a cut text is a record, valid or not: it has a tag section, or its
+    movetext reads with a result token (``1-0``, ``*``...). Other text (prose, a
+    README, a list of moves without a result) is none; a record's problems are
+    then about no record at all, and an import would store an empty game."""
+    if raw.movetext_start > 0 or raw.text.lstrip().startswith("["):
+        return True
+    from partita.notation.reader import build_record
+
+    record = build_record(raw)
+    return bool(record.tags) or record.result is not None
 
 
 def raw_records(data: ChunkData) -> Iterator[RawRecord]:

@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from partita.execution import open_executor
-from partita.notation.chunks import CHUNK_BYTES, Chunk, ChunkData, chunks, raw_records
+from partita.notation.chunks import (
+    CHUNK_BYTES,
+    Chunk,
+    ChunkData,
+    chunks,
+    holds_a_record,
+    raw_records,
+)
 from partita.notation.problems import Problem
 
 if TYPE_CHECKING:
@@ -190,7 +197,8 @@ def validate_files(
         fast = fast_path_enabled()
         for number, file in enumerate(files):
             for raw in split_records(file):
-                yield number, check_raw(raw, strict, fast)
+                if holds_a_record(raw):
+                    yield number, check_raw(raw, strict, fast)
         return
     sent: deque[Chunk] = deque()  # the chunks in the workers, oldest first
     failure: list[Exception] = []

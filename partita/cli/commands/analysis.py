@@ -15,8 +15,16 @@ from partita.analysis.defaults import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
 from partita.cli.commands.selfplay import BookOption, NoBookOption, open_default_book
-from partita.cli.display import printable
-from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
+from partita.cli.display import count, printable
+from partita.cli.options import (
+    LARGEST,
+    ArchiveOption,
+    JsonOption,
+    archive_path,
+    check_game_id,
+    complete_agent,
+    complete_game_id,
+)
 from partita.cli.output import check_output, progress_bar, replaced_file, writing
 from partita.errors import PartitaError
 
@@ -123,7 +131,12 @@ def solve(
     ] = None,
     game_name: Annotated[
         str | None,
-        typer.Option("--game", help="A game with an exact solver (see `partita games`)."),
+        typer.Option(
+            "--game",
+            help="A game with an exact solver (see `partita games`).",
+            callback=check_game_id,
+            autocompletion=complete_game_id,
+        ),
     ] = None,
     moves: Annotated[
         str | None,
@@ -212,7 +225,7 @@ def solve(
     for item in solution.moves:
         token = game.format_move(state, item.move)
         typer.echo(f"  {token:<4} {item.score:+3d}  {_describe(solution, item.score)}")
-    typer.echo(f"{solution.nodes} nodes in {solution.seconds:.2f} s; {_answered_by(solution)}")
+    typer.echo(f"{count(solution.nodes, 'node')} in {solution.seconds:.2f} s; {_answered_by(solution)}")
 
 
 def _answered_by(solution) -> str:
@@ -257,6 +270,7 @@ def annotate(
         str,
         typer.Option(
             "--agent",
+            autocompletion=complete_agent,
             help="What values the positions the exact solver does not: mcts:N (each "
             "position searched to N playouts, the tree kept from move to move), mcts:2s "
             "(seconds) or greedy.",

@@ -14,7 +14,7 @@ import typer
 
 from partita import database  # light: its names load on first use
 from partita.cli.app import app
-from partita.cli.display import EscapingStream, plain, printable
+from partita.cli.display import EscapingStream, count, plain, printable
 from partita.cli.filters import filter_options
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
@@ -35,6 +35,7 @@ from partita.cli.output import (
     replaced_file,
     stderr_console,
     stdout_console,
+    warn,
     writing,
 )
 from partita.errors import PartitaError
@@ -61,6 +62,14 @@ def load_source(source: str, index: int, db: Path) -> "Record":
                 f"{source} is no game id (they go up to {LARGEST})", param_hint="SOURCE"
             )
         return database.get_record(db, int(source))
+    if path.is_dir():
+        inside = sorted(path.glob("*.pgr"))
+        example = f" such as {inside[0]}" if inside else ""
+        raise typer.BadParameter(
+            f"{source} is a folder: name one of its record files{example}, or import it "
+            "(partita import FOLDER) and give a game's id",
+            param_hint="SOURCE",
+        )
     raise PartitaError(f"{source}: no such file, and not a game id")
 
 
@@ -119,21 +128,25 @@ def import_(
     elif summary is not None:  # one plain line: no rich to load for it
         typer.echo(
             printable(
-                f"{target}: {summary.imported} imported, {summary.duplicates} duplicates, "
-                f"{summary.invalid} invalid"
-                + (f", {summary.refused} refused (strict)" if strict else "")
-                + (f", {len(summary.twins)} twins of stored games" if summary.twins else "")
-                + f" ({summary.records} records in {len(inputs.files)} files)"
+                f"{target}: {summary.imported:,} imported, "
+                f"{count(summary.duplicates, 'duplicate')}, {summary.invalid:,} invalid"
+                + (f", {summary.refused:,} refused (strict)" if strict else "")
+                + (
+                    f", {count(len(summary.twins), 'twin')} of stored games"
+                    if summary.twins
+                    else ""
+                )
+                + f" ({count(summary.records, 'record')} in {count(len(inputs.files), 'file')})"
             )
         )
     for warning in inputs.warnings:
-        stderr_console().print(f"partita: warning: {warning}", markup=False, soft_wrap=True)
+        warn(str(warning))
     refused = summary is not None and strict and summary.refused > 0
     raise typer.Exit(int(refused or bool(inputs.warnings)))
 
 
 @app.command()
-def migrate(db: ArchiveOption = None) -> None:
+def migrate(db: ArchiveOption = None, as_json: JsonOption = False) -> None:
     """Bring an archive written by an older partita up to the current schema.
 
     Reading commands never change an archive: they ask for this instead. An
@@ -143,6 +156,9 @@ def migrate(db: ArchiveOption = None) -> None:
     target = archive_path(db)
     with progress_bar("migrating", unit="games") as update:
         before, after = database.migrate_archive(target, progress=update)
+    if as_json:
+        typer.echo(json.dumps({"archive": str(target), "from": before, "to": after}))
+        return
     if before == after:
         stdout_console().print(f"{target}: already at schema version {after}", markup=False)
     else:
@@ -213,7 +229,7 @@ def query(
             rows, sys.stdout, tabs=as_tsv, with_ply=with_ply, with_pattern=with_pattern
         )
         return
-    counted = f"{len(rows)} game{'' if len(rows) == 1 else 's'}"
+    counted = f"{len(rows):,} game{'' if len(rows) == 1 else 's'}"
     if not terminal:
         listing.write_plain_table(rows, sys.stdout, with_ply=with_ply, with_pattern=with_pattern)
         typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
@@ -380,8 +396,14 @@ def export(
                     )
     if into_folder:
         stderr_console().print(
-            plain(f"{count} games written to {len(files)} files in {output}"), markup=False
+            plain(
+                f"{count:,} game{'s' * (count != 1)} written to "
+                f"{len(files):,} file{'s' * (len(files) != 1)} in {output}"
+            ),
+            markup=False,
         )
         return
     if output is not None:
-        stderr_console().print(plain(f"{count} games written to {output}"), markup=False)
+        stderr_console().print(
+            plain(f"{count:,} game{'s' * (count != 1)} written to {output}"), markup=False
+        )

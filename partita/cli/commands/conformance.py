@@ -8,13 +8,16 @@ from typing import Annotated
 import typer
 
 from partita.cli.app import app
-from partita.cli.options import JsonOption
+from partita.cli.options import JsonOption, complete_game_id
 from partita.errors import PartitaError
 
 
 @app.command()
 def conformance(
-    game: Annotated[str, typer.Argument(help="The Game tag (see `partita games`).")],
+    game: Annotated[
+        str,
+        typer.Argument(help="The Game tag (see `partita games`).", autocompletion=complete_game_id),
+    ],
     seeds: Annotated[
         int, typer.Option("--seeds", help="Random games per random check.", min=1, max=100_000)
     ] = 10,

@@ -13,7 +13,14 @@ import typer
 
 from partita.cli.app import app
 from partita.cli.game_options import TagOption, configured_game, pairs
-from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
+from partita.cli.options import (
+    LARGEST,
+    ArchiveOption,
+    JsonOption,
+    archive_path,
+    check_game_id,
+    complete_game_id,
+)
 from partita.cli.output import writing
 from partita.errors import PartitaError
 from partita.outfiles import replaced_binary_file
@@ -45,7 +52,13 @@ def endgame(
         typer.Option("--position", help="A position in the game's notation, instead of a record."),
     ] = None,
     game_name: Annotated[
-        str | None, typer.Option("--game", help="The game of --position (see `partita games`).")
+        str | None,
+        typer.Option(
+            "--game",
+            help="The game of --position (see `partita games`).",
+            callback=check_game_id,
+            autocompletion=complete_game_id,
+        ),
     ] = None,
     tags: TagOption = None,
     max_positions: Annotated[

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from partita.cli.app import app
-from partita.cli.display import printable
+from partita.cli.display import count, printable
 from partita.cli.filters import filter_options
 from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
 from partita.errors import PartitaError
@@ -104,10 +104,10 @@ def delete(
     if as_json:
         typer.echo(json.dumps(deletion.as_dict(), indent=2))
         return
-    noun = "game" if len(deletion.games) == 1 else "games"
     typer.echo(
-        f"{target}: deleted {len(deletion.games)} {noun} ({_listed(deletion.games)}) with "
-        f"{deletion.positions} positions and {deletion.problems} problems"
+        f"{target}: deleted {count(len(deletion.games), 'game')} ({_listed(deletion.games)}) "
+        f"with {count(deletion.positions, 'position')} and "
+        f"{count(deletion.problems, 'problem')}"
     )
 
 
@@ -238,8 +238,9 @@ def twins(
     _print_twins(groups, fuzzy_depth)
     if deletion is not None:
         typer.echo(
-            f"{target}: deleted {len(deletion.games)} twin{'' if len(deletion.games) == 1 else 's'}, kept one game of each group "
-            f"({deletion.positions} positions and {deletion.problems} problems went with them)"
+            f"{target}: deleted {count(len(deletion.games), 'twin')}, kept one game of each "
+            f"group ({count(deletion.positions, 'position')} and "
+            f"{count(deletion.problems, 'problem')} went with them)"
         )
 
 
@@ -248,9 +249,8 @@ def _print_twins(groups: list["TwinGroup"], fuzzy_depth: int | None) -> None:
     if not groups:
         typer.echo(f"no {kind}")
         return
-    count = sum(len(group.games) for group in groups)
-    noun = "group" if len(groups) == 1 else "groups"
-    typer.echo(f"{len(groups)} {noun} of {kind}, {count} games:")
+    games = sum(len(group.games) for group in groups)
+    typer.echo(f"{count(len(groups), 'group')} of {kind}, {count(games, 'game')}:")
     for group in groups:
         typer.echo("")
         for entry in group.games:
@@ -297,11 +297,11 @@ def merge(
             typer.echo(f"{entry['from']} -> {entry['to']}")
         else:
             typer.echo(f"{entry['from']} -> duplicate of {entry['duplicate_of']}")
-    noun = "game" if merged.copied == 1 else "games"
     line = (
-        f"{target}: {merged.copied} {noun} copied from {other} ({merged.positions} positions, "
-        f"{merged.problems} problems), {merged.duplicates} duplicates skipped"
+        f"{target}: {count(merged.copied, 'game')} copied from {other} "
+        f"({count(merged.positions, 'position')}, {count(merged.problems, 'problem')}), "
+        f"{count(merged.duplicates, 'duplicate')} skipped"
     )
     if merged.twins:
-        line += f", {len(merged.twins)} twins of stored games"
+        line += f", {count(len(merged.twins), 'twin')} of stored games"
     typer.echo(printable(line))

@@ -14,9 +14,10 @@ from typing import Annotated, Any
 
 import typer
 
+from partita.cli import display
 from partita.cli.app import app
 from partita.cli.game_options import TagOption, configured_game, pairs
-from partita.cli.options import LARGEST, ArchiveOption
+from partita.cli.options import LARGEST, ArchiveOption, complete_game_id, complete_seat
 from partita.errors import PartitaError
 
 #: The name of standard input in error messages, as a file name.
@@ -26,7 +27,12 @@ STDIN = "<stdin>"
 @app.command()
 def play(
     game_name: Annotated[
-        str, typer.Argument(metavar="GAME", help="The game to play (see `partita games`).")
+        str,
+        typer.Argument(
+            metavar="GAME",
+            help="The game to play (see `partita games`).",
+            autocompletion=complete_game_id,
+        ),
     ],
     sides: Annotated[
         int | None,
@@ -41,7 +47,11 @@ def play(
     ] = None,
     seats: Annotated[
         list[str] | None,
-        typer.Option("--seat", help="N=AGENT: an agent plays seat N (random, greedy, mcts:2000)."),
+        typer.Option(
+            "--seat",
+            help="N=AGENT: an agent plays seat N (random, greedy, mcts:2000).",
+            autocompletion=complete_seat,
+        ),
     ] = None,
     position: Annotated[
         str | None,
@@ -132,6 +142,8 @@ def play(
     else:
         refused = _play_from_input(session, keep_going)
     _save(sheet.text(), target, db)
+    if target is not None and sys.stdin.isatty():  # at the terminal: say where it went
+        _say(f"saved to {target} ({display.count(len(sheet.plies), 'ply', 'plies')})")
     if refused:
         raise typer.Exit(1)
 
@@ -190,6 +202,21 @@ def _say(text: str = "") -> None:
     typer.echo(text, err=not sys.stdout.isatty())
 
 
+def _wrapped(text: str) -> str:
+    """``text`` with its lines wider than the terminal wrapped between tokens (the
+    legal moves of `moves`), so that the terminal never splits a move in two."""
+    import shutil
+
+    width = shutil.get_terminal_size().columns
+    lines = []
+    for line in text.splitlines():
+        if len(line) > width:
+            lines.extend(display.wrap_units(line.split(), width))
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def _ask(prompt: str) -> str:
     """A line typed at the prompt (readline edits it)."""
     if sys.stdout.isatty():
@@ -209,13 +236,20 @@ def _play_at_the_terminal(session: Any) -> None:
     _say("Type a move (Tab completes it), help for the commands; save or Ctrl-D saves.")
     _say(session.diagram())
     announced_end = False
+    # The board is drawn once before each prompt, after every move since the last
+    # one (a human's and the agents' replies), not after each of them.
+    board_due = False
     while True:
         turn = session.turn()
         if turn.kind == "auto":
             if turn.seat is not None:
                 _say(f"{session.player(turn.seat)} is thinking...")
-            _announce(session, session.step())
+            _announce(session, session.step(), diagram=False)
+            board_due = True
             continue
+        if board_due:
+            _draw_board(session)
+            board_due = False
         if turn.kind == "over" and not announced_end:
             _say(f"game over: {_ending(sheet)}. comment TEXT, undo, or save (Ctrl-D).")
             announced_end = True
@@ -242,11 +276,11 @@ def _play_at_the_terminal(session: Any) -> None:
         for warning in reply.warnings:
             typer.echo(f"note: {warning.message}", err=True)
         if reply.text:
-            _say(reply.text)
+            _say(_wrapped(reply.text))
         for ply in reply.plies:
             _announce(session, ply, diagram=False)
         if reply.changed:
-            _say(session.diagram())
+            board_due = True
             announced_end = announced_end and sheet.over
         if reply.finished:
             return
@@ -270,6 +304,18 @@ def _announce(session: Any, ply: Any, diagram: bool = True) -> None:
         _say(f"  {event}")
     if diagram:
         _say(session.diagram(ply.after))
+
+
+def _draw_board(session: Any) -> None:
+    """The position, and under it the move that led to it (the last move)."""
+    _say(session.diagram())
+    plies = session.sheet.plies
+    if plies:
+        ply = plies[-1]
+        number, opens = session.rules.move_number(ply.before)
+        side = session.rules.side_to_move(ply.before)
+        who = "chance" if side < 0 else session.player(side)
+        _say(f"last move: {number}{'.' if opens else '...'} {session.move_text(ply)} ({who})")
 
 
 def _ending(sheet: Any) -> str:

@@ -13,7 +13,7 @@ import typer
 
 from partita.cli.app import app
 from partita.cli.commands.maintenance import existing_archive
-from partita.cli.display import printable
+from partita.cli.display import count, printable
 from partita.cli.filters import filter_options
 from partita.cli.options import ArchiveOption, JsonOption
 
@@ -170,7 +170,7 @@ def _print_meetings(meetings: list["HeadToHead"], player: str, opponent: str) ->
         ids = " ".join(str(game_id) for game_id in meeting.ids)
         typer.echo(
             printable(
-                f"  {meeting.game}: {meeting.games} games{unfinished}, +{meeting.won} "
+                f"  {meeting.game}: {count(meeting.games, 'game')}{unfinished}, +{meeting.won} "
                 f"={meeting.drawn} -{meeting.lost}, {_points(data['points'])} points{score}"
                 f"{dates}; games {ids}"
             )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from partita.cli.app import app
-from partita.cli.display import plain, printable
+from partita.cli.display import count, plain, printable, wrap_units
 from partita.cli.inputs import record_inputs
 from partita.cli.options import (
     LARGEST,
@@ -27,9 +27,10 @@ from partita.cli.options import (
     StrictOption,
     archive_path,
     checked_scheduler,
+    complete_record_source,
     reading_workers_option,
 )
-from partita.cli.output import progress_bar, stderr_console, stdout_console
+from partita.cli.output import progress_bar, stdout_console, warn
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -95,9 +96,12 @@ def validate(
     inputs.check_records(counts)
     if not as_json:
         mode = "strict" if strict else "lenient"
-        console.print(f"{total} records, {total - invalid} valid, {invalid} invalid ({mode})")
+        console.print(
+            f"{count(total, 'record')}, {total - invalid:,} valid, {invalid:,} invalid ({mode})",
+            markup=False,
+        )
     for warning in inputs.warnings:
-        stderr_console().print(plain(f"partita: warning: {warning}"), markup=False, soft_wrap=True)
+        warn(str(warning))
     raise typer.Exit(int(invalid > 0 or bool(inputs.warnings)))
 
 
@@ -129,7 +133,8 @@ def show(
     source: Annotated[
         str,
         typer.Argument(
-            help="A record file (-: standard input), or the id of a game in the archive."
+            help="A record file (-: standard input), or the id of a game in the archive.",
+            autocompletion=complete_record_source,
         ),
     ],
     index: Annotated[
@@ -151,12 +156,21 @@ def show(
     ] = ShowFormat.text,
     db: ArchiveOption = None,
     openings: OpeningsOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the game as JSON (the same as --format json).")
+    ] = False,
 ) -> None:
     """Show a game: its tags, its opening name, moves and a diagram of a position."""
     from partita.cli.commands.archive import load_source
     from partita.notation.replay import replay
     from partita.notation.writer import write_record
 
+    if as_json:
+        if output_format not in (ShowFormat.text, ShowFormat.json):
+            raise typer.BadParameter(
+                f"--json and --format {output_format.value}: choose one", param_hint="--json"
+            )
+        output_format = ShowFormat.json
     record = load_source(source, index, archive_path(db))
     replayed = replay(record)
     game = replayed.game
@@ -180,8 +194,17 @@ def show(
         _echo_document(write_record(record, game))
     elif output_format is ShowFormat.svg:
         from partita.analysis.diagrams import render_diagram
+        from partita.analysis.report.positions import changed_cells
 
-        _echo_document(render_diagram(game, state, caption=_caption(record, plies)) + "\n")
+        before = state
+        if plies > 0:  # the last move's cells ringed
+            before = replayed.initial_state
+            for token in replayed.moves[: plies - 1]:
+                before = game.rules.apply(before, game.parse_move(before, token))
+        last = changed_cells(game, before, state) if plies > 0 else []
+        _echo_document(
+            render_diagram(game, state, caption=_caption(record, plies), last=last) + "\n"
+        )
     elif output_format is ShowFormat.json:
         data = replayed.as_dict()
         data.update(
@@ -219,11 +242,16 @@ def _show_text(replayed: "ReplayedRecord", state, plies: int, opening: str | Non
     if opening is not None:
         console.print(plain(f"Opening: {opening}"))
     console.print()
-    console.print(plain(_numbered(replayed)), soft_wrap=False)
+    # Wrapped between moves, never inside one (a Forceball turn is one long token).
+    for line in wrap_units(_numbered(replayed), console.width if console.is_terminal else 80):
+        console.print(printable(line), markup=False, soft_wrap=True)
     console.print()
-    console.print(f"after ply {plies}:", markup=False)
+    last = _last_move(replayed, plies)
+    console.print(
+        f"after ply {plies}" + (f", last move {last}" if last else "") + ":", markup=False
+    )
     diagram = game.diagram(state)
-    console.print(printable(diagram, lines=True), markup=False)
+    console.print(printable(diagram, lines=True), markup=False, soft_wrap=True)
     outcome = game.rules.outcome(state)
     if outcome is not None and outcome.reason not in " ".join(diagram.split()):
         console.print(plain(f"game over: {outcome.result_token()} ({outcome.reason})"))
@@ -231,8 +259,22 @@ def _show_text(replayed: "ReplayedRecord", state, plies: int, opening: str | Non
         console.print(plain(f"{problem.severity}: {problem.message} (line {problem.line})"))
 
 
-def _numbered(replayed: "ReplayedRecord") -> str:
-    """The legal mainline with move numbers, as one paragraph."""
+def _last_move(replayed: "ReplayedRecord", plies: int) -> str:
+    """The move that led to the position after ``plies`` (``12... t4``), or ``""``."""
+    game = replayed.game
+    assert game is not None  # the record named a known game
+    if plies == 0:
+        return ""
+    state = replayed.initial_state
+    for token in replayed.moves[: plies - 1]:
+        state = game.rules.apply(state, game.parse_move(state, token))
+    number, opens = game.rules.move_number(state)
+    return f"{number}{'.' if opens else '...'} {replayed.moves[plies - 1]}"
+
+
+def _numbered(replayed: "ReplayedRecord") -> list[str]:
+    """The legal mainline with move numbers, each number with its move (``1. t4``,
+    ``2... r5`` for a record that starts with the second side), and the result."""
     game = replayed.game
     assert game is not None  # the record named a known game
     rules = game.rules
@@ -241,13 +283,14 @@ def _numbered(replayed: "ReplayedRecord") -> str:
     for position, token in enumerate(replayed.moves):
         number, opens = rules.move_number(state)
         if opens:
-            parts.append(f"{number}.")
+            parts.append(f"{number}. {token}")
         elif position == 0:
-            parts.append(f"{number}...")
-        parts.append(token)
+            parts.append(f"{number}... {token}")
+        else:
+            parts.append(token)
         state = rules.apply(state, game.parse_move(state, token))
     parts.append(replayed.record.result or "*")
-    return " ".join(parts)
+    return parts
 
 
 @app.command()

@@ -14,14 +14,17 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from partita.cli.app import app
-from partita.cli.display import plain
+from partita.cli.display import count
 from partita.cli.filters import filter_options
 from partita.cli.options import (
     LARGEST,
     ArchiveOption,
     JsonOption,
     archive_path,
+    check_game_id,
     check_record_file,
+    complete_game_id,
+    complete_record_source,
 )
 from partita.cli.output import check_output, progress_bar, stderr_console, stdout_console, writing
 from partita.errors import PartitaError
@@ -62,7 +65,15 @@ def _existing(db: Path | None) -> Path:
 @app.command()
 @filter_options(game=False)
 def tree(
-    game: Annotated[str, typer.Option("--game", help="Game tag (see `partita games`).")],
+    game: Annotated[
+        str,
+        typer.Option(
+            "--game",
+            help="Game tag (see `partita games`).",
+            callback=check_game_id,
+            autocompletion=complete_game_id,
+        ),
+    ],
     db: ArchiveOption = None,
     root: Annotated[
         str | None,
@@ -89,10 +100,19 @@ def tree(
         Path | None,
         typer.Option("--graphml", help="Write the tree as GraphML to this file (-: stdout)."),
     ] = None,
+    flat: Annotated[
+        bool,
+        typer.Option(
+            "--flat",
+            help="One row per move with its whole line from the root, instead of "
+            "moves indented by depth.",
+        ),
+    ] = False,
     selection: "GameFilter | None" = None,
 ) -> None:
-    """The opening tree of the archive's games: moves from a position with their
-    games, share, results (W/D/L of the side that moved), score and transpositions."""
+    """The opening tree of the archive's games: moves from a position to --depth,
+    with their games, share, results (W/D/L of the side that moved), score and
+    transpositions; indented by depth (or --flat)."""
     from partita.analysis.tree import tree_from_archive
     from partita.notation.inputs import is_stdin
 
@@ -134,7 +154,7 @@ def tree(
     if as_json:
         typer.echo(built.to_json())
         return
-    _print_tree(built)
+    _print_tree(built, flat=flat)
     for path, kind in ((dot, "DOT"), (graphml, "GraphML")):
         if path is not None:
             stdout_console().print(f"{kind} written to {path}", markup=False)
@@ -144,39 +164,35 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
-def _print_tree(built: "OpeningTree") -> None:
-    """The root's moves as a table; the AvElo, Perf and opening columns only when
-    some move has a value for them."""
-    from rich.table import Table
+def _print_tree(built: "OpeningTree", *, flat: bool = False) -> None:
+    """Every move of the tree to its depth, depth first, most played first: the
+    move indented by its depth (``flat``: the whole line from the root in a
+    ``line`` column instead), a position reached again by a transposition not
+    expanded twice. The AvElo, Perf and opening columns only when some move has
+    a value for them."""
+    from partita.cli.listing import print_table
 
-    console = stdout_console()
-    moves = built.moves()
+    walked = list(built.walk(built.depth))
+    moves = [stats for _, stats in walked]
     rated = any(stats.rating is not None for stats in moves)
     performed = any(stats.performance is not None for stats in moves)
     named = any(stats.opening for stats in moves)
-    columns = ["move", "games", "share", "W/D/L", "score", "transp."]
+    columns = ["line" if flat else "move", "games", "share", "W/D/L", "score", "transp."]
     columns += ["AvElo"] * rated + ["Perf"] * performed + ["last", "examples"]
     columns += ["opening"] * named
-    table = Table(
-        *columns,
-        title=plain(
-            f"{built.game.rules.title}"
-            + (f" ({built.configuration.label})" if built.configuration else "")
-            + f": {built.position()}"
-        ),
+    title = (
+        f"{built.game.rules.title}"
+        + (f" ({built.configuration.label})" if built.configuration else "")
+        + f": {built.position()}"
     )
-    caption = (
-        f"{built.node_games()} games at the root, {built.games} in the selection; "
-        f"{len(built.nodes)} positions and {built.move_count} "
-        f"moves to depth {built.depth}"
-        + (" (symmetric positions merged)" if built.symmetry else "")
-    )
-    for column in range(1, 6 + rated + performed):
-        table.columns[column].justify = "right"
-    for stats in moves:
+    rows = []
+    line: list[str] = []
+    for level, stats in walked:
+        del line[level - 1 :]
+        line.append(stats.move)
         won, drawn, lost = stats.wdl
         cells = [
-            stats.move,
+            " ".join(line) if flat else "  " * (level - 1) + stats.move,
             str(stats.games),
             _percent(stats.share),
             f"{won}/{drawn}/{lost}",
@@ -190,9 +206,17 @@ def _print_tree(built: "OpeningTree") -> None:
         cells += [stats.last_date or "", " ".join(str(game_id) for game_id in stats.examples)]
         if named:
             cells.append(stats.opening or "")
-        table.add_row(*(plain(cell) for cell in cells))
-    console.print(table)
-    # Under the table, not as its caption: a caption wraps at the table's width.
+        rows.append(cells)
+    right = range(1, 6 + rated + performed)
+    wrap = {len(columns) - 1 - named, len(columns) - 1} | ({0} if flat else set())
+    optional = [len(columns) - 1] if named else []
+    print_table(columns, rows, right=right, title=title, wrap=wrap, optional=optional)
+    caption = (
+        f"{count(built.node_games(), 'game')} at the root, {built.games:,} in the selection; "
+        f"{count(len(built.nodes), 'position')} and {count(built.move_count, 'move')} "
+        f"to depth {built.depth}" + (" (symmetric positions merged)" if built.symmetry else "")
+    )
+    console = stdout_console()
     console.print(caption, markup=False, soft_wrap=True)
     if not moves:
         console.print("no game of the selection continues from this position", markup=False)
@@ -203,7 +227,8 @@ def novelty(
     source: Annotated[
         str,
         typer.Argument(
-            help="A record file (-: standard input), or the id of a game in the archive."
+            help="A record file (-: standard input), or the id of a game in the archive.",
+            autocompletion=complete_record_source,
         ),
     ],
     index: Annotated[
@@ -242,11 +267,13 @@ def novelty(
 
 
 def _print_novelty(found: "Novelty") -> None:
-    from rich.table import Table
+    from partita.cli.listing import print_table
 
     console = stdout_console()
     console.print(
-        f"{found.plies} plies against {found.reference_games} reference games", markup=False
+        f"{count(found.plies, 'ply', 'plies')} against "
+        f"{count(found.reference_games, 'reference game')}",
+        markup=False,
     )
     if found.ply is None:
         console.print(found.reason, markup=False)
@@ -255,25 +282,26 @@ def _print_novelty(found: "Novelty") -> None:
         f"novelty at ply {found.ply}: {found.move_number} {found.move}", style="bold", markup=False
     )
     console.print(
-        f"the position before it ({found.position}) was reached by {found.reached} games",
+        f"the position before it ({found.position}) was reached by {count(found.reached, 'game')}",
         markup=False,
+        soft_wrap=True,
     )
     if not found.played:
         console.print("no reference game continued from it", markup=False)
         return
-    table = Table("played before", "games", "W/D/L", "score", "last", "examples")
-    for column in (1, 2, 3):
-        table.columns[column].justify = "right"
-    for entry in found.played:
-        table.add_row(
+    rows = [
+        [
             entry.move,
             str(entry.games),
             f"{entry.won}/{entry.drawn}/{entry.lost}",
             _percent(entry.score),
             entry.last_date or "",
             " ".join(str(game_id) for game_id in entry.examples),
-        )
-    console.print(table)
+        ]
+        for entry in found.played
+    ]
+    headers = ["played before", "games", "W/D/L", "score", "last", "examples"]
+    print_table(headers, rows, right=(1, 2, 3), wrap=(5,))
 
 
 #: The report's progress bar: its steps are each game's part's sections, each game

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from partita.cli.app import app
+from partita.cli.display import count
 from partita.cli.filters import filter_options
 from partita.cli.options import (
     ArchiveOption,
@@ -21,6 +22,8 @@ from partita.cli.options import (
     SchedulerOption,
     archive_path,
     checked_scheduler,
+    complete_agent,
+    complete_game_id,
 )
 from partita.cli.output import replaced_file, stdout_console, writing
 from partita.errors import PartitaError
@@ -157,7 +160,12 @@ def open_default_book(book: Path | None, no_book: bool, db: Path | None = None) 
 @app.command()
 def book(
     game_name: Annotated[
-        str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
+        str,
+        typer.Argument(
+            metavar="GAME",
+            help="The game (see `partita games`).",
+            autocompletion=complete_game_id,
+        ),
     ],
     depth: Annotated[
         int,
@@ -285,11 +293,12 @@ def book(
     per_ply = ", ".join(str(count) for count in summary.per_ply)
     if exact:
         stdout_console().print(
-            f"{target}: {summary.positions} positions of {game_name} ({summary.setup}) to "
-            f"{depth} plies from the root ({per_ply} per ply): {summary.solved} solved "
-            f"({summary.searched} searched, {summary.backed_up} backed up, "
-            f"{summary.skipped} stored before), {summary.unsolved} beyond the budget; "
-            f"{summary.nodes} nodes in {summary.seconds:.1f} s",
+            f"{target}: {count(summary.positions, 'position')} of {game_name} "
+            f"({summary.setup}) to {depth} plies from the root ({per_ply} per ply): "
+            f"{summary.solved:,} solved ({summary.searched:,} searched, "
+            f"{summary.backed_up:,} backed up, {summary.skipped:,} stored before), "
+            f"{summary.unsolved:,} beyond the budget; "
+            f"{count(summary.nodes, 'node')} in {summary.seconds:.1f} s",
             markup=False,
         )
         if summary.root is not None and summary.root["score"] is not None:
@@ -301,8 +310,9 @@ def book(
             )
     else:
         stdout_console().print(
-            f"{target}: {summary.positions} positions of {game_name} ({summary.setup}) from "
-            f"{summary.games} games, to {depth} plies ({per_ply} per ply) in "
+            f"{target}: {count(summary.positions, 'position')} of {game_name} "
+            f"({summary.setup}) from {count(summary.games, 'game')}, to {depth} plies "
+            f"({per_ply} per ply) in "
             f"{summary.seconds:.1f} s",
             markup=False,
         )
@@ -333,7 +343,7 @@ def _show_entry(books, target: Path, game, configuration, root, exact: bool, as_
         for item in data["moves"]:
             stdout_console().print(f"  {item['move']:<8} {item['score']:+3d}", markup=False)
     else:
-        stdout_console().print(f"{text}: {entry.games} games", markup=False)
+        stdout_console().print(f"{text}: {count(entry.games, 'game')}", markup=False)
         for item in data["moves"]:
             stdout_console().print(
                 f"  {item['move']:<12} {item['games']:>6} games  +{item['won']} "
@@ -348,13 +358,19 @@ def _show_entry(books, target: Path, game, configuration, root, exact: bool, as_
 @app.command()
 def simulate(
     game_name: Annotated[
-        str, typer.Argument(metavar="GAME", help="The game (see `partita games`).")
+        str,
+        typer.Argument(
+            metavar="GAME",
+            help="The game (see `partita games`).",
+            autocompletion=complete_game_id,
+        ),
     ],
     games: Annotated[int, typer.Option("--games", min=0, max=10**12, help="How many games.")] = 100,
     agents: Annotated[
         str,
         typer.Option(
             "--agents",
+            autocompletion=complete_agent,
             help='One agent for every seat or one per seat, in seat order: "mcts:500,random" '
             "(random, greedy, mcts:N; options after a comma: mcts:500,c=0.7).",
         ),
@@ -450,7 +466,7 @@ def simulate(
     results = ", ".join(f"{token} {count}" for token, count in sorted(summary.results.items()))
     stdout_console().print(
         f"{game_name} ({summary.configuration}), {' vs '.join(specs)}, seed {seed}: "
-        f"{summary.played} games played, {summary.skipped} there already; "
+        f"{count(summary.played, 'game')} played, {summary.skipped:,} there already; "
         + "; ".join(places)
         + (f"; results {results}" if results else "")
         + f"; {summary.games_per_second:.1f} games/s on {summary.workers} "
@@ -614,7 +630,10 @@ def balance_command(
         return
     for entry in entries:
         lengths = entry.length_figures()
-        typer.echo(f"{entry.title} ({entry.label}): {entry.games} games, {entry.decided} decided")
+        typer.echo(
+            f"{entry.title} ({entry.label}): {count(entry.games, 'game')}, "
+            f"{entry.decided:,} decided"
+        )
         for seat in entry.seats:
             if seat.score is None:
                 continue

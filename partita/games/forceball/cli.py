@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from partita.cli.options import JsonOption
-from partita.cli.output import stderr_console, stdout_console
+from partita.cli.output import stdout_console, warn
 
 
 def decks(
@@ -29,8 +29,7 @@ def decks(
     Lists the shipped decks, then the user decks found in $PARTITA_DECKS.
     A deck file that cannot be used is a warning on stderr, and the exit code is 1.
     """
-    from rich.table import Table
-
+    from partita.cli.listing import print_table
     from partita.games.forceball.decks import DECKS_ENV, known_decks, scan_decks
 
     if as_toml and name is None:
@@ -44,21 +43,19 @@ def decks(
     if as_json:
         typer.echo(json.dumps([entry._asdict() for entry in listing], ensure_ascii=False, indent=2))
     else:
-        table = Table("name", "cards", "description", "source")
-        for entry in listing:
-            table.add_row(entry.name, str(entry.cards), entry.description, entry.source)
-        console.print(table)
+        rows = [
+            [entry.name, str(entry.cards), entry.description, entry.source] for entry in listing
+        ]
+        print_table(["name", "cards", "description", "source"], rows, right=(1,), wrap=(2,))
         if not any(entry.source != "shipped" for entry in listing):
             console.print(f"(add your own deck files to a directory named in ${DECKS_ENV})")
-    errors = stderr_console()
     for problem in problems:
-        errors.print(f"partita: warning: {problem.error}", markup=False, soft_wrap=True)
+        warn(str(problem.error))
     raise typer.Exit(int(bool(problems)))
 
 
 def _show_deck(name: str, *, as_json: bool, as_toml: bool) -> None:
-    from rich.table import Table
-
+    from partita.cli.listing import print_table
     from partita.games.forceball.decks import deck_as_dict, format_deck, get_deck
 
     deck = get_deck(name)
@@ -70,10 +67,9 @@ def _show_deck(name: str, *, as_json: bool, as_toml: bool) -> None:
         return
     console = stdout_console()
     console.print(f"{deck.name}: {deck.description}", markup=False, soft_wrap=True)
-    table = Table("id", "types", "force", "speed", "special")
-    for card in deck.cards:
-        table.add_row(
-            card.id, " / ".join(card.types), str(card.force), str(card.speed), card.special or ""
-        )
-    console.print(table)
+    rows = [
+        [card.id, " / ".join(card.types), str(card.force), str(card.speed), card.special or ""]
+        for card in deck.cards
+    ]
+    print_table(["id", "types", "force", "speed", "special"], rows, right=(2, 3), wrap=(1, 4))
     console.print(f"{len(deck.cards)} cards")

@@ -933,33 +933,34 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
 
     # -- display ------------------------------------------------------------------------
     def diagram(self, state: UniversalForcesState) -> str:
-        """Each ring as one row of sections (``.`` empty, lower-case ``g y b r`` an
-        empty entry section or quadrant of that colour, a side's digit for one
-        force, ``S`` a stack, ``P`` a pin), then every occupied cell in full, each
-        side's reserve, home and eliminated forces, and who moves."""
-        geometry = self.geometry
-        lines = []
-        start = 0
-        for ring, count in geometry.rings:
-            row = []
-            for cell in range(start, start + count):
-                contents = state.cells[cell]
-                if not contents:
-                    colour = max(self._colour[cell], self._quadrant[cell])
-                    row.append("gybr"[colour] if colour >= 0 else ".")
-                elif len(contents) == 1:
-                    row.append(str((contents[0] >> 2) + 1))
-                else:
-                    row.append("S" if contents[0] >> 2 == contents[1] >> 2 else "P")
-            lines.append(f"{ring:<3} {''.join(row)}")
-            start += count
+        """The board in two halves (sections clockwise from twelve o'clock: the right
+        half, then the left), each ring a row named by its ring, its sections in
+        columns under their numbers, and a cell lined up with the cells it touches on
+        the rings beside it (a medial section under two outer ones, an inner one
+        under four). A cell shows ``.`` empty, ``g y b r`` an empty entry section or
+        quadrant of that colour, or its top force: side digit and force letter
+        (``1G``), followed by ``+`` for a stack (an own force under it) or ``x`` for a
+        pin (an opponent's force under it). Then every occupied cell in full (forces
+        bottom to top, as in the position notation), each side's reserve, home and
+        eliminated forces, and who moves."""
+        lines: list[str] = []
+        for half in (0, 1):
+            lines.extend(self._diagram_half(state, half))
+            lines.append("")
         occupied = [
             f"{self._names[cell]} {format_forces(contents)}"
             for cell, contents in enumerate(state.cells)
             if contents
         ]
+        # Wrapped between cells, never inside one.
+        line = "forces:"
+        for entry in occupied:
+            if len(line) + 1 + len(entry) > 72:
+                lines.append(line)
+                line = "       "
+            line += f" {entry}"
         if occupied:
-            lines.append("forces: " + " ".join(occupied))
+            lines.append(line)
         for side in range(state.sides):
             lines.append(
                 f"{_seat(side)}: reserve {_letters(state.reserve[side])}, "
@@ -972,6 +973,56 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
             passing = ", must pass" if state.stuck else ""
             lines.append(f"{_seat(state.to_move)} to move{passing} (round {state.round})")
         return "\n".join(lines)
+
+    #: Characters of a half ring's row (the 16 outer sections of a half, 4 each).
+    _HALF_WIDTH = 64
+
+    def _diagram_half(self, state: UniversalForcesState, half: int) -> list[str]:
+        """The rows of one half of the board (``half`` 0: sections starting in
+        [0, 180) degrees, 1: in [180, 360)), with a row of section numbers above each
+        sector (outer, medial, inner, centre)."""
+        lines = []
+        start = 0
+        numbered = -1  # the section count of the last row of numbers
+        for ring, count in self.geometry.rings:
+            shown = [
+                section
+                for section in range(1, count + 1)
+                if half * count <= 2 * (section - 1) < (half + 1) * count
+            ]
+
+            def column(section: int, count: int = count) -> int:
+                return (section - 1) * 2 * self._HALF_WIDTH // count - half * self._HALF_WIDTH
+
+            if count != numbered:
+                header = [" "] * self._HALF_WIDTH
+                for section in shown:
+                    label = f"C{section}" if ring == "C" else str(section)
+                    at = column(section)
+                    header[at : at + len(label)] = label
+                lines.append(("    " + "".join(header)).rstrip())
+                numbered = count
+            row = [" "] * self._HALF_WIDTH
+            for section in shown:
+                cell = start + section - 1
+                text = self._diagram_cell(state.cells[cell], cell)
+                at = column(section)
+                row[at : at + len(text)] = text
+            lines.append((f"{ring:<4}" + "".join(row)).rstrip())
+            start += count
+        return lines
+
+    def _diagram_cell(self, contents: tuple[int, ...], cell: int) -> str:
+        """A cell of the text diagram: ``.``, an entry or quadrant colour, or the top
+        force (``1G``) with ``+`` over an own force or ``x`` over an opponent's."""
+        if not contents:
+            colour = max(self._colour[cell], self._quadrant[cell])
+            return "gybr"[colour] if colour >= 0 else "."
+        top = contents[-1]
+        text = f"{(top >> 2) + 1}{FORCES[top & 3]}"
+        if len(contents) == 2:
+            text += "+" if contents[0] >> 2 == top >> 2 else "x"
+        return text
 
 
 @cache
