@@ -225,7 +225,9 @@ def solve(
     for item in solution.moves:
         token = game.format_move(state, item.move)
         typer.echo(f"  {token:<4} {item.score:+3d}  {_describe(solution, item.score)}")
-    typer.echo(f"{count(solution.nodes, 'node')} in {solution.seconds:.2f} s; {_answered_by(solution)}")
+    typer.echo(
+        f"{count(solution.nodes, 'node')} in {solution.seconds:.2f} s; {_answered_by(solution)}"
+    )
 
 
 def _answered_by(solution) -> str:
