@@ -282,3 +282,42 @@ def test_every_count_of_the_explorer_links_to_its_games(web_server):
             if "result=" in href:
                 outcomes += total
         assert outcomes == games
+
+
+def test_an_analysis_beyond_the_server_s_budgets_is_refused_before_it_runs(web_server):
+    """Too many playouts, an agent without scores, too long a budget: a 400 with
+    the reason, and no job started."""
+    headers = {"Content-Type": "application/json", "X-CSRF-Token": token(web_server)}
+    _, _, before = fetch(web_server.url + "/api/analysis")
+    for asked, reason in (
+        ({"agent": "mcts:999999999"}, "at most 200,000 playouts here (asked 999,999,999)"),
+        ({"agent": "random"}, "gives no scores"),
+        ({"agent": "mcts:200", "seconds": 61}, "seconds must be between 0.1 and 60"),
+    ):
+        body = json.dumps({"game": "connect4", "kind": "agent", **asked}).encode()
+        status, _, text = fetch(web_server.url + "/api/analysis", data=body, headers=headers)
+        assert status == 400, text
+        assert reason in json.loads(text)["error"]
+    _, _, after = fetch(web_server.url + "/api/analysis")
+    assert json.loads(after) == json.loads(before)
+
+
+def test_the_explorer_marks_its_set_up_however_the_url_spells_it(web_server):
+    """The default league named in the URL or left out: one set-up, marked as the
+    one shown, and listed with the setting that tells it from the others."""
+    for query in ("game=forceball", "game=forceball&tag=League=pro"):
+        _, _, page = fetch(f"{web_server.url}/explorer?{query}")
+        configs = page[page.index('class="configs"') : page.index("</p>", page.index("configs"))]
+        chosen = re.findall(r'class="chosen">([^<]*)</a>', configs)
+        assert chosen == ["2 sides, League pro (1)"], (query, configs)
+        assert "2 sides, League junior (1)" in configs
+
+
+def test_a_record_that_cannot_be_replayed_says_so_on_its_board(web_server):
+    """No legal start (an unknown game): the board's image is named by the reason,
+    not left without a name."""
+    _, _, text = fetch(web_server.url + "/api/games?event=unknown+game")
+    [row] = json.loads(text)["games"]
+    status, _, page = fetch(f"{web_server.url}/games/{row['id']}")
+    assert status == 200
+    assert 'role="img" aria-label="No board: this record cannot be replayed"' in page

@@ -134,7 +134,7 @@ def test_an_analysis_runs_and_another_is_cancelled(web_server, page, game):
     scores.locator("button").first.hover()
     assert board.get_attribute("aria-label") != before  # the position after the move
     # a long one, cancelled
-    page.fill("#agent", "mcts:100000000")
+    page.fill("#agent", "mcts:60s")
     page.fill("#seconds", "60")
     page.get_by_role("button", name="Analyse", exact=True).click()
     page.get_by_text("Running").wait_for(timeout=30_000)

@@ -97,6 +97,18 @@ def _bars(stats: Any) -> dict[str, Any]:
     }
 
 
+def _set_ups(ref: PositionRef, configurations: list[tuple[Any, int]]) -> list[tuple[Any, ...]]:
+    """The archive's set-ups of the game as links: (label, sides, tags, games,
+    chosen). A label shows the settings that tell the set-ups apart, defaults
+    included (``League pro`` beside ``League junior``); the chosen one is the
+    position's, however its URL spells it (a default given or left out)."""
+    from partita.notation.configuration import Configuration, varying_settings
+
+    here = Configuration.of(ref.notation(), ref.sides, dict(ref.tags))
+    names = varying_settings([c for c, _ in configurations])
+    return [(c.describe(names), c.sides, c.tags(), count, c == here) for c, count in configurations]
+
+
 def explorer_page(request: Request) -> Response:
     from partita.games.registry import all_specs
 
@@ -157,16 +169,7 @@ def explorer_page(request: Request) -> Response:
             "line": line,
             "symmetry": symmetry,
             "narrowing": narrowing,
-            "configurations": [
-                (
-                    c.describe(),
-                    c.sides,
-                    c.tags(),
-                    count,
-                    c.sides == ref.sides and c.tags() == dict(ref.tags),
-                )  # fmt: skip
-                for c, count in configurations
-            ],
+            "configurations": _set_ups(ref, configurations),
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,
             "analyse_url": url("/analysis", **ref.here()),

@@ -116,6 +116,10 @@
     if (action) {
       event.preventDefault();
       action();
+      // a keyboard user in the move list stays on the move shown (Enter keeps it)
+      const inMoves = target && target.closest && target.closest("#moves");
+      const button = buttons.get(current);
+      if (inMoves && button && document.activeElement !== button) button.focus();
     }
   });
   const copy = document.getElementById("copy-pgr");
