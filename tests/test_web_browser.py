@@ -9,12 +9,19 @@ Screenshots go to $PARTITA_SCREENSHOTS when it is set."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 import urllib.request
 
 import pytest
 from report_archives import HOSTILE
-from web_server import no_console_errors, no_horizontal_overflow, phone, screenshot
+from web_server import (
+    no_console_errors,
+    no_horizontal_overflow,
+    no_inner_overflow,
+    phone,
+    screenshot,
+)
 
 from partita.games.registry import all_specs
 
@@ -87,9 +94,11 @@ def test_an_archived_game_steps_with_buttons_keys_and_clicks(web_server, page, g
     move_button = page.get_by_role("button", name=target["move"], exact=True).first
     assert move_button.count() == 1
     page.wait_for_function("document.querySelector('#board-image').complete")
+    no_inner_overflow(page, "#moves")  # a long move (a Forceball shuffle) wraps
     screenshot(page, f"game-{game}-desktop")
     phone(page)
     no_horizontal_overflow(page)
+    no_inner_overflow(page, "#moves")
     screenshot(page, f"game-{game}-phone")
     no_console_errors(page)
 
@@ -208,4 +217,53 @@ def test_the_arrow_keys_go_into_a_variation_and_back(web_server, page):
     )
     page.keyboard.press("ArrowUp")
     assert board.get_attribute("aria-label") == main["position"]
+    no_console_errors(page)
+
+
+def test_a_game_is_stepped_from_the_keyboard_alone(web_server, page):
+    """Tab reaches the move list; Enter shows a move; the arrows step and the focus
+    follows the move shown, so that Enter then keeps it."""
+    row = a_game_of(web_server, "connect4")
+    data = api(web_server, f"/api/games/{row['id']}")
+    nodes = data["nodes"]
+    page.goto(f"{web_server.url}/games/{row['id']}")
+    board = page.locator("#board")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('#moves button.move')"):
+            break
+    else:
+        raise AssertionError("Tab never reaches the move list")
+    focused = int(page.evaluate("document.activeElement.dataset.node"))
+    page.keyboard.press("Enter")
+    assert board.get_attribute("aria-label") == nodes[focused]["position"]
+    page.keyboard.press("ArrowRight")
+    after = nodes[focused]["children"][0]
+    assert board.get_attribute("aria-label") == nodes[after]["position"]
+    assert page.evaluate("document.activeElement.dataset.node") == str(after)
+    page.keyboard.press("Enter")
+    assert board.get_attribute("aria-label") == nodes[after]["position"]
+    # the step buttons are reached and pressed from the keyboard too
+    page.get_by_role("button", name="First move", exact=True).focus()
+    page.keyboard.press("Enter")
+    assert board.get_attribute("aria-label") == nodes[0]["position"]
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Last move"
+    page.keyboard.press("Space")
+    assert board.get_attribute("aria-label") == row["final_position"]
+    no_console_errors(page)
+
+
+def test_the_explorer_s_counts_are_links_on_a_phone(web_server, page):
+    """Won, drawn and lost are links a screen reader reaches (the bar alone is an
+    image) and a phone shows; the set-up list marks the one shown."""
+    phone(page)
+    page.goto(f"{web_server.url}/explorer?game=universal-forces")
+    outcomes = page.get_by_role("link", name=re.compile(r"^\d+ (won|drawn|lost)$"))
+    assert outcomes.count() >= 3
+    assert outcomes.first.is_visible()
+    assert page.get_by_role("img", name=re.compile(r"^\d+ won, \d+ drawn")).count() >= 1
+    no_horizontal_overflow(page)
     no_console_errors(page)
