@@ -51,6 +51,23 @@ def test_pages_carry_a_strict_content_security_policy(web_server):
     assert '<meta name="viewport"' in page
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/games/2", "/games/35?node=5", "/explorer?game=forceball", "/analysis?game=universal-forces",
+     "/players?event=Family+table&crosstable=1", "/openings", "/balance", "/play",
+     "/play/forceball", "/games/999999", "/static/game.js", "/games/2/board.svg?node=3",
+     "/api/games/2", "/games/2.pgr", "/positions/board.svg?game=forceball"],
+)  # fmt: skip
+def test_every_response_carries_the_policy_and_no_page_inline_code(web_server, path):
+    status, headers, page = fetch(web_server.url + path)
+    assert status in (200, 404), (path, status)
+    assert headers["content-security-policy"].startswith("default-src 'none'; script-src 'self'")
+    assert headers["x-content-type-options"] == "nosniff"
+    if headers["content-type"].startswith("text/html"):
+        assert not re.search(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)", page)
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=\"|javascript:", page), path
+
+
 def test_a_post_without_the_csrf_token_is_refused(web_server):
     body = json.dumps({"game": "connect4", "kind": "agent"}).encode()
     status, _, text = fetch(web_server.url + "/api/analysis", data=body,
@@ -144,10 +161,31 @@ def test_an_invalid_record_shows_its_problems_and_stops_at_its_last_legal_move(w
 
 
 def test_the_archive_is_never_changed_without_write(web_server):
+    """Every page read, a game played and a save asked: the archive's bytes are
+    the same and no file appears beside it (no journal, no WAL)."""
+    folder = sorted(path.name for path in web_server.db.parent.iterdir())
     before = hashlib.sha256(web_server.db.read_bytes()).hexdigest()
-    for path in ("/", "/players", "/explorer?game=connect4", "/api/games/1", "/balance"):
-        assert fetch(web_server.url + path)[0] == 200
+    _, _, text = fetch(web_server.url + "/api/games?per_page=500&sort=id")
+    ids = [row["id"] for row in json.loads(text)["games"]][::20]
+    paths = ["/", "/?game=connect4&position=7/7/7/7/7/7+x", "/players", "/openings", "/balance",
+             "/explorer?game=connect4", "/explorer?game=forceball&tag=League=pro",
+             "/analysis?game=connect4", "/play", "/play/connect4", "/api/games/1",
+             "/api/tree?game=connect4", "/api/positions?game=connect4",
+             *(f"/games/{game_id}" for game_id in ids), *(f"/games/{game_id}.pgr" for game_id in ids)]  # fmt: skip
+    for path in paths:
+        assert fetch(web_server.url + path)[0] == 200, path
+    page_token = token(web_server)
+    form = f"csrf_token={page_token}&seat1=human&seat2=human".encode()
+    with urllib.request.urlopen(web_server.url + "/play/connect4", form, timeout=30) as answer:
+        game = answer.geturl()  # the redirect to the new game, followed
+    assert re.search(r"/play/connect4/[0-9a-f]+$", game)
+    json_headers = {"X-CSRF-Token": page_token, "Content-Type": "application/json"}
+    for path, body in (("/move", {"move": "t4"}), ("/claim", {"claim": "draw"}), ("/save", {})):
+        status, _, text = fetch(game + path, data=json.dumps(body).encode(), headers=json_headers)
+        assert status == 200, text
+    assert "read-only" in json.loads(text)["message"]
     assert hashlib.sha256(web_server.db.read_bytes()).hexdigest() == before
+    assert sorted(path.name for path in web_server.db.parent.iterdir()) == folder
 
 
 def test_serve_binds_the_loopback_address_and_warns_for_another(web_archive):
