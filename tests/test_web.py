@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -359,3 +360,44 @@ def test_a_record_that_cannot_be_replayed_says_so_on_its_board(web_server):
     status, _, page = fetch(f"{web_server.url}/games/{row['id']}")
     assert status == 200
     assert 'role="img" aria-label="No board: this record cannot be replayed"' in page
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "game=universal-forces&sides=3",
+        "game=universal-forces&sides=4",
+        "game=circular-reasoning&sides=4",
+        "game=circular-reasoning&event=Home-made+board",
+        "game=forceball&tag=League=junior",
+    ],
+)
+def test_a_record_s_own_configuration_draws_its_board(web_server, query):
+    """A record with other sides or settings (a league, a home-made layout): its
+    game page and the explorer of its set-up name and draw the start under that
+    configuration, as the game's own notation writes it."""
+    from partita.games.registry import get_game
+
+    _, _, text = fetch(f"{web_server.url}/api/games?{query}&status=valid&sort=id")
+    row = next(row for row in json.loads(text)["games"] if row["status"] == "valid")
+    _, _, text = fetch(f"{web_server.url}/api/games/{row['id']}")
+    game = json.loads(text)
+    notation = get_game(game["game"]).configure(game["settings"])
+    start = notation.format_position(notation.initial(game["sides"]))
+    assert game["nodes"][0]["position"] == start
+    _, _, page = fetch(f"{web_server.url}/games/{row['id']}")
+    assert html.unescape(re.search(r'id="board" role="img" aria-label="([^"]*)"', page)[1]) == start
+    _, _, svg = fetch(f"{web_server.url}/games/{row['id']}/board.svg?node=0")
+    assert html.unescape(re.search(r"<title>([^<]*)</title>", svg)[1]) == start
+    if "Layout" in game["settings"]:  # a home-made board: not the default's
+        defaults = get_game(game["game"]).configure({})
+        assert start != defaults.format_position(defaults.initial(game["sides"]))
+    tags = "".join(
+        "&" + urllib.parse.urlencode({"tag": f"{name}={value}"})
+        for name, value in game["settings"].items()
+    )
+    _, _, page = fetch(f"{web_server.url}/explorer?game={game['game']}&sides={game['sides']}{tags}")
+    assert (
+        html.unescape(re.search(r'class="board" role="img" aria-label="([^"]*)"', page)[1]) == start
+    )
+    assert 'class="chosen"' in page

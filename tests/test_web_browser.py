@@ -267,3 +267,32 @@ def test_the_explorer_s_counts_are_links_on_a_phone(web_server, page):
     assert page.get_by_role("img", name=re.compile(r"^\d+ won, \d+ drawn")).count() >= 1
     no_horizontal_overflow(page)
     no_console_errors(page)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["game=universal-forces&sides=4", "game=circular-reasoning&event=Home-made+board",
+     "game=forceball&tag=League=junior"],
+)  # fmt: skip
+def test_a_game_of_another_set_up_steps_under_its_configuration(web_server, page, query):
+    """More sides, a home-made layout, another league: the board's name follows
+    the record's own positions as the page steps, and its drawing loads."""
+    rows = api(web_server, f"/api/games?{query}&sort=id")["games"]
+    row = next(row for row in rows if row["status"] == "valid")
+    data = api(web_server, f"/api/games/{row['id']}")
+    nodes, mainline = data["nodes"], data["mainline"]
+    page.goto(f"{web_server.url}/games/{row['id']}")
+    board = page.locator("#board")
+    assert board.get_attribute("aria-label") == nodes[0]["position"]
+    for ply in (1, 2, 3):
+        page.keyboard.press("ArrowRight")
+        assert board.get_attribute("aria-label") == nodes[mainline[ply]]["position"]
+    page.wait_for_function(
+        "() => { const i = document.querySelector('#board-image'); return i.complete && i.naturalWidth > 0; }"
+    )
+    page.keyboard.press("End")
+    assert board.get_attribute("aria-label") == row["final_position"]
+    phone(page)
+    no_horizontal_overflow(page)
+    no_inner_overflow(page, "#moves")
+    no_console_errors(page)
