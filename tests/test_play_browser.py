@@ -241,3 +241,26 @@ def test_hostile_names_and_comments_are_shown_as_text(play_server, page):
     assert page.locator("#play img, #play b, main script").count() == 0
     assert dialogs == []
     no_console_errors(page)
+
+
+def test_a_game_is_played_from_the_keyboard_alone(play_server, page):
+    """Tab reaches the legal moves; Enter plays one; after the agent's answer the
+    focus is on the new list's first move, so Enter plays again."""
+    page.goto(play_server.url + "/play/connect4")
+    page.get_by_label("Who plays Player2").select_option("random")
+    page.get_by_role("button", name="Start the game").click()
+    listed = page.get_by_role("region", name="Legal moves")
+    listed.get_by_role("button").first.wait_for()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.closest('#legal') !== null"):
+            break
+    else:
+        raise AssertionError("Tab never reaches the legal moves")
+    for plies in (0, 2):
+        token = page.evaluate("document.activeElement.textContent")
+        page.keyboard.press("Enter")
+        state = my_turn(page, play_server, plies + 1)
+        assert state["plies"][plies]["move"] == token
+        page.wait_for_function("() => document.activeElement.matches('#legal button')")
+    no_console_errors(page)
