@@ -153,13 +153,22 @@ def test_an_analysis_runs_and_another_is_cancelled(web_server, page, game):
     no_console_errors(page)
 
 
-PAGES = ["/players", "/openings", "/balance", "/analysis?game=connect4", "/explorer"]
+PAGES = [
+    "/players",
+    "/players?event=Family+table&crosstable=1",
+    "/openings",
+    "/balance",
+    "/explorer",
+    "/play",
+    *(f"/{page}?game={game}" for page in ("analysis", "explorer") for game in BUILT_IN),
+    *(f"/play/{game}" for game in BUILT_IN),
+]
 
 
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_fits_a_phone_without_console_errors(web_server, page, path):
     page.goto(web_server.url + path)
-    name = path.strip("/").split("?")[0].replace("/", "-") or "games"
+    name = re.sub(r"[^a-z0-9]+", "-", path.lower().replace("game=", "")).strip("-") or "games"
     screenshot(page, f"{name}-desktop")
     phone(page)
     page.reload()
