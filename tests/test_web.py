@@ -401,3 +401,20 @@ def test_a_record_s_own_configuration_draws_its_board(web_server, query):
         html.unescape(re.search(r'class="board" role="img" aria-label="([^"]*)"', page)[1]) == start
     )
     assert 'class="chosen"' in page
+
+
+def test_the_explorer_says_which_games_it_is_narrowed_to(web_server):
+    """A player or event filter (a link from the players page) is said on the page,
+    as text (a hostile name included), with a link back to all the games."""
+    from report_archives import HOSTILE
+
+    query = urllib.parse.urlencode({"game": "forza4x4", "player": HOSTILE, "event": "Escaping"})
+    status, _, page = fetch(f"{web_server.url}/explorer?{query}")
+    assert status == 200
+    note = page[page.index('<p class="note">') : page.index("</p>", page.index('class="note"'))]
+    assert f"player {html.escape(HOSTILE, quote=False)}; event Escaping" in note
+    assert HOSTILE not in page
+    back = html.unescape(re.search(r'href="([^"]*)">all games</a>', note)[1])
+    assert "player=" not in back and "event=" not in back
+    _, _, everything = fetch(web_server.url + back)
+    assert 'class="note"' not in everything

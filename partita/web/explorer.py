@@ -169,6 +169,17 @@ def explorer_page(request: Request) -> Response:
             "line": line,
             "symmetry": symmetry,
             "narrowing": narrowing,
+            "narrowed": "; ".join(
+                f"{name.replace('_', ' ')} {', '.join(value) if isinstance(value, list) else value}"
+                for name, value in narrowing.items()
+            ),
+            "unnarrowed_url": url(
+                "/explorer",
+                **ref.query(with_moves=False),
+                symmetry=int(symmetry),
+                position=ref.text(),
+                line=" ".join(line),
+            ),  # fmt: skip
             "configurations": _set_ups(ref, configurations),
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,
