@@ -411,6 +411,9 @@ def test_the_explorer_says_which_games_it_is_narrowed_to(web_server):
     query = urllib.parse.urlencode({"game": "forza4x4", "player": HOSTILE, "event": "Escaping"})
     status, _, page = fetch(f"{web_server.url}/explorer?{query}")
     assert status == 200
+    down = html.unescape(re.search(r'<a class="down" href="([^"]+)">', page)[1])
+    status, _, page = fetch(web_server.url + down)  # a level down: a position in the URL
+    assert status == 200, page
     note = page[page.index('<p class="note">') : page.index("</p>", page.index('class="note"'))]
     assert f"player {html.escape(HOSTILE, quote=False)}; event Escaping" in note
     assert HOSTILE not in page

@@ -174,12 +174,8 @@ def explorer_page(request: Request) -> Response:
                 for name, value in narrowing.items()
             ),
             "unnarrowed_url": url(
-                "/explorer",
-                **ref.query(with_moves=False),
-                symmetry=int(symmetry),
-                position=ref.text(),
-                line=" ".join(line),
-            ),  # fmt: skip
+                "/explorer", **ref.here(), symmetry=int(symmetry), line=" ".join(line)
+            ),
             "configurations": _set_ups(ref, configurations),
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,
