@@ -305,3 +305,34 @@ def test_a_game_of_another_set_up_steps_under_its_configuration(web_server, page
     no_horizontal_overflow(page)
     no_inner_overflow(page, "#moves")
     no_console_errors(page)
+
+
+def _current_move_in_view(page) -> bool:
+    return page.evaluate(
+        """() => { const b = document.querySelector('#moves button.move.current');
+        const r = document.querySelector('#moves').getBoundingClientRect();
+        const m = b.getBoundingClientRect();
+        return m.top >= r.top - 1 && m.bottom <= r.bottom + 1; }"""
+    )
+
+
+def test_stepping_on_a_phone_keeps_the_page_still(web_server, page):
+    """The move shown scrolls into view inside the move list, never the page: the
+    step buttons stay under a phone user's finger."""
+    row = a_game_of(web_server, "forceball")
+    phone(page)
+    page.goto(f"{web_server.url}/games/{row['id']}")
+    step = page.get_by_role("button", name="Next move", exact=True)
+    step.scroll_into_view_if_needed()
+    before = (page.evaluate("window.scrollY"), step.bounding_box()["y"])
+    for _ in range(12):
+        step.click()
+        assert (page.evaluate("window.scrollY"), step.bounding_box()["y"]) == before
+    assert _current_move_in_view(page)
+    page.get_by_role("button", name="Last move", exact=True).click()
+    assert page.evaluate("window.scrollY") == before[0]
+    assert _current_move_in_view(page)  # the list, scrolled to its end
+    page.get_by_role("button", name="First move", exact=True).click()
+    page.get_by_role("button", name="Next move", exact=True).click()
+    assert _current_move_in_view(page)
+    no_console_errors(page)
