@@ -350,6 +350,7 @@ def test_the_explorer_marks_its_set_up_however_the_url_spells_it(web_server):
         chosen = re.findall(r'class="chosen">([^<]*)</a>', configs)
         assert chosen == ["2 sides, League pro (1)"], (query, configs)
         assert "2 sides, League junior (1)" in configs
+        assert '<p class="meta">forceball · 2 sides, League pro · 1 game reaches' in page
 
 
 def test_a_record_that_cannot_be_replayed_says_so_on_its_board(web_server):

@@ -155,6 +155,7 @@ def explorer_page(request: Request) -> Response:
                 "position": child,
             }
         )
+    set_ups = _set_ups(ref, configurations)
     here_games = url("/", game=ref.game, sides=ref.sides,
                      tag=[f"{n}={v}" for n, v in ref.tags], position=ref.text(),
                      mainline_only=1, **narrowing)  # fmt: skip
@@ -176,7 +177,10 @@ def explorer_page(request: Request) -> Response:
             "unnarrowed_url": url(
                 "/explorer", **ref.here(), symmetry=int(symmetry), line=" ".join(line)
             ),
-            "configurations": _set_ups(ref, configurations),
+            "configurations": set_ups,
+            "set_up_label": next(
+                (label[0] for label in set_ups if label[4]), ref.configuration_label()
+            ),
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,
             "analyse_url": url("/analysis", **ref.here()),
