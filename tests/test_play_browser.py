@@ -208,3 +208,59 @@ def test_a_plugin_game_without_regions_would_play_through_its_list():
 
     assert TextBoard.regions is Board.regions
     assert Path(__file__).with_name("test_plugin_guide.py").is_file()
+
+
+def test_hostile_names_and_comments_are_shown_as_text(play_server, page):
+    """Names and a comment full of markup, typed by the people at the table, are
+    text on the page (status, moves played, record), never markup."""
+    from report_archives import HOSTILE
+
+    image = "<img src=x onerror=alert(2)>"
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(play_server.url + "/play/connect4")
+    page.get_by_label("Who plays Player2").select_option("human")
+    page.get_by_label("Name of Player1").fill(HOSTILE)
+    page.get_by_label("Name of Player2").fill(image)
+    page.get_by_role("button", name="Start the game").click()
+    status = page.locator("#play-status")
+    assert status.inner_text() == f"1. Player1 ({HOSTILE}) to move"
+    page.get_by_role("region", name="Legal moves").get_by_role("button", name="t4").click()
+    page.locator("#played li").first.wait_for()
+    assert page.locator("#played li").first.inner_text() == f"1. t4 (Player1 ({HOSTILE}))"
+    assert status.inner_text() == f"1... Player2 ({image}) to move"
+    page.get_by_label("Comment on the last move").fill(f"a {image} and <b>bold</b>")
+    page.get_by_role("button", name="Comment").click()
+    comment = page.locator("ol.played .comment")
+    comment.wait_for()
+    assert comment.inner_text() == f"a {image} and <b>bold</b>"
+    page.get_by_label("Claim a result").select_option("draw")
+    page.get_by_role("button", name="Claim").click()
+    page.wait_for_function("() => document.querySelector('#record-text').value.length > 0")
+    assert f'[Player1 "{HOSTILE}"]' in page.locator("#record-text").input_value()
+    assert page.locator("#play img, #play b, main script").count() == 0
+    assert dialogs == []
+    no_console_errors(page)
+
+
+def test_a_game_is_played_from_the_keyboard_alone(play_server, page):
+    """Tab reaches the legal moves; Enter plays one; after the agent's answer the
+    focus is on the new list's first move, so Enter plays again."""
+    page.goto(play_server.url + "/play/connect4")
+    page.get_by_label("Who plays Player2").select_option("random")
+    page.get_by_role("button", name="Start the game").click()
+    listed = page.get_by_role("region", name="Legal moves")
+    listed.get_by_role("button").first.wait_for()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.closest('#legal') !== null"):
+            break
+    else:
+        raise AssertionError("Tab never reaches the legal moves")
+    for plies in (0, 2):
+        token = page.evaluate("document.activeElement.textContent")
+        page.keyboard.press("Enter")
+        state = my_turn(page, play_server, plies + 1)
+        assert state["plies"][plies]["move"] == token
+        page.wait_for_function("() => document.activeElement.matches('#legal button')")
+    no_console_errors(page)

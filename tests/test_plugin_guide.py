@@ -336,3 +336,111 @@ def test_the_game_is_played_on_the_web_page_through_its_list(plugin, tmp_path, m
         assert json.loads(body)["saved"] == "saved in the archive"
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def plugin_server(plugin):
+    """`partita serve` (read-only) on the archive the guide's `import` made."""
+    from web_server import start_server
+
+    _run(plugin, "import")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", plugin.env["PYTHONPATH"])
+        server = start_server(plugin.package / "tictactoe.db")
+    yield server
+    server.stop()
+
+
+def _get(server, path: str) -> tuple[int, str, str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(server.url + path, timeout=30) as answer:
+            return answer.status, answer.headers["content-type"], answer.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["content-type"], error.read().decode("utf-8")
+
+
+def _board_label(page: str) -> str:
+    import html
+
+    found = re.search(r'class="board"[^>]*role="img" aria-label="([^"]*)"', page)
+    assert found, "no board"
+    return html.unescape(found.group(1))
+
+
+def test_the_archived_games_are_browsed_on_the_web_pages(plugin_server):
+    """The guide's games on their game pages, each under its own configuration (the
+    big-board game on a 5x5 board), every move's board drawn, and the opening
+    explorer two levels down, with no change to partita."""
+    import json
+
+    status, _, text = _get(plugin_server, "/api/games?game=tictactoe&sort=id")
+    assert status == 200
+    rows = json.loads(text)["games"]
+    assert len(rows) == 5
+    big = next(row for row in rows if row["event"] == "Playground cup, big board")
+    for row, start in ((rows[0], "3/3/3 x"), (big, "5/5/5/5/5 x")):
+        _, _, text = _get(plugin_server, f"/api/games/{row['id']}")
+        game = json.loads(text)
+        status, _, page = _get(plugin_server, f"/games/{row['id']}")
+        assert status == 200
+        assert _board_label(page) == start
+        moves = re.findall(
+            r'<button type="button" class="move[^"]*" data-node="(\d+)"[^>]*>([^<]+)<', page
+        )
+        assert [move for _, move in moves] == [
+            game["nodes"][n]["move"] for n in game["mainline"][1:]
+        ]
+        boards = set()
+        for node in game["mainline"]:
+            _, _, stepped = _get(plugin_server, f"/games/{row['id']}?node={node}")
+            assert _board_label(stepped) == game["nodes"][node]["position"]
+            status, kind, svg = _get(plugin_server, f"/games/{row['id']}/board.svg?node={node}")
+            assert status == 200 and kind.startswith("image/svg+xml")
+            boards.add(svg)
+        assert len(boards) == len(game["mainline"])  # each move changes the drawing
+        assert _board_label(stepped) == row["final_position"]
+    # the explorer: the most played set-up (Size 3), two levels down
+    status, _, page = _get(plugin_server, "/explorer?game=tictactoe")
+    assert status == 200 and _board_label(page) == "3/3/3 x"
+    labels = ["3/3/3 x"]
+    for _ in range(2):
+        down = re.search(r'<a class="down" href="([^"]+)">', page)
+        assert down, "no move to go down"
+        status, _, page = _get(plugin_server, down.group(1).replace("&amp;", "&"))
+        assert status == 200
+        labels.append(_board_label(page))
+    assert len(set(labels)) == 3
+    status, _, page = _get(plugin_server, "/explorer?game=tictactoe&tag=Size=5&tag=Line=4")
+    assert status == 200 and _board_label(page) == "5/5/5/5/5 x"
+    assert "a1" in re.findall(r'<a class="down" href="[^"]+">([^<]+)<', page)
+
+
+def test_a_game_steps_in_the_browser(plugin_server, page):
+    """The game page in Chromium: the buttons and keys step, the board's name
+    follows, a phone's width fits."""
+    import json
+
+    from web_server import no_console_errors, no_horizontal_overflow, phone
+
+    _, _, text = _get(plugin_server, "/api/games?game=tictactoe&sort=id")
+    row = json.loads(text)["games"][0]
+    _, _, text = _get(plugin_server, f"/api/games/{row['id']}")
+    game = json.loads(text)
+    nodes, mainline = game["nodes"], game["mainline"]
+    page.goto(f"{plugin_server.url}/games/{row['id']}")
+    assert page.get_by_role("img", name="3/3/3 x", exact=True).get_attribute("id") == "board"
+    board = page.locator("#board")
+    page.get_by_role("button", name="Next move", exact=True).click()
+    assert board.get_attribute("aria-label") == nodes[mainline[1]]["position"]
+    page.keyboard.press("End")
+    assert board.get_attribute("aria-label") == row["final_position"]
+    page.get_by_role("button", name="Previous move", exact=True).click()
+    assert board.get_attribute("aria-label") == nodes[mainline[-2]]["position"]
+    page.get_by_role("button", name=nodes[mainline[2]]["move"], exact=True).click()
+    assert board.get_attribute("aria-label") == nodes[mainline[2]]["position"]
+    phone(page)
+    no_horizontal_overflow(page)
+    no_console_errors(page)

@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -49,6 +50,23 @@ def test_pages_carry_a_strict_content_security_policy(web_server):
     assert not re.search(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)", page)
     assert " style=" not in page
     assert '<meta name="viewport"' in page
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/games/2", "/games/35?node=5", "/explorer?game=forceball", "/analysis?game=universal-forces",
+     "/players?event=Family+table&crosstable=1", "/openings", "/balance", "/play",
+     "/play/forceball", "/games/999999", "/static/game.js", "/games/2/board.svg?node=3",
+     "/api/games/2", "/games/2.pgr", "/positions/board.svg?game=forceball"],
+)  # fmt: skip
+def test_every_response_carries_the_policy_and_no_page_inline_code(web_server, path):
+    status, headers, page = fetch(web_server.url + path)
+    assert status in (200, 404), (path, status)
+    assert headers["content-security-policy"].startswith("default-src 'none'; script-src 'self'")
+    assert headers["x-content-type-options"] == "nosniff"
+    if headers["content-type"].startswith("text/html"):
+        assert not re.search(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)", page)
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=\"|javascript:", page), path
 
 
 def test_a_post_without_the_csrf_token_is_refused(web_server):
@@ -144,10 +162,31 @@ def test_an_invalid_record_shows_its_problems_and_stops_at_its_last_legal_move(w
 
 
 def test_the_archive_is_never_changed_without_write(web_server):
+    """Every page read, a game played and a save asked: the archive's bytes are
+    the same and no file appears beside it (no journal, no WAL)."""
+    folder = sorted(path.name for path in web_server.db.parent.iterdir())
     before = hashlib.sha256(web_server.db.read_bytes()).hexdigest()
-    for path in ("/", "/players", "/explorer?game=connect4", "/api/games/1", "/balance"):
-        assert fetch(web_server.url + path)[0] == 200
+    _, _, text = fetch(web_server.url + "/api/games?per_page=500&sort=id")
+    ids = [row["id"] for row in json.loads(text)["games"]][::20]
+    paths = ["/", "/?game=connect4&position=7/7/7/7/7/7+x", "/players", "/openings", "/balance",
+             "/explorer?game=connect4", "/explorer?game=forceball&tag=League=pro",
+             "/analysis?game=connect4", "/play", "/play/connect4", "/api/games/1",
+             "/api/tree?game=connect4", "/api/positions?game=connect4",
+             *(f"/games/{game_id}" for game_id in ids), *(f"/games/{game_id}.pgr" for game_id in ids)]  # fmt: skip
+    for path in paths:
+        assert fetch(web_server.url + path)[0] == 200, path
+    page_token = token(web_server)
+    form = f"csrf_token={page_token}&seat1=human&seat2=human".encode()
+    with urllib.request.urlopen(web_server.url + "/play/connect4", form, timeout=30) as answer:
+        game = answer.geturl()  # the redirect to the new game, followed
+    assert re.search(r"/play/connect4/[0-9a-f]+$", game)
+    json_headers = {"X-CSRF-Token": page_token, "Content-Type": "application/json"}
+    for path, body in (("/move", {"move": "t4"}), ("/claim", {"claim": "draw"}), ("/save", {})):
+        status, _, text = fetch(game + path, data=json.dumps(body).encode(), headers=json_headers)
+        assert status == 200, text
+    assert "read-only" in json.loads(text)["message"]
     assert hashlib.sha256(web_server.db.read_bytes()).hexdigest() == before
+    assert sorted(path.name for path in web_server.db.parent.iterdir()) == folder
 
 
 def test_serve_binds_the_loopback_address_and_warns_for_another(web_archive):
@@ -282,3 +321,104 @@ def test_every_count_of_the_explorer_links_to_its_games(web_server):
             if "result=" in href:
                 outcomes += total
         assert outcomes == games
+
+
+def test_an_analysis_beyond_the_server_s_budgets_is_refused_before_it_runs(web_server):
+    """Too many playouts, an agent without scores, too long a budget: a 400 with
+    the reason, and no job started."""
+    headers = {"Content-Type": "application/json", "X-CSRF-Token": token(web_server)}
+    _, _, before = fetch(web_server.url + "/api/analysis")
+    for asked, reason in (
+        ({"agent": "mcts:999999999"}, "at most 200,000 playouts here (asked 999,999,999)"),
+        ({"agent": "random"}, "gives no scores"),
+        ({"agent": "mcts:200", "seconds": 61}, "seconds must be between 0.1 and 60"),
+    ):
+        body = json.dumps({"game": "connect4", "kind": "agent", **asked}).encode()
+        status, _, text = fetch(web_server.url + "/api/analysis", data=body, headers=headers)
+        assert status == 400, text
+        assert reason in json.loads(text)["error"]
+    _, _, after = fetch(web_server.url + "/api/analysis")
+    assert json.loads(after) == json.loads(before)
+
+
+def test_the_explorer_marks_its_set_up_however_the_url_spells_it(web_server):
+    """The default league named in the URL or left out: one set-up, marked as the
+    one shown, and listed with the setting that tells it from the others."""
+    for query in ("game=forceball", "game=forceball&tag=League=pro"):
+        _, _, page = fetch(f"{web_server.url}/explorer?{query}")
+        configs = page[page.index('class="configs"') : page.index("</p>", page.index("configs"))]
+        chosen = re.findall(r'class="chosen">([^<]*)</a>', configs)
+        assert chosen == ["2 sides, League pro (1)"], (query, configs)
+        assert "2 sides, League junior (1)" in configs
+        assert '<p class="meta">forceball · 2 sides, League pro · 1 game reaches' in page
+
+
+def test_a_record_that_cannot_be_replayed_says_so_on_its_board(web_server):
+    """No legal start (an unknown game): the board's image is named by the reason,
+    not left without a name."""
+    _, _, text = fetch(web_server.url + "/api/games?event=unknown+game")
+    [row] = json.loads(text)["games"]
+    status, _, page = fetch(f"{web_server.url}/games/{row['id']}")
+    assert status == 200
+    assert 'role="img" aria-label="No board: this record cannot be replayed"' in page
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "game=universal-forces&sides=3",
+        "game=universal-forces&sides=4",
+        "game=circular-reasoning&sides=4",
+        "game=circular-reasoning&event=Home-made+board",
+        "game=forceball&tag=League=junior",
+    ],
+)
+def test_a_record_s_own_configuration_draws_its_board(web_server, query):
+    """A record with other sides or settings (a league, a home-made layout): its
+    game page and the explorer of its set-up name and draw the start under that
+    configuration, as the game's own notation writes it."""
+    from partita.games.registry import get_game
+
+    _, _, text = fetch(f"{web_server.url}/api/games?{query}&status=valid&sort=id")
+    row = next(row for row in json.loads(text)["games"] if row["status"] == "valid")
+    _, _, text = fetch(f"{web_server.url}/api/games/{row['id']}")
+    game = json.loads(text)
+    notation = get_game(game["game"]).configure(game["settings"])
+    start = notation.format_position(notation.initial(game["sides"]))
+    assert game["nodes"][0]["position"] == start
+    _, _, page = fetch(f"{web_server.url}/games/{row['id']}")
+    assert html.unescape(re.search(r'id="board" role="img" aria-label="([^"]*)"', page)[1]) == start
+    _, _, svg = fetch(f"{web_server.url}/games/{row['id']}/board.svg?node=0")
+    assert html.unescape(re.search(r"<title>([^<]*)</title>", svg)[1]) == start
+    if "Layout" in game["settings"]:  # a home-made board: not the default's
+        defaults = get_game(game["game"]).configure({})
+        assert start != defaults.format_position(defaults.initial(game["sides"]))
+    tags = "".join(
+        "&" + urllib.parse.urlencode({"tag": f"{name}={value}"})
+        for name, value in game["settings"].items()
+    )
+    _, _, page = fetch(f"{web_server.url}/explorer?game={game['game']}&sides={game['sides']}{tags}")
+    assert (
+        html.unescape(re.search(r'class="board" role="img" aria-label="([^"]*)"', page)[1]) == start
+    )
+    assert 'class="chosen"' in page
+
+
+def test_the_explorer_says_which_games_it_is_narrowed_to(web_server):
+    """A player or event filter (a link from the players page) is said on the page,
+    as text (a hostile name included), with a link back to all the games."""
+    from report_archives import HOSTILE
+
+    query = urllib.parse.urlencode({"game": "forza4x4", "player": HOSTILE, "event": "Escaping"})
+    status, _, page = fetch(f"{web_server.url}/explorer?{query}")
+    assert status == 200
+    down = html.unescape(re.search(r'<a class="down" href="([^"]+)">', page)[1])
+    status, _, page = fetch(web_server.url + down)  # a level down: a position in the URL
+    assert status == 200, page
+    note = page[page.index('<p class="note">') : page.index("</p>", page.index('class="note"'))]
+    assert f"player {html.escape(HOSTILE, quote=False)}; event Escaping" in note
+    assert HOSTILE not in page
+    back = html.unescape(re.search(r'href="([^"]*)">all games</a>', note)[1])
+    assert "player=" not in back and "event=" not in back
+    _, _, everything = fetch(web_server.url + back)
+    assert 'class="note"' not in everything

@@ -9,12 +9,19 @@ Screenshots go to $PARTITA_SCREENSHOTS when it is set."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 import urllib.request
 
 import pytest
 from report_archives import HOSTILE
-from web_server import no_console_errors, no_horizontal_overflow, phone, screenshot
+from web_server import (
+    no_console_errors,
+    no_horizontal_overflow,
+    no_inner_overflow,
+    phone,
+    screenshot,
+)
 
 from partita.games.registry import all_specs
 
@@ -87,9 +94,11 @@ def test_an_archived_game_steps_with_buttons_keys_and_clicks(web_server, page, g
     move_button = page.get_by_role("button", name=target["move"], exact=True).first
     assert move_button.count() == 1
     page.wait_for_function("document.querySelector('#board-image').complete")
+    no_inner_overflow(page, "#moves")  # a long move (a Forceball shuffle) wraps
     screenshot(page, f"game-{game}-desktop")
     phone(page)
     no_horizontal_overflow(page)
+    no_inner_overflow(page, "#moves")
     screenshot(page, f"game-{game}-phone")
     no_console_errors(page)
 
@@ -134,7 +143,7 @@ def test_an_analysis_runs_and_another_is_cancelled(web_server, page, game):
     scores.locator("button").first.hover()
     assert board.get_attribute("aria-label") != before  # the position after the move
     # a long one, cancelled
-    page.fill("#agent", "mcts:100000000")
+    page.fill("#agent", "mcts:60s")
     page.fill("#seconds", "60")
     page.get_by_role("button", name="Analyse", exact=True).click()
     page.get_by_text("Running").wait_for(timeout=30_000)
@@ -144,13 +153,22 @@ def test_an_analysis_runs_and_another_is_cancelled(web_server, page, game):
     no_console_errors(page)
 
 
-PAGES = ["/players", "/openings", "/balance", "/analysis?game=connect4", "/explorer"]
+PAGES = [
+    "/players",
+    "/players?event=Family+table&crosstable=1",
+    "/openings",
+    "/balance",
+    "/explorer",
+    "/play",
+    *(f"/{page}?game={game}" for page in ("analysis", "explorer") for game in BUILT_IN),
+    *(f"/play/{game}" for game in BUILT_IN),
+]
 
 
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_fits_a_phone_without_console_errors(web_server, page, path):
     page.goto(web_server.url + path)
-    name = path.strip("/").split("?")[0].replace("/", "-") or "games"
+    name = re.sub(r"[^a-z0-9]+", "-", path.lower().replace("game=", "")).strip("-") or "games"
     screenshot(page, f"{name}-desktop")
     phone(page)
     page.reload()
@@ -208,4 +226,113 @@ def test_the_arrow_keys_go_into_a_variation_and_back(web_server, page):
     )
     page.keyboard.press("ArrowUp")
     assert board.get_attribute("aria-label") == main["position"]
+    no_console_errors(page)
+
+
+def test_a_game_is_stepped_from_the_keyboard_alone(web_server, page):
+    """Tab reaches the move list; Enter shows a move; the arrows step and the focus
+    follows the move shown, so that Enter then keeps it."""
+    row = a_game_of(web_server, "connect4")
+    data = api(web_server, f"/api/games/{row['id']}")
+    nodes = data["nodes"]
+    page.goto(f"{web_server.url}/games/{row['id']}")
+    board = page.locator("#board")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('#moves button.move')"):
+            break
+    else:
+        raise AssertionError("Tab never reaches the move list")
+    focused = int(page.evaluate("document.activeElement.dataset.node"))
+    page.keyboard.press("Enter")
+    assert board.get_attribute("aria-label") == nodes[focused]["position"]
+    page.keyboard.press("ArrowRight")
+    after = nodes[focused]["children"][0]
+    assert board.get_attribute("aria-label") == nodes[after]["position"]
+    assert page.evaluate("document.activeElement.dataset.node") == str(after)
+    page.keyboard.press("Enter")
+    assert board.get_attribute("aria-label") == nodes[after]["position"]
+    # the step buttons are reached and pressed from the keyboard too
+    page.get_by_role("button", name="First move", exact=True).focus()
+    page.keyboard.press("Enter")
+    assert board.get_attribute("aria-label") == nodes[0]["position"]
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Last move"
+    page.keyboard.press("Space")
+    assert board.get_attribute("aria-label") == row["final_position"]
+    no_console_errors(page)
+
+
+def test_the_explorer_s_counts_are_links_on_a_phone(web_server, page):
+    """Won, drawn and lost are links a screen reader reaches (the bar alone is an
+    image) and a phone shows; the set-up list marks the one shown."""
+    phone(page)
+    page.goto(f"{web_server.url}/explorer?game=universal-forces")
+    outcomes = page.get_by_role("link", name=re.compile(r"^\d+ (won|drawn|lost)$"))
+    assert outcomes.count() >= 3
+    assert outcomes.first.is_visible()
+    assert page.get_by_role("img", name=re.compile(r"^\d+ won, \d+ drawn")).count() >= 1
+    no_horizontal_overflow(page)
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["game=universal-forces&sides=4", "game=circular-reasoning&event=Home-made+board",
+     "game=forceball&tag=League=junior"],
+)  # fmt: skip
+def test_a_game_of_another_set_up_steps_under_its_configuration(web_server, page, query):
+    """More sides, a home-made layout, another league: the board's name follows
+    the record's own positions as the page steps, and its drawing loads."""
+    rows = api(web_server, f"/api/games?{query}&sort=id")["games"]
+    row = next(row for row in rows if row["status"] == "valid")
+    data = api(web_server, f"/api/games/{row['id']}")
+    nodes, mainline = data["nodes"], data["mainline"]
+    page.goto(f"{web_server.url}/games/{row['id']}")
+    board = page.locator("#board")
+    assert board.get_attribute("aria-label") == nodes[0]["position"]
+    for ply in (1, 2, 3):
+        page.keyboard.press("ArrowRight")
+        assert board.get_attribute("aria-label") == nodes[mainline[ply]]["position"]
+    page.wait_for_function(
+        "() => { const i = document.querySelector('#board-image'); return i.complete && i.naturalWidth > 0; }"
+    )
+    page.keyboard.press("End")
+    assert board.get_attribute("aria-label") == row["final_position"]
+    phone(page)
+    no_horizontal_overflow(page)
+    no_inner_overflow(page, "#moves")
+    no_console_errors(page)
+
+
+def _current_move_in_view(page) -> bool:
+    return page.evaluate(
+        """() => { const b = document.querySelector('#moves button.move.current');
+        const r = document.querySelector('#moves').getBoundingClientRect();
+        const m = b.getBoundingClientRect();
+        return m.top >= r.top - 1 && m.bottom <= r.bottom + 1; }"""
+    )
+
+
+def test_stepping_on_a_phone_keeps_the_page_still(web_server, page):
+    """The move shown scrolls into view inside the move list, never the page: the
+    step buttons stay under a phone user's finger."""
+    row = a_game_of(web_server, "forceball")
+    phone(page)
+    page.goto(f"{web_server.url}/games/{row['id']}")
+    step = page.get_by_role("button", name="Next move", exact=True)
+    step.scroll_into_view_if_needed()
+    before = (page.evaluate("window.scrollY"), step.bounding_box()["y"])
+    for _ in range(12):
+        step.click()
+        assert (page.evaluate("window.scrollY"), step.bounding_box()["y"]) == before
+    assert _current_move_in_view(page)
+    page.get_by_role("button", name="Last move", exact=True).click()
+    assert page.evaluate("window.scrollY") == before[0]
+    assert _current_move_in_view(page)  # the list, scrolled to its end
+    page.get_by_role("button", name="First move", exact=True).click()
+    page.get_by_role("button", name="Next move", exact=True).click()
+    assert _current_move_in_view(page)
     no_console_errors(page)

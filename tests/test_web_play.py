@@ -118,3 +118,21 @@ def test_posts_need_the_token_and_a_read_only_archive_keeps_no_game(web_server):
     state = post(web_server, location + "/claim", {"claim": "draw"}, token)
     assert state["over"] and state["ending"] == "1/2-1/2: agreement"
     assert state["record"].rstrip().endswith("1/2-1/2")
+
+
+def test_a_body_that_is_no_json_object_is_refused_and_changes_nothing(web_server):
+    """A malformed body (or an empty claim) is refused with its reason; the game
+    is as it was."""
+    status, location, _ = start(web_server, "connect4", seat1="human", seat2="human")
+    assert status == 303
+    token = form_token(web_server, "connect4")
+    headers = {"X-CSRF-Token": token, "Content-Type": "application/json"}
+    for path in ("/move", "/claim", "/comment", "/undo"):
+        for body in (b"{bad", b"[1, 2]", b'"t4"'):
+            status, headers_, text = request(web_server.url + location + path, body, headers)
+            assert status == 400, (path, body, text)
+            assert headers_["content-type"] == "application/json"
+            assert json.loads(text)["error"].startswith("the body is not a JSON object")
+    state = post(web_server, location + "/claim", {}, token)
+    assert state["refused"] and state["message"].startswith("which result?")
+    assert not state["over"] and state["plies"] == []

@@ -199,6 +199,16 @@ def no_horizontal_overflow(page: Any) -> None:
     assert width <= page.viewport_size["width"], f"the page is {width} px wide"
 
 
+def no_inner_overflow(page: Any, selector: str) -> None:
+    """Nothing in ``selector`` (a move list, a table) runs past its right edge: a
+    long move wraps instead of being cut off."""
+    wide, box = page.evaluate(
+        "(s) => { const e = document.querySelector(s); return [e.scrollWidth, e.clientWidth]; }",
+        selector,
+    )
+    assert wide <= box, f"{selector} holds {wide} px in {box} px"
+
+
 def screenshot(page: Any, name: str) -> None:
     """A full-page screenshot into ``$PARTITA_SCREENSHOTS`` when it is set."""
     if SHOTS:

@@ -214,6 +214,9 @@ def task_from(data: dict[str, Any], chosen: WebSettings) -> dict[str, Any]:
     if kind not in KINDS:
         raise PartitaError(f"unknown analysis '{kind}' (one of {', '.join(KINDS)})")
     seconds = _float(data.get("seconds"), "seconds", 0.1, chosen.max_seconds, 10.0)
+    agent = str(data.get("agent") or "mcts:2000")
+    if kind == "agent":
+        _check_agent(agent, chosen)
     return {
         "kind": kind,
         "game": ref.game,
@@ -221,11 +224,26 @@ def task_from(data: dict[str, Any], chosen: WebSettings) -> dict[str, Any]:
         "tags": list(ref.tags),
         "position": ref.position,
         "moves": list(ref.moves),
-        "agent": str(data.get("agent") or "mcts:2000"),
+        "agent": agent,
         "seconds": seconds,
         "max_playouts": chosen.max_iterations,
         "seed": 1,
     }
+
+
+def _check_agent(spec: str, chosen: WebSettings) -> None:
+    """Refuse, before any work, an agent that gives no scores or asks more playouts
+    than the server allows (a time budget is bounded by ``seconds``)."""
+    from partita.analysis.agents import parse_agent_spec
+
+    kind, options = parse_agent_spec(spec)
+    if kind != "mcts":
+        raise PartitaError(f"agent '{spec}' gives no scores: ask mcts:N (playouts) or mcts:Ts")
+    asked = options.get("playouts") or 0
+    if asked > chosen.max_iterations:
+        raise PartitaError(
+            f"agent '{spec}': at most {chosen.max_iterations:,} playouts here (asked {asked:,})"
+        )
 
 
 async def start_job(request: Request) -> Response:

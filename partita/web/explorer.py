@@ -97,6 +97,18 @@ def _bars(stats: Any) -> dict[str, Any]:
     }
 
 
+def _set_ups(ref: PositionRef, configurations: list[tuple[Any, int]]) -> list[tuple[Any, ...]]:
+    """The archive's set-ups of the game as links: (label, sides, tags, games,
+    chosen). A label shows the settings that tell the set-ups apart, defaults
+    included (``League pro`` beside ``League junior``); the chosen one is the
+    position's, however its URL spells it (a default given or left out)."""
+    from partita.notation.configuration import Configuration, varying_settings
+
+    here = Configuration.of(ref.notation(), ref.sides, dict(ref.tags))
+    names = varying_settings([c for c, _ in configurations])
+    return [(c.describe(names), c.sides, c.tags(), count, c == here) for c, count in configurations]
+
+
 def explorer_page(request: Request) -> Response:
     from partita.games.registry import all_specs
 
@@ -143,6 +155,7 @@ def explorer_page(request: Request) -> Response:
                 "position": child,
             }
         )
+    set_ups = _set_ups(ref, configurations)
     here_games = url("/", game=ref.game, sides=ref.sides,
                      tag=[f"{n}={v}" for n, v in ref.tags], position=ref.text(),
                      mainline_only=1, **narrowing)  # fmt: skip
@@ -157,16 +170,17 @@ def explorer_page(request: Request) -> Response:
             "line": line,
             "symmetry": symmetry,
             "narrowing": narrowing,
-            "configurations": [
-                (
-                    c.describe(),
-                    c.sides,
-                    c.tags(),
-                    count,
-                    c.sides == ref.sides and c.tags() == dict(ref.tags),
-                )  # fmt: skip
-                for c, count in configurations
-            ],
+            "narrowed": "; ".join(
+                f"{name.replace('_', ' ')} {', '.join(value) if isinstance(value, list) else value}"
+                for name, value in narrowing.items()
+            ),
+            "unnarrowed_url": url(
+                "/explorer", **ref.here(), symmetry=int(symmetry), line=" ".join(line)
+            ),
+            "configurations": set_ups,
+            "set_up_label": next(
+                (label[0] for label in set_ups if label[4]), ref.configuration_label()
+            ),
             "board_url": url("/positions/board.svg", **ref.query()),
             "here_games": here_games,
             "analyse_url": url("/analysis", **ref.here()),

@@ -283,14 +283,26 @@ def _answer(
 async def move(request: Request) -> Response:
     played, chosen = _game(request), settings(request)
     data = await _body_or_empty(request)
+    if data is None:
+        return _not_json()
     return await run_in_threadpool(_move, played, chosen, data)
 
 
-async def _body_or_empty(request: Request) -> dict[str, Any]:
+async def _body_or_empty(request: Request) -> dict[str, Any] | None:
+    """The request's JSON object (``{}`` for no body); ``None`` for a body that is
+    no JSON object."""
+    if not (await request.body()).strip():
+        return {}
     try:
         return await _body(request)
     except PartitaError:
-        return {}
+        return None
+
+
+def _not_json() -> Response:
+    """A body the page never sends: the request is refused (400, as JSON)."""
+    reason = 'the body is not a JSON object (such as {"move": "t4"})'
+    return JSONResponse({"error": reason, "status": 400}, status_code=400)
 
 
 def _move(played: PlayGame, chosen: WebSettings, data: dict[str, Any]) -> Response:
@@ -330,6 +342,8 @@ def _move(played: PlayGame, chosen: WebSettings, data: dict[str, Any]) -> Respon
 async def command(request: Request) -> Response:
     played, chosen = _game(request), settings(request)
     data = await _body_or_empty(request)
+    if data is None:
+        return _not_json()
     what = request.path_params["command"]
     return await run_in_threadpool(_command, played, chosen, what, data)
 
@@ -350,6 +364,10 @@ def _command(played: PlayGame, chosen: WebSettings, what: str, data: dict[str, A
             elif what == "claim":
                 claim = str(data.get("claim", "")).strip()
                 how = str(data.get("how", "")).strip()
+                if not claim:
+                    return _answer(
+                        played, chosen, "which result? claim resign, draw or a result such as 1-0"
+                    )
                 if claim in ("resign", "draw"):
                     session.handle(claim)
                 else:

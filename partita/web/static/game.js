@@ -47,7 +47,7 @@
     });
     const button = buttons.get(id);
     if (button) {
-      button.scrollIntoView({ block: "nearest", inline: "nearest" });
+      keepInView(button);
       if (focus) button.focus();
     }
     document.getElementById("position-links").hidden = Boolean(node.over);
@@ -58,6 +58,15 @@
     document.getElementById("explore-position").href = `/explorer?${query}`;
     history.replaceState(null, "", `?node=${id}`);
     preload(nodes[id].k[0]);
+  }
+  // the move shown is scrolled into view inside the move list only: the page
+  // itself stays put, so that the step buttons stay under a phone user's finger
+  const movesBox = document.getElementById("moves");
+  function keepInView(button) {
+    const inner = button.getBoundingClientRect();
+    const outer = movesBox.getBoundingClientRect();
+    if (inner.top < outer.top) movesBox.scrollTop -= outer.top - inner.top + 4;
+    else if (inner.bottom > outer.bottom) movesBox.scrollTop += inner.bottom - outer.bottom + 4;
   }
   const loaded = new Set();
   function preload(id) {
@@ -116,6 +125,10 @@
     if (action) {
       event.preventDefault();
       action();
+      // a keyboard user in the move list stays on the move shown (Enter keeps it)
+      const inMoves = target && target.closest && target.closest("#moves");
+      const button = buttons.get(current);
+      if (inMoves && button && document.activeElement !== button) button.focus();
     }
   });
   const copy = document.getElementById("copy-pgr");

@@ -76,6 +76,9 @@
     board.innerHTML = state.svg; // the server's own SVG: every text in it is escaped
     board.classList.toggle("wide", Boolean(state.wide));
     positionText.textContent = state.position;
+    // a keyboard user playing from the list stays in it: the focus goes to the
+    // first move of the new list (to the list itself while the agents play)
+    const inList = legalBox.contains(document.activeElement);
     legalBox.replaceChildren();
     if (state.legal.length === 0) {
       const why = state.over ? "The game is over." : state.thinking ? "The agents are playing…" : "Nothing to play here.";
@@ -91,6 +94,7 @@
       button.addEventListener("click", () => play({ move: "" }));
       legalBox.prepend(button);
     }
+    if (inList) (legalBox.querySelector("button") || legalBox).focus();
     played.replaceChildren();
     for (const ply of state.plies) {
       const item = element("li");
