@@ -145,8 +145,10 @@ def test_novelty_says_reached_by_1_game(archive):
     found = [
         game_id
         for game_id in range(1, 30)
-        if json.loads(partita("novelty", str(game_id), "--db", str(archive), "--json").stdout)
-        .get("reached") == 1
+        if json.loads(partita("novelty", str(game_id), "--db", str(archive), "--json").stdout).get(
+            "reached"
+        )
+        == 1
     ]
     assert found
     code, out, _ = partita("novelty", str(found[0]), "--db", str(archive))
