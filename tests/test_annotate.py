@@ -184,7 +184,6 @@ def test_solve_reads_positions_and_moves():
     [
         (["solve", "8/8/x o", "--game", "forza4x4"], "impossible position"),
         (["solve", "--game", "connect4", "--columns", "4453", "--budget", "100"], "budget of 100"),
-        (["solve", "--game", "chess", "8/8"], "unknown game"),
         (["solve", "--game", "connect4", "--columns", "1111111"], "illegal move '1' in move 7"),
         (["annotate", "no-such-file.pgr"], "no such file"),
     ],

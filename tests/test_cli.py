@@ -198,7 +198,7 @@ def test_query_errors_are_one_line(archive, tmp_path):
     code, _, err = partita("query", "--db", str(tmp_path / "none.db"))
     assert code == 1 and "no archive" in err
     code, _, err = partita("query", "--db", str(archive), "--game", "chess")
-    assert code == 1 and "unknown game 'chess'" in err
+    assert code == 2 and "unknown game 'chess'" in err  # a usage error, as everywhere
     code, _, err = partita(
         "query", "--db", str(archive), "--game", "forza4x4", "--position", "8/8 x"
     )

@@ -395,3 +395,8 @@ def test_play_lists_the_legal_moves_without_splitting_one(tmp_path):
     assert all(len(line) <= 80 for line in lines)
     tokens = " ".join(lines).split()
     assert all(re.fullmatch(r"[GYBR]@O1:\d+", token) for token in tokens if token != "moves")
+
+
+def test_solve_of_an_unknown_game_is_a_usage_error():
+    code, _, err = partita("solve", "--game", "chess", "8/8")
+    assert code == 2 and "unknown game 'chess'" in err and err.count("\n") == 1

@@ -169,7 +169,7 @@ def _game_names() -> list[str]:
 def check_game_id(value: str | None) -> str | None:
     """A game id given on the command line (``--game``, ``GAME``): a usage error
     (exit 2, before any work) for one no game registers, with the nearest id
-    (``did you mean forza4x4?``) and every one."""
+    (``did you mean ...?``) and every one."""
     if value is None:
         return None
     from partita.errors import PartitaError

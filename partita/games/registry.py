@@ -104,7 +104,7 @@ def get_spec(name: str) -> GameSpec:
 
 def nearest_name(name: str, names: list[str]) -> str | None:
     """The one of ``names`` a typo of ``name`` most likely meant: the only one it
-    begins (``forza`` for forza4x4), else the closest spelling, if close enough."""
+    begins (a prefix), else the closest spelling, if close enough."""
     import difflib
 
     folded = name.strip().lower()

@@ -242,7 +242,7 @@ def _show_text(replayed: "ReplayedRecord", state, plies: int, opening: str | Non
     if opening is not None:
         console.print(plain(f"Opening: {opening}"))
     console.print()
-    # Wrapped between moves, never inside one (a Forceball turn is one long token).
+    # Wrapped between moves, never inside one (a card game's turn can be one long token).
     for line in wrap_units(_numbered(replayed), console.width if console.is_terminal else 80):
         console.print(printable(line), markup=False, soft_wrap=True)
     console.print()
