@@ -5,6 +5,7 @@ sides."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -181,10 +182,13 @@ def test_no_ratings_leaves_the_columns_out_and_the_counts_as_they_are(tmp_path):
 
 
 def counts_by_move(table: str) -> dict[str, list[str]]:
-    """The tree table's games, share, W/D/L, score and transpositions by move."""
-    cells = [
-        [cell.strip() for cell in line.split("\u2502")[1:-1]]
-        for line in table.splitlines()
-        if line.startswith("\u2502")
+    """The tree table's games, share, W/D/L, score and transpositions by root move
+    (piped, the table is plain columns two spaces apart; deeper moves are indented)."""
+    lines = table.splitlines()
+    header = next(index for index, line in enumerate(lines) if line.startswith("move "))
+    rows = [
+        re.split(r"\s{2,}", line.strip())
+        for line in lines[header + 1 :]
+        if line and not line.startswith(" ") and line.split()[0].startswith("t")
     ]
-    return {row[0]: row[1:6] for row in cells}
+    return {row[0]: row[1:6] for row in rows}
