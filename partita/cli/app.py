@@ -27,6 +27,7 @@ COMMAND_SECTIONS = {
     "Archive": ("import", "query", "export", "tag", "twins", "delete", "merge", "migrate"),
     "Analysis": ("tree", "novelty", "players", "report", "solve", "annotate", "endgame", "book"),
     "Play and self-play": ("play", "simulate", "balance"),
+    "In a browser": ("serve",),
     "Games": ("conformance",),
 }
 
