@@ -39,13 +39,11 @@ import hashlib
 import json
 import os
 import random
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -369,7 +367,7 @@ def simulate(
     from partita.database.importer import ArchiveWriter
     from partita.database.schema import archive
 
-    with archive(db) if db is not None else _nothing() as connection:
+    with archive(db) if db is not None else nullcontext() as connection:
         archived = (
             _archived(connection, settings, configuration, game, games)
             if connection is not None
@@ -533,7 +531,9 @@ class _Store:
         if self.writer is None or not self.rows:
             self.committed_at = time.perf_counter()
             return
-        with _ctrl_c_held_back():
+        from partita.database.schema import interrupts_held
+
+        with interrupts_held():
             for row in self.rows:
                 self.writer.add_prepared(row)
             self.writer.flush()
@@ -573,38 +573,6 @@ class _Store:
                 _write_shard(self.folder / shard_name(number), texts)
                 del self.texts[number]
                 summary.shards += 1
-
-
-@contextmanager
-def _ctrl_c_held_back() -> Iterator[None]:
-    """Ctrl-C held back until the block ends, then raised (in the main thread;
-    elsewhere, or where Ctrl-C is ignored, nothing changes): a commit is short,
-    and one cut in the middle would roll the games it holds back."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    if not callable(previous):
-        yield
-        return
-    caught: list[int] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
-            previous(signal.SIGINT, None)
-
-
-class _nothing:
-    """``with`` for a run without an archive."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _write_shard(path: Path, texts: Sequence[str]) -> None:

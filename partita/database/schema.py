@@ -74,6 +74,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "STORED_GAME_COLUMNS",
+    "interrupts_held",
     "ArchiveState",
     "Migration",
     "archive",
@@ -533,10 +534,11 @@ def _in_memory(conn: sqlite3.Connection) -> bool:
 
 
 @contextmanager
-def _interrupts_held() -> Iterator[None]:
+def interrupts_held() -> Iterator[None]:
     """Ctrl-C held back until the block ends, then raised (in the main thread; a
-    Ctrl-C ignored stays ignored): closing an archive is short, and an interrupt
-    in the middle of it would leave the ``-wal`` and ``-shm`` files beside it."""
+    Ctrl-C ignored stays ignored): closing an archive, or a commit, is short, and an
+    interrupt in the middle of it would leave the ``-wal`` and ``-shm`` files beside
+    it, or roll back what the commit holds."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -558,7 +560,7 @@ def _close_writing(conn: sqlite3.Connection) -> None:
     """Close an archive opened for writing: an open transaction (a batch an
     interrupt cut short) rolled back, the rollback journal back, the file closed,
     with Ctrl-C held back until that is done."""
-    with _interrupts_held():
+    with interrupts_held():
         if not _in_memory(conn):
             if conn.in_transaction:
                 conn.rollback()
