@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from campaign import archive_games
 from cli_runner import run_cli
 
 from partita import database
@@ -179,24 +180,6 @@ JOINED_CASES = {
 }
 
 
-def games_and_problems(db: Path) -> list[tuple]:
-    """Every game (moves, hash, status, text) and problem (relative to the game's
-    first line) of the archive ``db``, in id order."""
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        games = conn.execute(
-            "SELECT id, moves, hash, status, pgr, source_line FROM games ORDER BY id"
-        ).fetchall()
-        problems = conn.execute(
-            "SELECT game_id, kind, line, [column], ply, token, message FROM problems"
-            " ORDER BY game_id, line, [column], kind"
-        ).fetchall()
-    first_line = {game_id: line for game_id, *_, line in games}
-    return [row[:-1] for row in games] + [
-        (game_id, kind, line - first_line[game_id], *rest)
-        for game_id, kind, line, *rest in problems
-    ]
-
-
 @pytest.mark.parametrize("case", list(JOINED_CASES))
 def test_export_keeps_records_apart_that_the_reader_would_join(tmp_path, case):
     """export wrote the stored texts with a blank line between them, and the reader
@@ -213,7 +196,7 @@ def test_export_keeps_records_apart_that_the_reader_would_join(tmp_path, case):
     with exported.open("w", encoding="utf-8", newline="\n") as stream:
         assert database.export_games(first, stream) == stored
     database.import_paths(second, [exported])
-    assert games_and_problems(second) == games_and_problems(first)
+    assert archive_games(second) == archive_games(first)
     again = database.import_paths(first, [exported])
     assert again.imported == 0 and again.duplicates == again.records == stored
 
@@ -260,7 +243,7 @@ def test_a_line_past_the_limit_keeps_its_problem_after_export(tmp_path, tail):
         database.export_games(first, stream)
     assert max(map(len, exported.read_bytes().split(b"\n"))) <= MAX_LINE_LENGTH
     database.import_paths(second, [exported])
-    rows = {db: games_and_problems(db) for db in (first, second)}
+    rows = {db: archive_games(db) for db in (first, second)}
     statuses = [row[3] for row in rows[second][:2]]
     assert statuses == ["invalid", "valid"]
     assert [row[:5] for row in rows[second][:2]] == [row[:5] for row in rows[first][:2]]

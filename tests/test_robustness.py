@@ -13,13 +13,13 @@ import gc
 import io
 import random
 import re
-import sqlite3
 import time
 import tracemalloc
 import xml.dom.minidom
 from pathlib import Path
 
 import pytest
+from campaign import archive_games
 
 from partita import database
 from partita.analysis.diagrams import render_diagram, xml_text
@@ -280,22 +280,6 @@ ROUND_TRIP_CASES = {
 }
 
 
-def archive_rows(db: Path) -> list[tuple]:
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        games = conn.execute(
-            "SELECT id, moves, hash, status, pgr, source_line FROM games ORDER BY id"
-        ).fetchall()
-        problems = conn.execute(
-            "SELECT game_id, kind, line, [column], ply, token, message FROM problems"
-            " ORDER BY game_id, line, [column], kind"
-        ).fetchall()
-    first_line = {game_id: line for game_id, *_, line in games}
-    return [row[:-1] for row in games] + [
-        (game_id, kind, line - first_line[game_id], *rest)
-        for game_id, kind, line, *rest in problems
-    ]
-
-
 @pytest.mark.parametrize("data", list(ROUND_TRIP_CASES.values()), ids=list(ROUND_TRIP_CASES))
 def test_a_record_reads_the_same_after_export_and_reimport(tmp_path, data):
     (tmp_path / "in.pgr").write_bytes(data)
@@ -303,7 +287,7 @@ def test_a_record_reads_the_same_after_export_and_reimport(tmp_path, data):
     with (tmp_path / "out.pgr").open("w", encoding="utf-8", newline="\n") as stream:
         database.export_games(tmp_path / "first.db", stream)
     database.import_paths(tmp_path / "second.db", [tmp_path / "out.pgr"])
-    assert archive_rows(tmp_path / "second.db") == archive_rows(tmp_path / "first.db")
+    assert archive_games(tmp_path / "second.db") == archive_games(tmp_path / "first.db")
     again = database.import_paths(tmp_path / "first.db", [tmp_path / "out.pgr"])
     assert again.imported == 0 and again.duplicates == again.records  # same hashes
 
