@@ -47,14 +47,13 @@ budget in seconds depends on the machine.
 
 from __future__ import annotations
 
-import gc
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from partita.analysis.collector import collector_paused
 from partita.analysis.heuristics import (
     Evaluation,
     Policy,
@@ -262,7 +261,7 @@ class Mcts:
         if viewer is None and rules.outcome(state) is None:
             side = rules.side_to_move(state)
             viewer = side if side != CHANCE else None
-        with _no_cycle_collection():
+        with collector_paused():
             if not rules.hidden_information or viewer is None or rules.outcome(state) is not None:
                 return self._search(state, rng, playouts, seconds, None)
             return self._search_hidden(state, rng, playouts, seconds, viewer, history)
@@ -601,22 +600,6 @@ class Mcts:
         return SearchResult(side, value, tuple(moves), playouts, seconds, exact)
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Python's cycle collector paused for the block (as it was after it): a search
-    allocates tens of thousands of nodes and tuples, which set the collector off
-    again and again to walk the growing tree (a quarter of a search's time), and
-    the tree holds no cycle (a node knows its children, not its parent), so
-    reference counting frees it all the same."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class SearchTree:
     """A search tree kept from one position to the next, for a caller that follows a
     line of play (annotating a record): the subtree under the move played becomes
@@ -662,7 +645,7 @@ class SearchTree:
         search = self.search
         deadline = None if seconds is None else time.perf_counter() + seconds
         done = 0
-        with _no_cycle_collection():
+        with collector_paused():
             while root.solved is None:
                 if visits is not None and root.visits >= visits and done >= least:
                     break
@@ -683,7 +666,7 @@ class SearchTree:
             return 0
         child = self._child(move, rng)
         done = 0
-        with _no_cycle_collection():
+        with collector_paused():
             while child.solved is None and child.visits < visits:
                 before = list(child.totals)
                 search._playout(child, rng)

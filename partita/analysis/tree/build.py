@@ -3,12 +3,11 @@ level, the tallies (see the package docstring for the phases and their costs).""
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from typing import Any
 
+from partita.analysis.collector import collector_paused
 from partita.analysis.tree.expand import Expansion, KeptEdge
 from partita.analysis.tree.gather import gather_results
 from partita.analysis.tree.lines import move_reader
@@ -74,7 +73,7 @@ def build_tree(
     notation = get_game(game) if isinstance(game, str) else game
     if symmetry and notation.rules.symmetry_count == 1:
         symmetry = False  # nothing to fold
-    with _collector_paused():
+    with collector_paused():
         return _build(
             lines,
             notation,
@@ -87,20 +86,6 @@ def build_tree(
             notation.rules.min_sides if sides is None else sides,
             ratings,
         )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: the build allocates hundreds of
-    thousands of small acyclic objects, and full collections over them cost more
-    than the build itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _build(
