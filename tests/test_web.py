@@ -422,3 +422,19 @@ def test_the_explorer_says_which_games_it_is_narrowed_to(web_server):
     assert "player=" not in back and "event=" not in back
     _, _, everything = fetch(web_server.url + back)
     assert 'class="note"' not in everything
+
+
+def test_the_explorer_opens_on_the_game_the_archive_holds_most_of(web_server):
+    """/explorer with no game shows a tree at once (the archive's most played game),
+    not an empty form."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{web_server.db}?mode=ro", uri=True)
+    try:
+        counts = dict(conn.execute("SELECT game, count(*) FROM games GROUP BY game"))
+    finally:
+        conn.close()
+    most = max(counts, key=lambda name: counts[name])
+    status, _, page = fetch(web_server.url + "/explorer")
+    assert status == 200
+    assert "Moves from here" in page and f"{most} ·" in page

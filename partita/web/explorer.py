@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from partita.errors import PartitaError
@@ -109,12 +109,24 @@ def _set_ups(ref: PositionRef, configurations: list[tuple[Any, int]]) -> list[tu
     return [(c.describe(names), c.sides, c.tags(), count, c == here) for c, count in configurations]
 
 
+def _busiest_game(db: Any, names: list[str]) -> str | None:
+    """The game the archive holds the most games of (``None`` for an empty one)."""
+    from partita.database.query import count_games
+
+    counts = {name: count_games(db, game=name, limit=1_000) for name in names}
+    best = max(names, key=lambda name: counts[name], default=None)
+    return best if best is not None and counts[best] else None
+
+
 def explorer_page(request: Request) -> Response:
     from partita.games.registry import all_specs
 
     params = request.query_params
     games = [(spec.name, spec.title) for spec in all_specs()]
     if text(params, "game") is None:
+        busiest = _busiest_game(settings(request).db, [name for name, _ in games])
+        if busiest is not None:  # open on the game the archive holds most of
+            return RedirectResponse(url("/explorer", game=busiest), status_code=303)
         return render(request, "explorer.html", {"games": games, "ref": None})
     try:
         ref, tree, configurations = explore(settings(request).db, params)
