@@ -275,3 +275,60 @@ def test_the_cli_reference_s_examples_run_as_written(checkout):
             if command:
                 code, err = run_line(command, checkout)
                 assert code == 0 and "Traceback" not in err, f"{command}: {err}"
+
+
+# -- docs/cli.md against the commands themselves ------------------------------------------
+
+
+def _cli_commands() -> dict[str, list]:
+    """Every command of `partita` (a group's subcommands under its name): its options,
+    each as the list of its spellings (``-o``, ``--output``; ``--no-symmetry``)."""
+    _register_commands()
+    found: dict[str, list] = {}
+
+    def walk(group, top: str | None) -> None:
+        for name, command in group.commands.items():
+            if hasattr(command, "commands"):  # a group: `tag set`, `tag unset`
+                walk(command, top or name)
+                continue
+            options = found.setdefault(top or name, [])
+            for parameter in command.params:
+                spellings = [*parameter.opts, *getattr(parameter, "secondary_opts", [])]
+                flags = [spelling for spelling in spellings if spelling.startswith("-")]
+                if flags and "--help" not in flags:
+                    options.append(flags)
+
+    walk(typer.main.get_command(app), None)
+    return found
+
+
+def test_the_cli_reference_documents_every_command_and_option():
+    """docs/cli.md has a section per command; each option of a command is named in
+    its section (or in the page's common part: the filters, --db, --json), and a
+    section's synopsis names no option its command does not have."""
+    reference = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    common = reference[: reference.index("## partita ")]
+    sections = {
+        match.group(1): match.group(2)
+        for match in re.finditer(r"^## partita (\S+)\n(.*?)(?=^## |\Z)", reference, re.S | re.M)
+    }
+    commands = _cli_commands()
+    assert set(commands) == set(sections), "commands and sections differ"
+    missing = [
+        f"{name} {flags[-1]}"
+        for name, options in commands.items()
+        for flags in options
+        if not any(
+            re.search(re.escape(flag) + r"(?![\w-])", sections[name] + common) for flag in flags
+        )
+    ]
+    assert not missing, f"options docs/cli.md does not name: {missing}"
+    unknown = []
+    for name, section in sections.items():
+        synopsis = re.search(r"```\n(.*?)```", section, re.S)
+        assert synopsis, f"no synopsis for partita {name}"
+        known = {flag for flags in commands[name] for flag in flags}
+        for flag in set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", synopsis.group(1))):
+            if flag not in known and flag != "--help":
+                unknown.append(f"{name} {flag}")
+    assert not unknown, f"options docs/cli.md's synopses name that do not exist: {unknown}"
