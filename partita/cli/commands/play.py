@@ -307,9 +307,9 @@ def _announce(session: Any, ply: Any, diagram: bool = True) -> None:
 
 
 def _draw_board(session: Any) -> None:
-    """The position, and under it the move that led to it (the last move)."""
-    _say(session.diagram())
+    """The position with the last move marked on it, and under it that move named."""
     plies = session.sheet.plies
+    _say(session.diagram(last=plies[-1].before if plies else None))
     if plies:
         ply = plies[-1]
         number, opens = session.rules.move_number(ply.before)
