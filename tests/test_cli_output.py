@@ -331,6 +331,10 @@ def test_play_draws_the_board_once_per_turn_marks_the_last_move_and_confirms_sav
         # One board after the move and the agent's reply, with the reply named.
         assert turn.count("x to move") + turn.count("o to move") == 1, turn
         assert re.search(r"last move: 1\.\.\. t\d \(Player2 \(random\)\)", turn), turn
+        # ... and marked on the board: the reply's piece in upper case, alone.
+        rows = [line for line in turn.splitlines() if re.match(r"\s*\d\s+[.xoXO]", line)]
+        assert len(rows) == 6 and "".join(rows).count("O") == 1 and "X" not in "".join(rows)
+        assert "upper case: the last move's piece" in turn
         term.line("save")
         saved = term.expect("plies)")
         assert f"saved to {target} (2 plies)" in saved

@@ -135,9 +135,12 @@ class PlaySession:
         return humans[0]
 
     # -- what the people at the table see -----------------------------------------------------
-    def diagram(self, state: Any = None) -> str:
-        """The text diagram of ``state`` (default: now) as :attr:`viewer` sees it."""
-        return self.game.diagram(self.sheet.state if state is None else state, self.viewer)
+    def diagram(self, state: Any = None, last: Any = None) -> str:
+        """The text diagram of ``state`` (default: now) as :attr:`viewer` sees it;
+        ``last``: the position the last move was played from, marked on the board."""
+        return self.game.diagram(
+            self.sheet.state if state is None else state, self.viewer, last=last
+        )
 
     def position(self) -> str:
         """The position notation as :attr:`viewer` sees it."""

@@ -408,6 +408,16 @@ class Rules(ABC, Generic[StateT, MoveT]):
         :attr:`hidden_information` override it; the default is :meth:`diagram`."""
         return self.diagram(state)
 
+    def diagram_marked(self, state: StateT, last: StateT, viewer: int | None = None) -> str:
+        """The text diagram (as seat ``viewer`` sees it, ``None``: the whole table) with
+        the last move marked: ``last`` is the position it was played from, so the game
+        marks what changed in its own way (one that survives copy-paste and plain
+        text) and says how in a line of the diagram. The default marks nothing: it is
+        :meth:`diagram` (or :meth:`diagram_for`)."""
+        if viewer is None or not self.hidden_information:
+            return self.diagram(state)
+        return self.diagram_for(state, viewer)
+
     def playable_moves(self, state: StateT) -> Sequence[MoveT]:
         """Every move the side to move can choose here, each once, for a player's
         list of moves: :meth:`legal_moves` by default. A game whose

@@ -198,9 +198,13 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
     def initial(self, sides: int = 2) -> StateT:
         return self.rules.initial(sides)
 
-    def diagram(self, state: StateT, viewer: int | None = None) -> str:
+    def diagram(self, state: StateT, viewer: int | None = None, last: StateT | None = None) -> str:
         """The text diagram; ``viewer``: as that seat sees it (see
-        :meth:`~partita.games.base.Rules.diagram_for`)."""
+        :meth:`~partita.games.base.Rules.diagram_for`); ``last``: the position the
+        last move was played from, to mark that move on the board (see
+        :meth:`~partita.games.base.Rules.diagram_marked`; ``None`` marks nothing)."""
+        if last is not None:
+            return self.rules.diagram_marked(state, last, viewer)
         if viewer is None or not self.rules.hidden_information:
             return self.rules.diagram(state)
         return self.rules.diagram_for(state, viewer)

@@ -234,7 +234,7 @@ def _play_at_the_terminal(session: Any) -> None:
     seats = ", ".join(f"Player{seat + 1} {name}" for seat, name in enumerate(sheet.players))
     _say(f"{session.rules.title}: {seats}.")
     _say("Type a move (Tab completes it), help for the commands; save or Ctrl-D saves.")
-    _say(session.diagram())
+    _draw_board(session)
     announced_end = False
     # The board is drawn once before each prompt, after every move since the last
     # one (a human's and the agents' replies), not after each of them.
@@ -303,13 +303,13 @@ def _announce(session: Any, ply: Any, diagram: bool = True) -> None:
     for event in session.events(ply):
         _say(f"  {event}")
     if diagram:
-        _say(session.diagram(ply.after))
+        _say(session.diagram(ply.after, last=ply.before))
 
 
 def _draw_board(session: Any) -> None:
-    """The position, and under it the move that led to it (the last move)."""
-    _say(session.diagram())
+    """The position with the last move marked on it, and under it that move named."""
     plies = session.sheet.plies
+    _say(session.diagram(last=plies[-1].before if plies else None))
     if plies:
         ply = plies[-1]
         number, opens = session.rules.move_number(ply.before)

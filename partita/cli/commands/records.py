@@ -250,7 +250,7 @@ def _show_text(replayed: "ReplayedRecord", state, plies: int, opening: str | Non
     console.print(
         f"after ply {plies}" + (f", last move {last}" if last else "") + ":", markup=False
     )
-    diagram = game.diagram(state)
+    diagram = game.diagram(state, last=_before_last(replayed, plies))
     console.print(printable(diagram, lines=True), markup=False, soft_wrap=True)
     outcome = game.rules.outcome(state)
     if outcome is not None and outcome.reason not in " ".join(diagram.split()):
@@ -259,15 +259,25 @@ def _show_text(replayed: "ReplayedRecord", state, plies: int, opening: str | Non
         console.print(plain(f"{problem.severity}: {problem.message} (line {problem.line})"))
 
 
+def _before_last(replayed: "ReplayedRecord", plies: int) -> Any:
+    """The position the move to ply ``plies`` was played from (``None`` at ply 0)."""
+    game = replayed.game
+    assert game is not None  # the record named a known game
+    if plies == 0:
+        return None
+    state = replayed.initial_state
+    for token in replayed.moves[: plies - 1]:
+        state = game.rules.apply(state, game.parse_move(state, token))
+    return state
+
+
 def _last_move(replayed: "ReplayedRecord", plies: int) -> str:
     """The move that led to the position after ``plies`` (``12... t4``), or ``""``."""
     game = replayed.game
     assert game is not None  # the record named a known game
-    if plies == 0:
+    state = _before_last(replayed, plies)
+    if state is None:
         return ""
-    state = replayed.initial_state
-    for token in replayed.moves[: plies - 1]:
-        state = game.rules.apply(state, game.parse_move(state, token))
     number, opens = game.rules.move_number(state)
     return f"{number}{'.' if opens else '...'} {replayed.moves[plies - 1]}"
 

@@ -695,7 +695,34 @@ class CircularReasoningRules(Rules[CircularReasoningState, Move | Pass]):
         """The three tracks as rows of 16 segments (``[..]`` a gateway, ``*`` after
         the entrance, ``rT`` red's triangle), the Goal Area, the reserves, the
         gateways and the entrance by name, who moves."""
+        return self._diagram(state, None)
+
+    def diagram_marked(
+        self,
+        state: CircularReasoningState,
+        last: CircularReasoningState,
+        viewer: int | None = None,
+    ) -> str:
+        """The diagram with every token the last move moved in upper case (``RT``), on
+        the board or in the Goal Area, and ``:`` on a segment one of them left, with
+        a line saying so."""
+        text = self._diagram(state, last)
+        moved = any(a != b for a, b in zip(last.tokens, state.tokens, strict=True))
+        legend = "\nupper case: a token the last move moved; ':' a segment it left"
+        return text + legend if moved else text
+
+    def _diagram(self, state: CircularReasoningState, last: CircularReasoningState | None) -> str:
         sides = len(state.tokens) // 3
+        moved = (
+            set()
+            if last is None
+            else {
+                index
+                for index, (a, b) in enumerate(zip(last.tokens, state.tokens, strict=True))
+                if a != b
+            }
+        )
+        left_cells = set() if last is None else {last.tokens[index] for index in moved}
         where = {cell: index for index, cell in enumerate(state.tokens) if cell < GOAL}
         lines = ["    " + "".join(f" {segment:>2} " for segment in range(1, SEGMENTS + 1)).rstrip()]
         for track in range(3):
@@ -703,13 +730,18 @@ class CircularReasoningRules(Rules[CircularReasoningState, Move | Pass]):
             for segment in range(SEGMENTS):
                 cell = track * SEGMENTS + segment
                 index = where.get(cell)
-                content = " ." if index is None else self._token_code(index)
+                if index is None:
+                    content = " :" if cell in left_cells else " ."
+                else:
+                    content = self._token_code(index, index in moved)
                 gate = state.gates[track] == segment
                 left = "[" if gate else " "
                 right = "]" if gate else "*" if cell == self.layout.entrance else " "
                 row.append(f"{left}{content}{right}")
             lines.append((f"{TRACKS[track]}   " + "".join(row)).rstrip())
-        goal = [self._token_code(i) for i, cell in enumerate(state.tokens) if cell == GOAL]
+        goal = [
+            self._token_code(i, i in moved) for i, cell in enumerate(state.tokens) if cell == GOAL
+        ]
         lines.append("G   " + (" ".join(goal) if goal else "-"))
         reserves = []
         for seat in range(sides):
@@ -730,8 +762,9 @@ class CircularReasoningRules(Rules[CircularReasoningState, Move | Pass]):
             lines.append(f"round {state.round}: {self.side_words(mover)} to move")
         return "\n".join(lines)
 
-    def _token_code(self, index: int) -> str:
-        return f"{self.color_letters[index // 3]}{SHAPES[index % 3]}"
+    def _token_code(self, index: int, marked: bool = False) -> str:
+        colour = self.color_letters[index // 3]
+        return f"{colour.upper() if marked else colour}{SHAPES[index % 3]}"
 
 
 def _parse_colors(text: str, tags: Mapping[str, str]) -> tuple[str, ...]:

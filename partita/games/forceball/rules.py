@@ -19,7 +19,7 @@ pile, the discard pile, a hand, a speed pile or a maneuver pile), which
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from partita.errors import IllegalMoveError, SetupError, TagError
@@ -554,14 +554,16 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         special = f", {info.special}" if info.special else ""
         return f"{info.id} ({'/'.join(info.types)} {info.force}/{info.speed}{special})"
 
-    def maneuver_text(self, maneuver: Maneuver) -> str:
-        text = self.ids[maneuver.card]
+    def maneuver_text(self, maneuver: Maneuver, name: Callable[[int], str] | None = None) -> str:
+        """``c3 Shot + c9 = force 6``; ``name`` writes a card (default: its id)."""
+        name = name or self.ids.__getitem__
+        text = name(maneuver.card)
         if maneuver.foul:
             text += f" as {with_article(maneuver.type)} (foul)"
         else:
             text += f" {maneuver.type}"
         if maneuver.increases:
-            text += " + " + " ".join(self.ids[c] for c in maneuver.increases)
+            text += " + " + " ".join(name(c) for c in maneuver.increases)
         return f"{text} = force {maneuver.force}"
 
     def diagram(self, state: ForceballState) -> str:
@@ -573,8 +575,38 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         its size, as for everybody)."""
         return self._diagram(state, viewer)
 
-    def _diagram(self, state: ForceballState, viewer: int | None) -> str:
-        ids = self.ids
+    def diagram_marked(
+        self, state: ForceballState, last: ForceballState, viewer: int | None = None
+    ) -> str:
+        """The table (as ``viewer`` sees it) with a ``*`` before every card shown
+        that the last move played or moved (from a hand, a pile or the draw pile),
+        and a line saying so; a hidden card stays hidden, marked or not."""
+        before, after = _places(last), _places(state)
+        moved = frozenset(card for card, place in after.items() if before.get(card) != place)
+        shown: list[int] = []
+        text = self._diagram(state, viewer, moved, shown)
+        return text + "\n*: a card the last move played or moved" if shown else text
+
+    def _diagram(
+        self,
+        state: ForceballState,
+        viewer: int | None,
+        moved: frozenset[int] = frozenset(),
+        shown: list[int] | None = None,
+    ) -> str:
+        """The table; ``moved``: cards to mark with ``*``, each one drawn added to
+        ``shown``."""
+        marked: list[int] = [] if shown is None else shown
+
+        def mark(card: int, text: str) -> str:
+            if card not in moved:
+                return text
+            marked.append(card)
+            return f"*{text}"
+
+        def ids(card: int) -> str:
+            return mark(card, self.ids[card])
+
         lines = [
             f"Forceball, {self.league} league, deck '{self.deck.name}'",
             f"period {state.period} of {self.periods}; score {state.scores[0]}-{state.scores[1]}",
@@ -597,19 +629,39 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
                     else ""
                 )
             )
-        top = ids[state.draw[0]] if state.draw else "-"
+        top = ids(state.draw[0]) if state.draw else "-"
         lines.append(
             f"draw pile {len(state.draw)} (top {top}; dealt {state.dealt}, referee uses the "
             f"{self.referee_pile(state)} pile); discard pile {len(state.discard)}"
         )
         for seat in (0, 1):
-            hand = " ".join(self.card_text(c) for c in state.hands[seat]) or "-"
-            speed = " ".join(ids[c] for c in state.speed[seat]) or "-"
             if viewer is not None and seat != viewer:
                 hand = f"{plural(len(state.hands[seat]), 'card')} (hidden)"
                 speed = "hidden"
-            pile = "; ".join(self.maneuver_text(m) for m in state.piles[seat]) or "-"
+            else:
+                hand = " ".join(mark(c, self.card_text(c)) for c in state.hands[seat]) or "-"
+                speed = " ".join(ids(c) for c in state.speed[seat]) or "-"
+            pile = "; ".join(self.maneuver_text(m, ids) for m in state.piles[seat]) or "-"
             lines.append(f"{seat_name(seat)}: hand {hand}")
             lines.append(f"  speed {len(state.speed[seat])} (bottom to top: {speed})")
             lines.append(f"  maneuvers: {pile}")
         return "\n".join(lines)
+
+
+def _places(state: ForceballState) -> dict[int, tuple[str, int]]:
+    """Where every card is: ``(place, seat)`` (``seat`` -1 for the shared piles)."""
+    where: dict[int, tuple[str, int]] = {}
+    for card in state.draw:
+        where[card] = ("draw", -1)
+    for card in state.discard:
+        where[card] = ("discard", -1)
+    for seat in (0, 1):
+        for card in state.hands[seat]:
+            where[card] = ("hand", seat)
+        for card in state.speed[seat]:
+            where[card] = ("speed", seat)
+        for maneuver in state.piles[seat]:
+            where[maneuver.card] = ("maneuver", seat)
+            for card in maneuver.increases:
+                where[card] = ("increase", seat)
+    return where

@@ -823,6 +823,18 @@ class GravityRules(Rules[GravityState, Entry]):
     def diagram(self, state: GravityState) -> str:
         """The board with its entry codes around it, ``.`` empty, then who moves
         (or how the game ended)."""
+        return self._diagram(state, 0)
+
+    def diagram_marked(
+        self, state: GravityState, last: GravityState, viewer: int | None = None
+    ) -> str:
+        """The diagram with the piece the last move put in upper case (``X``, ``O``)
+        and a line saying so."""
+        placed = (state.x | state.o) & ~(last.x | last.o)
+        text = self._diagram(state, placed)
+        return text + "\nupper case: the last move's piece" if placed else text
+
+    def _diagram(self, state: GravityState, marked: int) -> str:
         w, h, sides = self.width, self.height, self.entry_sides
         label_width = max(len(f"l{h}"), 2)
 
@@ -836,7 +848,8 @@ class GravityRules(Rules[GravityState, Entry]):
             cells = []
             for c in range(1, w + 1):
                 bit = self.bit(c, r)
-                cells.append("x" if state.x >> bit & 1 else "o" if state.o >> bit & 1 else ".")
+                piece = "x" if state.x >> bit & 1 else "o" if state.o >> bit & 1 else "."
+                cells.append(piece.upper() if marked >> bit & 1 else piece)
             row = left + "".join(cell.rjust(3) for cell in cells)
             if "r" in sides:
                 row += f"  r{r}"

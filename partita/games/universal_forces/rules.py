@@ -943,9 +943,25 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
         pin (an opponent's force under it). Then every occupied cell in full (forces
         bottom to top, as in the position notation), each side's reserve, home and
         eliminated forces, and who moves."""
+        return self._diagram(state, frozenset())
+
+    def diagram_marked(
+        self, state: UniversalForcesState, last: UniversalForcesState, viewer: int | None = None
+    ) -> str:
+        """The diagram with a ``*`` before every cell the last move changed (the
+        column before a cell is always blank) and a line saying so."""
+        changed = frozenset(
+            cell
+            for cell, (old, new) in enumerate(zip(last.cells, state.cells, strict=True))
+            if old != new
+        )
+        text = self._diagram(state, changed)
+        return text + "\n*: a cell the last move changed" if changed else text
+
+    def _diagram(self, state: UniversalForcesState, marked: frozenset[int]) -> str:
         lines: list[str] = []
         for half in (0, 1):
-            lines.extend(self._diagram_half(state, half))
+            lines.extend(self._diagram_half(state, half, marked))
             lines.append("")
         occupied = [
             f"{self._names[cell]} {format_forces(contents)}"
@@ -977,7 +993,9 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
     #: Characters of a half ring's row (the 16 outer sections of a half, 4 each).
     _HALF_WIDTH = 64
 
-    def _diagram_half(self, state: UniversalForcesState, half: int) -> list[str]:
+    def _diagram_half(
+        self, state: UniversalForcesState, half: int, marked: frozenset[int] = frozenset()
+    ) -> list[str]:
         """The rows of one half of the board (``half`` 0: sections starting in
         [0, 180) degrees, 1: in [180, 360)), with a row of section numbers above each
         sector (outer, medial, inner, centre)."""
@@ -1002,13 +1020,17 @@ class UniversalForcesRules(Rules[UniversalForcesState, Move]):
                     header[at : at + len(label)] = label
                 lines.append(("    " + "".join(header)).rstrip())
                 numbered = count
-            row = [" "] * self._HALF_WIDTH
+            # The ring's name in 4 columns, then the cells; a mark goes in the blank
+            # column before a cell (the last of the name's for section 1).
+            row = list(f"{ring:<4}") + [" "] * self._HALF_WIDTH
             for section in shown:
                 cell = start + section - 1
                 text = self._diagram_cell(state.cells[cell], cell)
-                at = column(section)
+                at = 4 + column(section)
                 row[at : at + len(text)] = text
-            lines.append((f"{ring:<4}" + "".join(row)).rstrip())
+                if cell in marked:
+                    row[at - 1] = "*"
+            lines.append("".join(row).rstrip())
             start += count
         return lines
 
