@@ -21,7 +21,7 @@ from partita.errors import PartitaError
 from partita.games.base import DRAW, WIN, parse_result_token
 from partita.notation.base import GameNotation
 from partita.notation.model import Record
-from partita.notation.replay import ReplayedRecord, replay
+from partita.notation.replay import ReplayedRecord, move_label, replay
 
 __all__ = [
     "ArchiveReference",
@@ -227,9 +227,8 @@ def find_novelty(replayed: ReplayedRecord, reference: Any) -> Novelty:
         after = rules.apply(state, read_move(state, token))
         following = reference.games_at(after, rules.key(after), ply)
         if not following:
-            number, opens = rules.move_number(state)
             result.ply = ply
-            result.move_number = f"{number}." if opens else f"{number}..."
+            result.move_number = move_label(rules, state)
             result.move = token
             result.position = game.format_position(state)
             result.reached = len(seen)

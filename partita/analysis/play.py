@@ -26,6 +26,7 @@ from partita.analysis.agents import Agent, agent_from_spec, playable_choice
 from partita.errors import PartitaError
 from partita.games.base import CHANCE, Rules
 from partita.notation.problems import Problem
+from partita.notation.replay import move_label
 from partita.notation.scoresheet import Claim, Ply, Scoresheet
 
 __all__ = ["COMMANDS", "HUMAN", "PlaySession", "Reply", "Turn"]
@@ -149,6 +150,13 @@ class PlaySession:
     def move_text(self, ply: Ply) -> str:
         """A ply's token as :attr:`viewer` sees it played."""
         return self.game.format_move_for(ply.before, ply.move, self.viewer)
+
+    def ply_heading(self, ply: Ply) -> tuple[str, str]:
+        """A ply's move number as a reader sees it (``12.``, ``12...``) and who played
+        it (a seat's player, or ``chance``)."""
+        side = self.rules.side_to_move(ply.before)
+        who = "chance" if side < 0 else self.player(side)
+        return move_label(self.rules, ply.before), who
 
     def events(self, ply: Ply) -> list[str]:
         """What a ply made happen, told to :attr:`viewer` (the rules' own words)."""

@@ -447,6 +447,24 @@ def _starting_state(record: Record, game: GameNotation[Any, Any], collect: _Coll
         return None
 
 
+def move_label(rules: Any, state: Any) -> str:
+    """The number a reader sees before the move played from ``state``: ``12.`` before
+    the move that opens a round, ``12...`` before any other."""
+    number, opens = rules.move_number(state)
+    return f"{number}." if opens else f"{number}..."
+
+
+def record_move_start(rules: Any, state: Any, token: str) -> tuple[Any, str]:
+    """Where a record's move ``token`` is played from after ``state``, and its
+    :func:`move_label`: past the forced pass a record may leave out (the pass
+    itself, ``--``, is played from ``state``). For readers that walk a record's
+    tree without checking it (the viewers); :func:`replay` checks and reports."""
+    forced = rules.forced_pass(state) if token != PASS_TOKEN else None
+    if forced is not None:
+        state = rules.apply(state, forced)
+    return state, move_label(rules, state)
+
+
 def _check_number(node: Node, rules: Any, state: Any, ply: int, collect: _Collector) -> None:
     """A move number written before ``node`` must be the rules' number, with
     ``N.`` before the move that opens a round and ``N...`` before any other."""
@@ -454,7 +472,7 @@ def _check_number(node: Node, rules: Any, state: Any, ply: int, collect: _Collec
     assert node.written_number is not None, "called for a written move number"
     written, dots = node.written_number
     if written != number:
-        expected = f"{number}." if opens else f"{number}..."
+        expected = move_label(rules, state)
         message = f"move number {written} does not fit here: this is move {expected}"
     elif opens and dots:
         message = (

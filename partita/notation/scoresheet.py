@@ -21,7 +21,7 @@ from partita.games.base import CHANCE, WIN, Outcome, Rules, parse_result_token
 from partita.notation.base import GameNotation
 from partita.notation.model import Node, Record
 from partita.notation.problems import Problem
-from partita.notation.replay import PASS_TOKEN, TERMINATIONS, play_token
+from partita.notation.replay import PASS_TOKEN, TERMINATIONS, move_label, play_token
 from partita.notation.writer import write_record
 
 __all__ = ["Claim", "Ply", "Scoresheet", "SET_BY_THE_SHEET"]
@@ -161,8 +161,7 @@ class Scoresheet:
 
     def move_number(self) -> str:
         """The record's number of the next ply, as a player reads it: ``12.`` or ``12...``."""
-        number, opens = self.rules.move_number(self.state)
-        return f"{number}." if opens else f"{number}..."
+        return move_label(self.rules, self.state)
 
     # -- writing moves -------------------------------------------------------------------------
     def play(self, token: str) -> tuple[list[Ply], list[Problem]]:

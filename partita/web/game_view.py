@@ -93,7 +93,7 @@ def _build(db: Path, game_id: int) -> GameView:
     from partita.database.query import get_record
     from partita.database.schema import archive
     from partita.notation.configuration import Configuration
-    from partita.notation.replay import count_sides, replay
+    from partita.notation.replay import count_sides, record_move_start, replay
 
     with archive(db, readonly=True) as conn:
         row = conn.execute("SELECT pgr, status FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -180,13 +180,8 @@ def _build(db: Path, game_id: int) -> GameView:
             after = None
             if state is not None:
                 try:
-                    current = state
-                    forced = rules.forced_pass(current) if child.move != "--" else None
-                    if forced is not None:
-                        current = rules.apply(current, forced)
-                    move_number, opens = rules.move_number(current)
-                    entry["label"] = f"{move_number}." if opens else f"{move_number}..."
                     assert child.move is not None
+                    current, entry["label"] = record_move_start(rules, state, child.move)
                     after = rules.apply(current, game.parse_move(current, child.move))
                     entry["position"] = game.format_position(after)
                     entry["over"] = rules.outcome(after) is not None

@@ -465,14 +465,13 @@ def _snapshot(
         legal = [{"move": token, "regions": []} for token in sheet.legal_tokens()]
     plies = []
     for index, ply in enumerate(sheet.plies):
-        number, opens = rules.move_number(ply.before)
-        side = rules.side_to_move(ply.before)
+        number, who = session.ply_heading(ply)
         plies.append(
             {
                 "index": index,
-                "number": f"{number}{'.' if opens else '...'}",
+                "number": number,
                 "move": session.move_text(ply),
-                "who": "chance" if side < 0 else session.player(side),
+                "who": who,
                 "events": session.events(ply),
                 "comments": list(ply.comments),
             }

@@ -23,6 +23,7 @@ from partita.analysis.report.tallies import wdl_bar
 from partita.analysis.tree import MoveStats, OpeningTree
 from partita.games.base import CHANCE
 from partita.notation.base import GameNotation
+from partita.notation.replay import move_label
 
 __all__ = ["OpeningMove", "chance_plies", "opening_moves", "tree_rows"]
 
@@ -138,8 +139,7 @@ def tree_rows(tree: OpeningTree, options: ReportOptions) -> dict:
     seen = {tree.root}
     while stack:
         level, move, line, above = stack.pop()
-        number, opens = rules.move_number(tree.states[move.parent])
-        label = f"{number}. {move.move}" if opens else f"{number}... {move.move}"
+        label = f"{move_label(rules, tree.states[move.parent])} {move.move}"
         won, drawn, lost = move.wdl
         games = move.games
         row = {

@@ -43,7 +43,7 @@ def viewer_game(record: Record, game_id: int | str) -> dict | None:
     """A game for the viewer: its tags and every node of its move tree (mainline
     and variations) with the board after it (``f``), its children (``k``) and its
     parent (``p``). ``None`` if the record's game or setup cannot be used."""
-    from partita.notation.replay import replay
+    from partita.notation.replay import record_move_start, replay
 
     replayed = replay(record, keys=False)
     game = replayed.game
@@ -70,13 +70,8 @@ def viewer_game(record: Record, game_id: int | str) -> dict | None:
                 entry["s"] = list(child.starting_comments)
             after = None
             try:
-                current = state
-                forced = rules.forced_pass(current) if child.move != "--" else None
-                if forced is not None:
-                    current = rules.apply(current, forced)
-                number, opens = rules.move_number(current)
-                entry["n"] = f"{number}." if opens else f"{number}..."
                 assert child.move is not None, "only the root holds no move"
+                current, entry["n"] = record_move_start(rules, state, child.move)
                 after = rules.apply(current, game.parse_move(current, child.move))
             except PartitaError:
                 entry["bad"] = True

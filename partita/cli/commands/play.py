@@ -296,10 +296,8 @@ def _prompt(session: Any, turn: Any) -> str:
 
 
 def _announce(session: Any, ply: Any, diagram: bool = True) -> None:
-    number, opens = session.rules.move_number(ply.before)
-    side = session.rules.side_to_move(ply.before)
-    who = "chance" if side < 0 else session.player(side)
-    _say(f"{number}{'.' if opens else '...'} {session.move_text(ply)}  ({who})")
+    number, who = session.ply_heading(ply)
+    _say(f"{number} {session.move_text(ply)}  ({who})")
     for event in session.events(ply):
         _say(f"  {event}")
     if diagram:
@@ -311,11 +309,8 @@ def _draw_board(session: Any) -> None:
     plies = session.sheet.plies
     _say(session.diagram(last=plies[-1].before if plies else None))
     if plies:
-        ply = plies[-1]
-        number, opens = session.rules.move_number(ply.before)
-        side = session.rules.side_to_move(ply.before)
-        who = "chance" if side < 0 else session.player(side)
-        _say(f"last move: {number}{'.' if opens else '...'} {session.move_text(ply)} ({who})")
+        number, who = session.ply_heading(plies[-1])
+        _say(f"last move: {number} {session.move_text(plies[-1])} ({who})")
 
 
 def _ending(sheet: Any) -> str:

@@ -273,13 +273,14 @@ def _before_last(replayed: "ReplayedRecord", plies: int) -> Any:
 
 def _last_move(replayed: "ReplayedRecord", plies: int) -> str:
     """The move that led to the position after ``plies`` (``12... t4``), or ``""``."""
+    from partita.notation.replay import move_label
+
     game = replayed.game
     assert game is not None  # the record named a known game
     state = _before_last(replayed, plies)
     if state is None:
         return ""
-    number, opens = game.rules.move_number(state)
-    return f"{number}{'.' if opens else '...'} {replayed.moves[plies - 1]}"
+    return f"{move_label(game.rules, state)} {replayed.moves[plies - 1]}"
 
 
 def _numbered(replayed: "ReplayedRecord") -> list[str]:
