@@ -26,15 +26,18 @@ KINDS = {
 
 
 def _position(task: dict[str, Any]) -> tuple[Any, Any]:
-    from partita.games.registry import get_game
+    """The configured game and the state a task names (the request built the task
+    from a checked :class:`~partita.web.positions.PositionRef`)."""
+    from partita.web.positions import PositionRef
 
-    game = get_game(task["game"]).configure(dict(task.get("tags") or {}))
-    sides = int(task.get("sides") or game.rules.min_sides)
-    position = task.get("position")
-    state = game.initial(sides) if position is None else game.parse_position(position, sides)
-    for token in task.get("moves") or ():
-        state = game.rules.apply(state, game.parse_move(state, token))
-    return game, state
+    ref = PositionRef(
+        task["game"],
+        int(task["sides"]),
+        tuple((str(name), str(value)) for name, value in task.get("tags") or ()),
+        task.get("position"),
+        tuple(task.get("moves") or ()),
+    )
+    return ref.notation(), ref.state()
 
 
 def analyse(task: dict[str, Any]) -> dict[str, Any]:
