@@ -54,9 +54,9 @@ import time
 from pathlib import Path
 
 from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec, playable_choice
-from partita.games.base import CHANCE
+from partita.game.registry import get_game
+from partita.game.rules import CHANCE
 from partita.games.gravity.solver import Solver
-from partita.games.registry import get_game
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
 #: Every game with every side count it is played by.

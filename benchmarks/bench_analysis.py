@@ -57,7 +57,7 @@ from pathlib import Path
 from partita.analysis.agents import agent_from_spec
 from partita.analysis.annotate import MISTAKE, annotate_record
 from partita.analysis.mcts import Mcts
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
 from partita.notation.scoresheet import Scoresheet

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from partita.analysis.endgame import endgame
-from partita.games.base import Outcome, Rules
-from partita.games.registry import get_game
+from partita.game.registry import get_game
+from partita.game.rules import Outcome, Rules
 
 UF_RACE = "I3:7=1R,I3:2=2R 1:-/GYB/GGYYBBRR 2:-/GYB/GGYYBBRR 1 37"
 UF_OPEN = "C3=1R,I3:6=2R 1:-/GYB/GGYYBBRR 2:-/GYB/GGYYBBRR 1 30"

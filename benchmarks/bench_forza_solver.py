@@ -24,8 +24,8 @@ import time
 
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.errors import BudgetExceeded
+from partita.game.registry import get_game
 from partita.games.gravity.solver import Solver
-from partita.games.registry import get_game
 
 
 def memory_bytes(text: str) -> int:

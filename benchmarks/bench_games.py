@@ -26,7 +26,7 @@ import random
 import time
 import tracemalloc
 
-from partita.games.registry import all_games
+from partita.game.registry import all_games
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record
 from partita.notation.replay import replay

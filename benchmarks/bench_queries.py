@@ -46,7 +46,7 @@ def probes(path: Path) -> dict[str, list[str]]:
     its first game, its most played first move, a player's first name, an event
     (5% of the games), the site (every game of the corpus), a round (a number)."""
     from partita.database.schema import open_archive
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     db = open_archive(path, readonly=True)
     try:

@@ -55,8 +55,8 @@ from pathlib import Path
 
 from partita.analysis.book import build_exact_book
 from partita.analysis.selfplay import simulate
-from partita.games.registry import get_game
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,8 +142,8 @@ import hashlib, json, sys, tempfile, time
 from pathlib import Path
 import partita
 from partita.analysis.selfplay import simulate
-from partita.games.registry import get_game
-from partita.notation.configuration import Configuration
+from partita.game.registry import get_game
+from partita.game.configuration import Configuration
 name, sides, agents, games, rotate = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
 game = get_game(name)
 configuration = Configuration.of(game, sides or game.rules.min_sides, {})

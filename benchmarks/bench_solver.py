@@ -30,8 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+from partita.game.registry import get_game
 from partita.games.gravity.solver import Solver
-from partita.games.registry import get_game
 
 
 def _data_folder() -> Path:

@@ -53,7 +53,7 @@ def build_archive(work: Path, games: int, seed: int) -> tuple[Path, float]:
 
 def probes(path: Path) -> dict[str, list[str]]:
     from partita.database.schema import open_archive
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     notation = get_game("forza4x4")
     rules = notation.rules

@@ -18,8 +18,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+from partita.game.registry import get_game
 from partita.games.gravity.rules import GravityState
-from partita.games.registry import get_game
 
 NAMES = (
     "Anna Rossi",

@@ -1,7 +1,7 @@
 """The conformance suite: what every game must do, built-in or plugin (after OpenSpiel).
 
-Each check is a plain function of a game (a :class:`~partita.games.spec.GameSpec`,
-a :class:`~partita.notation.base.GameNotation` or a `Game` tag), a number of sides,
+Each check is a plain function of a game (a :class:`~partita.game.spec.GameSpec`,
+a :class:`~partita.game.notation.GameNotation` or a `Game` tag), a number of sides,
 the tags of one of its variants and, for the random ones, a seed. It returns nothing
 and raises ``AssertionError`` saying what went wrong and where (set-up, seed, ply,
 token); it never uses ``assert``, so ``python -O`` checks as much. Nothing here
@@ -11,7 +11,7 @@ Hypothesis seeds, a plugin's tests can parametrize over :func:`checks`, and
     python -m partita.conformance GAME      (or: partita conformance GAME)
 
 runs them all and exits 1 if one fails. The suite runs on a *registered* game (an
-installed plugin, or one added with :func:`partita.games.registry.register`): a
+installed plugin, or one added with :func:`partita.game.registry.register`): a
 record names its game by its `Game` tag, so replaying one goes through the registry.
 
 What is checked (``docs/plugins.md`` says it for authors):
@@ -51,10 +51,10 @@ from fractions import Fraction
 from typing import Any
 
 from partita.errors import IllegalMoveError, PartitaError, TagError, UnknownGameError
-from partita.games.base import CHANCE, Outcome
-from partita.games.registry import get_game, get_spec
-from partita.games.spec import GameSpec
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game, get_spec
+from partita.game.rules import CHANCE, Outcome
+from partita.game.spec import GameSpec
 
 __all__ = [
     "BAD_MOVES",
@@ -122,7 +122,7 @@ def _spec(game: GameLike) -> GameSpec:
     except UnknownGameError:
         raise AssertionError(
             f"game '{name}' is not registered: install its package (its `partita.games` "
-            "entry point) or add it with partita.games.registry.register(spec)"
+            "entry point) or add it with partita.game.registry.register(spec)"
         ) from None
 
 

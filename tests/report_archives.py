@@ -20,7 +20,7 @@ from typing import NamedTuple
 from xml.etree import ElementTree
 
 from partita.database import import_paths, query_games
-from partita.games.base import WIN, parse_result_token
+from partita.game.rules import WIN, parse_result_token
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -197,7 +197,7 @@ def simulated_archive(
     the :data:`SIMULATED_MIX` of games (``mixed``). The same arguments make the
     same archive."""
     from partita.analysis.selfplay import simulate
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     archive = (
         folder / f"simulated-{games}{'-mixed' if mixed else ''}{'' if examples else '-only'}.db"

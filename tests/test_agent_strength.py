@@ -11,7 +11,7 @@ import pytest
 from partita.analysis.agent_strength import AgentFigures, agent_rank, agents_of
 from partita.analysis.balance import balance
 from partita.analysis.selfplay import simulate
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 
 WIN, DRAW, LOSS = Fraction(1), Fraction(1, 2), Fraction(0)
 

@@ -21,9 +21,9 @@ from partita.analysis.agents import (
 from partita.analysis.heuristics import evaluation_for, rollout_for, uniform_evaluation
 from partita.analysis.mcts import Mcts
 from partita.errors import PartitaError
-from partita.games.base import CHANCE
+from partita.game.registry import get_game
+from partita.game.rules import CHANCE
 from partita.games.gravity.heuristics import GravityHeuristics
-from partita.games.registry import get_game
 
 CONNECT4 = get_game("connect4")
 FORZA = get_game("forza4x4")

@@ -25,9 +25,9 @@ from partita.analysis.annotate import (
     parse_eval_comment,
 )
 from partita.errors import PartitaError
+from partita.game.registry import get_game
 from partita.games.gravity.rules import GravityState
 from partita.games.gravity.solver import Solver
-from partita.games.registry import get_game
 from partita.notation.model import Record
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay

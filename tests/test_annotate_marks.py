@@ -20,7 +20,7 @@ from partita.analysis.annotate import (
     parse_eval_comment,
     parse_evalsrc_comment,
 )
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.reader import parse_record, read_records
 from partita.notation.scoresheet import Scoresheet
 from partita.notation.writer import write_record

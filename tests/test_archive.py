@@ -28,7 +28,7 @@ from partita.database import (
 from partita.database.importer import date_bounds
 from partita.database.keys import encode_key, key_folder
 from partita.errors import ArchiveError, NotationError, SetupError
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.reader import read_records
 
 ROOT = Path(__file__).resolve().parent.parent

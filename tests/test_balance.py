@@ -19,13 +19,13 @@ from partita.analysis.balance import balance, wilson_interval
 from partita.analysis.balance_report import balance_section, render_balance
 from partita.analysis.selfplay import simulate
 from partita.database import open_archive
-from partita.games.base import parse_result_token
+from partita.game.configuration import Configuration
+from partita.game.registry import get_game, get_spec
+from partita.game.rules import parse_result_token
 from partita.games.circular_reasoning.balance import path_counts
 from partita.games.circular_reasoning.rules import GOAL, RESERVE, SHAPES, Move
 from partita.games.gravity.balance import line_directions
 from partita.games.gravity.rules import GravityState
-from partita.games.registry import get_game, get_spec
-from partita.notation.configuration import Configuration
 from partita.notation.reader import read_records
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from partita.analysis.diagrams import board_for, render_diagram
 from partita.errors import IllegalMoveError
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 
 GAMES = ["connect4", "forza4x4", "universal-forces", "circular-reasoning", "forceball"]
 SVG = "{http://www.w3.org/2000/svg}"

@@ -21,10 +21,10 @@ from partita.analysis.book import (
 )
 from partita.database import import_paths, open_archive
 from partita.database.schema import MIGRATIONS, SCHEMA_VERSION
+from partita.game.registry import get_game
 from partita.games.gravity.notation import GravityNotation
 from partita.games.gravity.rules import GravityRules
 from partita.games.gravity.solver import Solver
-from partita.games.registry import get_game
 
 #: A small board with four symmetries (mirrors and the half turn: pieces enter
 #: from the top and the bottom), and one without a square's.
@@ -217,7 +217,7 @@ def test_a_statistics_book_counts_the_moves_of_the_archive(tmp_path):
             )
         ]
     assert len(lines) >= 2
-    from partita.notation.configuration import Configuration
+    from partita.game.configuration import Configuration
 
     configuration = Configuration.of(game, 2, {})
     summary = build_statistics_book(

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.game.registry import get_game
 from partita.games.circular_reasoning.notation import CIRCULAR_REASONING, MOVE, POSITION
 from partita.games.circular_reasoning.rules import GOAL, PASS, Move, cell_name, parse_cell
-from partita.games.registry import get_game
 
 CR = CIRCULAR_REASONING
 START = "1:C@,T@,S@ 2:C@,T@,S@ / O9 M5 I13 / 1 P1"

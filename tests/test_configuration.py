@@ -11,8 +11,8 @@ import pytest
 from partita.analysis.tree import configurations_from_archive, tree_from_archive
 from partita.database import import_paths, query_games
 from partita.errors import PartitaError
-from partita.games.base import TagSpec
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.rules import TagSpec
 from partita.notation.reader import read_records
 
 

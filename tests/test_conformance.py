@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita import conformance
-from partita.games.registry import all_specs
+from partita.game.registry import all_specs
 
 SPECS = all_specs()
 #: Every set-up of every game: ``forza4x4-2``, ``universal-forces-10-3``...

@@ -17,10 +17,10 @@ from solver_reference import random_position
 
 from partita.analysis.endgame import BudgetExceeded, build_graph, endgame, solve_graph
 from partita.errors import PartitaError
-from partita.games.base import Outcome, Rules
+from partita.game.registry import get_game
+from partita.game.rules import Outcome, Rules
 from partita.games.gravity.rules import GravityState
 from partita.games.gravity.solver import Solver, score_from_plies
-from partita.games.registry import get_game
 
 CONNECT4 = get_game("connect4")
 FORZA = get_game("forza4x4")

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.analysis.endgame import endgame
+from partita.game.registry import get_game
 from partita.games.circular_reasoning.rules import GOAL, RESERVE, CircularReasoningState
-from partita.games.registry import get_game
 
 UF = get_game("universal-forces")
 UF_LIMITED = UF.configure({"RoundLimit": "40"})

@@ -1,4 +1,4 @@
-"""partita.games.entry_points reads the entry points importlib.metadata reads: the
+"""partita.game.entry_points reads the entry points importlib.metadata reads: the
 same names and values, in the same order, the first distribution of a name on
 sys.path winning; and it leaves to importlib.metadata what it does not read."""
 
@@ -12,8 +12,8 @@ import zipfile
 
 import pytest
 
-from partita.games import entry_points as module
-from partita.games.entry_points import EntryPoint, entry_points
+from partita.game import entry_points as module
+from partita.game.entry_points import EntryPoint, entry_points
 
 GROUP = "partita.games"
 
@@ -39,7 +39,7 @@ def distribution(folder, name: str, version: str, text: str, suffix: str = ".dis
 #: that lists distributions (the case handed back to ``importlib.metadata``).
 FRESH_PROCESS_CHECK = """
 import importlib.metadata, json
-from partita.games.entry_points import _from_directories
+from partita.game.entry_points import _from_directories
 found = _from_directories("partita.games")
 expected = [[p.name, p.value] for p in importlib.metadata.entry_points(group="partita.games")]
 print(json.dumps([None if found is None else [[p.name, p.value] for p in found], expected]))
@@ -116,7 +116,7 @@ def test_with_the_backport_loaded_the_reading_is_handed_back():
     pytest.importorskip("importlib_metadata", reason="the cluster extra installs it")
     check = (
         "import importlib_metadata, json\n"
-        "from partita.games import entry_points as module\n"
+        "from partita.game import entry_points as module\n"
         "points = [point.name for point in module.entry_points('partita.games')]\n"
         "print(json.dumps([module._from_directories('partita.games') is None, points]))\n"
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
-from partita.games.registry import all_games
+from partita.game.registry import all_games
 from partita.notation.reader import read_records
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partita.games.registry import all_games
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import all_games
 from partita.notation.files import expand_paths
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from partita.database import fastprepare
 from partita.database.fastprepare import fast_prepare, prepare_raw
 from partita.database.prepare import StoredRecord, prepare_chunk, prepare_record
-from partita.games.registry import all_games
+from partita.game.registry import all_games
 from partita.notation import plain as plain_reading
 from partita.notation.chunks import chunks
 from partita.notation.files import expand_paths

@@ -18,7 +18,7 @@ from partita.analysis.tree import configurations_from_archive
 from partita.database import GameFilter, import_paths, query_games
 from partita.database.filters import TagCondition, fold
 from partita.errors import ArchiveError, PartitaError, UnknownGameError
-from partita.games.registry import all_games
+from partita.game.registry import all_games
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from forceball_table import GAMES, table
 
 from partita.analysis.diagrams import board_for, render_diagram
+from partita.game.registry import get_game
 from partita.games.forceball.board import SLOTS, ForceballBoard
-from partita.games.registry import get_game
 
 
 def test_the_registered_board_draws_every_card_on_the_table():

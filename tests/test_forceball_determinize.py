@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from partita.analysis.agents import agent_from_spec
 from partita.analysis.mcts import Mcts
+from partita.game.registry import get_game
 from partita.games.forceball.determinize import (
     DISCARD,
     HAND,
@@ -21,7 +22,6 @@ from partita.games.forceball.determinize import (
 )
 from partita.games.forceball.rules import ForceballRules
 from partita.games.forceball.values import Draw, End, RewardSpeed, SpeedUp, Turn
-from partita.games.registry import get_game
 
 FORCEBALL = get_game("forceball")
 LEAGUES = ("little", "junior", "senior", "pro")

@@ -21,7 +21,7 @@ ENGINE = [
     "values",
     "words",
 ]
-ALLOWED = {"partita.errors", "partita.games.base"} | {
+ALLOWED = {"partita.errors", "partita.game.rules"} | {
     f"partita.games.forceball.{name}" for name in ENGINE
 }
 
@@ -47,6 +47,6 @@ def test_engine_modules_import_only_the_contract_and_each_other(name):
 def test_the_check_sees_a_forbidden_import(tmp_path):
     module = tmp_path / "bad.py"
     module.write_text(
-        "def f():\n    from partita.notation.base import GameNotation\n", encoding="utf-8"
+        "def f():\n    from partita.game.notation import GameNotation\n", encoding="utf-8"
     )
-    assert partita_imports(module) == {"partita.notation.base"}
+    assert partita_imports(module) == {"partita.game.notation"}

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError, TagError
+from partita.game.registry import get_game
 from partita.games.forceball.notation import _fast_move, parse_token
 from partita.games.forceball.values import (
     Draw,
@@ -37,7 +38,6 @@ from partita.games.forceball.values import (
     Transform,
     Turn,
 )
-from partita.games.registry import get_game
 from partita.notation.reader import parse_record
 from partita.notation.replay import replay
 

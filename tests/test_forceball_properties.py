@@ -15,6 +15,7 @@ import pytest
 from budget import examples
 from forceball_table import GAMES, table
 
+from partita.game.registry import get_game
 from partita.games.forceball.sampler import sample_turn
 from partita.games.forceball.values import (
     LEAGUES,
@@ -27,7 +28,6 @@ from partita.games.forceball.values import (
     Stakes,
     Turn,
 )
-from partita.games.registry import get_game
 
 GAME = get_game("forceball")
 MAX_PLIES = 3000

@@ -12,9 +12,9 @@ from forceball_table import GAMES, table
 
 from partita.database import import_paths
 from partita.database.schema import open_archive
-from partita.games.base import parse_result_token
+from partita.game.registry import get_game
+from partita.game.rules import parse_result_token
 from partita.games.forceball.report import forceball_section, forceball_statistics
-from partita.games.registry import get_game
 from partita.notation.reader import read_records
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "forceball"

@@ -13,7 +13,7 @@ import random
 import pytest
 from forceball_table import DECK, GAMES, discard, hand, ids, maneuvers, play, refused, table
 
-from partita.games.base import CHANCE
+from partita.game.rules import CHANCE
 from partita.games.forceball.notation import ForceballNotation
 from partita.games.forceball.values import FACEOFF, OVER, SHUFFLE, TURN, FaceOff, Shuffle
 
@@ -746,7 +746,7 @@ def test_every_league_has_its_periods(league):
 def test_a_later_periods_shuffle_offered_by_legal_moves_orders_the_whole_deck():
     """Regression (found by test_fast_paths, seed 4819626): the next period's
     shuffle was offered over the cards left in the draw pile, which apply refuses."""
-    from partita.games.registry import all_games
+    from partita.game.registry import all_games
 
     rules = next(game for game in all_games() if game.name == "forceball").rules
     rng = random.Random(4819626)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
+from partita.game.registry import get_game
 from partita.games.gravity.notation import (
     CONNECT4,
     ENTRY_CODE,
@@ -21,7 +22,6 @@ from partita.games.gravity.notation import (
     moves_from_columns,
 )
 from partita.games.gravity.rules import Entry, GravityState
-from partita.games.registry import get_game
 
 EXAMPLE = "t4 r5 r5 t2 l8"
 EXAMPLE_POSITION = "8/8/8/1o6/ox6/8/8/2xx4 o"

@@ -22,11 +22,11 @@ from sqlite_utils import Database
 from partita import cores
 from partita.database import ArchiveWriter, import_paths, importer, parallel, prepare
 from partita.errors import PartitaError
-from partita.games import registry
+from partita.game import registry
+from partita.game.registry import get_game
+from partita.game.spec import GameSpec
 from partita.games.gravity.notation import GravityNotation
 from partita.games.gravity.rules import GravityState
-from partita.games.registry import get_game
-from partita.games.spec import GameSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 FORZA = get_game("forza4x4")

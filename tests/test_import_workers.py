@@ -297,9 +297,9 @@ FORKED_RUN_TIME_GAME = """
 import json, sys
 from partita import cores
 from partita.database import import_paths, importer, parallel
-from partita.games import registry
+from partita.game import registry
 from partita.games.gravity.notation import GravityNotation
-from partita.games.spec import GameSpec
+from partita.game.spec import GameSpec
 
 class RenamedForza(GravityNotation):
     name = "forza-here"

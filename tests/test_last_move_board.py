@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.reader import read_records
 from partita.notation.replay import replay
 
@@ -274,7 +274,7 @@ def test_show_marks_the_last_move_of_every_game(name):
 def test_a_game_without_marks_draws_as_before():
     """The default of the contract: no mark, the same text (the plugin guide's game
     has no ``diagram_marked``, so it gets this)."""
-    from partita.games.base import Rules
+    from partita.game.rules import Rules
 
     game = get_game("connect4")
     start = game.initial()

@@ -3,7 +3,7 @@ framework knows no game, rules engines are pure, and imports go one way.
 
 A game's name may appear only inside its own package ``partita/games/<game>/``
 (and in the entry points of pyproject.toml); the framework asks the registry. A
-rules engine imports nothing of partita but the contract (``partita.games.base``),
+rules engine imports nothing of partita but the contract (``partita.game.rules``),
 the errors and its own package's pure modules.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from partita.games.registry import all_specs
+from partita.game.registry import all_specs
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "partita"
@@ -31,7 +31,7 @@ GAME_WORDS = re.compile(
 
 #: The layers of the framework, lowest first: a module may import its own layer
 #: and those below it, never one above.
-LAYERS = ["errors", "games", "notation", "database", "analysis", "web", "cli"]
+LAYERS = ["errors", "game", "notation", "database", "analysis", "web", "cli", "games"]
 
 
 def game_packages() -> list[Path]:
@@ -120,7 +120,7 @@ def test_rules_engines_are_pure(package):
         for imported in _imports(path):
             if not imported.startswith("partita"):
                 continue
-            allowed = imported in {"partita.errors", "partita.games.base"} or imported in engine
+            allowed = imported in {"partita.errors", "partita.game.rules"} or imported in engine
             assert allowed, f"{path.relative_to(ROOT)} imports {imported}"
 
 

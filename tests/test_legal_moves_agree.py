@@ -9,9 +9,9 @@ import random
 import pytest
 from budget import examples
 
+from partita.game.registry import get_game
 from partita.games.circular_reasoning.rules import PASS as CR_PASS
 from partita.games.circular_reasoning.rules import Move
-from partita.games.registry import get_game
 from partita.games.universal_forces.rules import PASS as UF_PASS
 from partita.games.universal_forces.rules import Entry, Step
 

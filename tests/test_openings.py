@@ -15,7 +15,7 @@ from cli_runner import run_cli
 from partita.database import import_paths
 from partita.database.openings import opening_book, opening_of_line
 from partita.errors import PartitaError
-from partita.games.registry import all_specs, get_game
+from partita.game.registry import all_specs, get_game
 
 #: Per game, records (moves) and the opening name each must get from the shipped names.
 GAMES = {

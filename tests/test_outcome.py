@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partita.games.base import DRAW, LOSS, WIN, Outcome
+from partita.game.rules import DRAW, LOSS, WIN, Outcome
 
 
 class Explainer:

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, NotationError
-from partita.games.base import Rules
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
+from partita.game.rules import Rules
 from partita.notation.model import Node, Record
 from partita.notation.reader import parse_record, read_records
 from partita.notation.writer import write_record, write_records

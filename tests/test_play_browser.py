@@ -19,7 +19,7 @@ from web_server import no_console_errors, no_horizontal_overflow, phone, screens
 
 from partita.analysis.diagrams import board_for
 from partita.errors import IllegalMoveError
-from partita.games.registry import all_specs, get_game
+from partita.game.registry import all_specs, get_game
 
 BUILT_IN = [spec.name for spec in all_specs() if spec.game.__module__.startswith("partita.games.")]
 #: Start positions with a full column (or an occupied entry cell) to click.

@@ -12,8 +12,8 @@ import pytest
 from terminal import Terminal
 
 from partita.analysis.play import PlaySession
+from partita.game.registry import get_game
 from partita.games.forceball.determinize import hidden_places
-from partita.games.registry import get_game
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
 from partita.notation.scoresheet import Scoresheet

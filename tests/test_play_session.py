@@ -6,7 +6,7 @@ import pytest
 
 from partita.analysis.play import COMMANDS, PlaySession
 from partita.errors import PartitaError
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.reader import parse_record
 from partita.notation.replay import MoveRefused, replay
 from partita.notation.scoresheet import Scoresheet

@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 
 from partita.analysis.diagrams import Board, Layout
-from partita.games.base import Rules
-from partita.games.spec import GameSpec
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.rules import Rules
+from partita.game.spec import GameSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "plugins.md"

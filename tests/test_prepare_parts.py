@@ -22,9 +22,9 @@ from partita.database.fastprepare import fast_prepare, prepare_raw
 from partita.database.keys import fold_key, key_list_folder
 from partita.database.prepare import prepare_record
 from partita.database.twinkey import twin_key
+from partita.game.configuration import Configuration
 from partita.notation import plain as plain_reading
 from partita.notation import replay as replaying
-from partita.notation.configuration import Configuration
 from partita.notation.files import expand_paths
 from partita.notation.plain import FULL_PATH_VARIABLE
 from partita.notation.reader import build_record, read_records, split_records

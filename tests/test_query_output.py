@@ -15,7 +15,7 @@ import pytest
 from cli_runner import run_cli
 
 from partita.database import import_paths
-from partita.games.registry import all_games
+from partita.game.registry import all_games
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -171,7 +171,7 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
 
     from dataclasses import replace
 
-    from partita.games import registry
+    from partita.game import registry
 
     # Loaded before the copy: were the entry points read into the copy, the registry
     # would be left empty (and marked loaded) for every later test.
@@ -324,8 +324,8 @@ def test_chance_moves_are_not_shown_as_openings(data):
 def test_opening_moves_look_through_chance_moves():
     from partita.analysis.report.openings import opening_moves
     from partita.analysis.tree import build_tree, lines_from_records
-    from partita.games.base import CHANCE
-    from partita.games.registry import get_spec
+    from partita.game.registry import get_spec
+    from partita.game.rules import CHANCE
     from partita.notation.reader import read_records
 
     lines = list(lines_from_records(read_records(ROOT / "examples/forceball/pro.pgr")))

@@ -183,7 +183,7 @@ def test_the_viewer_steps_through_a_game_with_keys(report_page):
 
 def test_no_board_overflows_its_card_and_its_text_stays_readable(report_page):
     from partita.analysis.diagrams import READABLE_TEXT
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     page, folder = report_page
     boards = page.evaluate(

@@ -29,7 +29,7 @@ from partita.cli.output import replaced_file
 from partita.database import export as export_module
 from partita.database.prepare import stored_text
 from partita.errors import PartitaError
-from partita.games.registry import all_games, get_game
+from partita.game.registry import all_games, get_game
 from partita.notation import replay as replay_module
 from partita.notation.model import Record, SourceRef
 from partita.notation.reader import parse_record, read_records

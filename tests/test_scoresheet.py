@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.errors import IllegalMoveError, PartitaError
-from partita.games.registry import all_games, get_game
+from partita.game.registry import all_games, get_game
 from partita.notation.reader import parse_record
 from partita.notation.replay import MoveRefused, replay
 from partita.notation.scoresheet import Claim, Scoresheet

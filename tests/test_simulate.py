@@ -25,8 +25,8 @@ from partita.analysis.selfplay import (
     split_agents,
 )
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.registry import get_game
 from partita.notation.reader import read_records
 from partita.notation.replay import replay
 

@@ -15,6 +15,7 @@ from shared_data import pons_folder
 from solver_reference import minimax_score, random_position
 
 from partita.errors import PartitaError
+from partita.game.registry import get_game
 from partita.games.gravity._anyentry import AnyEntrySearch
 from partita.games.gravity._topentry import TopEntrySearch
 from partita.games.gravity.rules import GravityState
@@ -26,7 +27,6 @@ from partita.games.gravity.solver import (
     score_from_plies,
     score_value,
 )
-from partita.games.registry import get_game
 
 CONNECT4 = get_game("connect4")
 FORZA = get_game("forza4x4")

@@ -24,8 +24,8 @@ from solver_reference import minimax_score
 from partita.analysis.endgame import endgame, solver_result
 from partita.analysis.solving import solver_for
 from partita.errors import BudgetExceeded, PartitaError
+from partita.game.registry import get_game
 from partita.games.gravity.solver import Solver, table_entries
-from partita.games.registry import get_game
 from partita.notation.replay import replay
 
 CONNECT4 = get_game("connect4")

@@ -330,7 +330,7 @@ def test_novelty_command(archive, tmp_path):
 def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):
     import random
 
-    from partita.games.base import Rules
+    from partita.game.rules import Rules
     from partita.games.gravity.notation import CONNECT4, FORZA4X4
     from partita.games.gravity.rules import GravityRules
 

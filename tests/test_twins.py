@@ -13,7 +13,7 @@ from partita.cli.app import _register_commands, app
 from partita.database import import_paths, open_archive
 from partita.database.twins import find_twins, twins_to_delete
 from partita.errors import ArchiveError
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.reader import read_records
 from partita.notation.replay import replay
 from partita.notation.writer import write_record

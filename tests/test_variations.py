@@ -28,7 +28,7 @@ from partita.database.schema import migrate_archive, open_archive
 from partita.database.selection import first_plies_at
 from partita.database.twins import find_twins
 from partita.errors import ArchiveError
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
 

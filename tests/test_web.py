@@ -377,7 +377,7 @@ def test_a_record_s_own_configuration_draws_its_board(web_server, query):
     """A record with other sides or settings (a league, a home-made layout): its
     game page and the explorer of its set-up name and draw the start under that
     configuration, as the game's own notation writes it."""
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     _, _, text = fetch(f"{web_server.url}/api/games?{query}&status=valid&sort=id")
     row = next(row for row in json.loads(text)["games"] if row["status"] == "valid")

@@ -23,7 +23,7 @@ from web_server import (
     screenshot,
 )
 
-from partita.games.registry import all_specs
+from partita.game.registry import all_specs
 
 BUILT_IN = [spec.name for spec in all_specs() if spec.game.__module__.startswith("partita.games.")]
 

@@ -40,8 +40,8 @@ from typing import Any
 
 from partita.analysis.agents import parse_agent_spec
 from partita.errors import PartitaError
-from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.notation import GameNotation
 
 __all__ = [
     "STRENGTHS_EVENT",

@@ -43,7 +43,7 @@ from partita.analysis.mcts import (
     SearchResult,
 )
 from partita.errors import PartitaError
-from partita.games.base import CHANCE
+from partita.game.rules import CHANCE
 
 __all__ = [
     "AGENT_SPELLING",

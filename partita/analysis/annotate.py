@@ -72,7 +72,7 @@ from partita.analysis.defaults import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
 from partita.analysis.mcts import SearchResult, SearchTree
 from partita.analysis.solving import DEFAULT_TABLE_SIZE, has_solver, score_value, solver_for
 from partita.errors import BudgetExceeded, PartitaError
-from partita.games.base import CHANCE, Rules
+from partita.game.rules import CHANCE, Rules
 from partita.notation.model import Node, Record
 from partita.notation.replay import PASS_TOKEN, replay
 

@@ -2,7 +2,7 @@
 how often each rule fires, per configuration, from any archive's games.
 
 For each configuration (sides and game-specific tags,
-:class:`~partita.notation.configuration.Configuration`) of the selected valid games:
+:class:`~partita.game.configuration.Configuration`) of the selected valid games:
 
 * each seat's **score**: its mean result (win 1, draw 1/2, loss 0) over the
   decided games, with a 95% **Wilson score interval** (``z = 1.96``). Draws count as
@@ -44,9 +44,9 @@ from partita.analysis.agent_strength import AgentFigures, agents_of
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
 from partita.errors import PartitaError, UnknownGameError
 from partita.execution import default_workers, open_executor
-from partita.games.base import DRAW, WIN, parse_result_token
-from partita.games.registry import get_game, get_spec
-from partita.notation.configuration import Configuration, varying_settings
+from partita.game.configuration import Configuration, varying_settings
+from partita.game.registry import get_game, get_spec
+from partita.game.rules import DRAW, WIN, parse_result_token
 
 __all__ = [
     "Z95",

@@ -17,7 +17,7 @@ from typing import Any
 from partita.analysis import charts
 from partita.analysis.balance import ConfigurationBalance, balance
 from partita.analysis.report import Section, Table
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
 
 __all__ = [
     "IntervalBar",

@@ -44,9 +44,9 @@ from partita.database.books import open_book_file, read_book, write_rows
 from partita.database.keys import encode_key
 from partita.errors import BudgetExceeded, PartitaError
 from partita.execution import default_workers, open_executor
-from partita.games.spec import resolve
-from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.notation import GameNotation
+from partita.game.spec import resolve
 
 __all__ = [
     "DEFAULT_BOOK_BUDGET",
@@ -298,7 +298,7 @@ def _solver_factory(game: GameNotation, solver: Any) -> Callable[..., Any]:
     if solver is not None:
         found: Callable[..., Any] = resolve(solver, what="solver")
         return found
-    from partita.games.registry import get_spec
+    from partita.game.registry import get_spec
 
     factory = get_spec(game.name).solver_factory()
     if factory is None:
@@ -543,7 +543,7 @@ def build_statistics_book(
     it. It replaces the statistics rows of that set-up in ``target`` (an archive
     when ``archive``, else a book file)."""
     from partita.analysis.tree import choose_configuration, tree_from_archive
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     started = time.perf_counter()
     filters = {name: value for name, value in filters.items() if value is not None}

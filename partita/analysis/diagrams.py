@@ -9,7 +9,7 @@ template ``diagram.svg.j2``) and the JavaScript replay viewer (which draws the
 pieces of each ply from the same cell list), so both always agree.
 
 A game's package supplies its board (the ``board`` of its
-:class:`~partita.games.spec.GameSpec`); a game without one gets a :class:`TextBoard`,
+:class:`~partita.game.spec.GameSpec`); a game without one gets a :class:`TextBoard`,
 an SVG of its text diagram, so every game has a picture from the day it lands.
 
 A board may also say where its moves are clicked (:meth:`Board.regions`,
@@ -32,8 +32,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from partita.games.registry import get_spec
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_spec
 
 __all__ = [
     "PIECE_STYLES",
@@ -310,7 +310,7 @@ def resize_diagram(svg: str, scale: float) -> tuple[str, float]:
 
 def board_for(game: GameNotation) -> Board:
     """The board that draws ``game``'s positions: its spec's board (see
-    :class:`~partita.games.spec.GameSpec`), or a :class:`TextBoard` if it has none."""
+    :class:`~partita.game.spec.GameSpec`), or a :class:`TextBoard` if it has none."""
     factory = get_spec(game.name).board_factory()
     return (factory or TextBoard)(game)
 

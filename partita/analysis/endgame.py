@@ -43,7 +43,7 @@ from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from partita.errors import BudgetExceeded, PartitaError
-from partita.games.base import CHANCE, Outcome, Rules
+from partita.game.rules import CHANCE, Outcome, Rules
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -1,6 +1,6 @@
 """A game's heuristic and playout policy as searches see them: found through its spec.
 
-A game package may declare, in its :class:`~partita.games.spec.GameSpec`, an
+A game package may declare, in its :class:`~partita.game.spec.GameSpec`, an
 ``evaluation`` (a factory ``evaluation(rules) -> evaluate``, ``evaluate(state)``
 giving the expected score of every side in a position that is not over) and a
 ``rollout`` (a factory ``rollout(rules) -> policy``, ``policy(state, rng)`` giving a
@@ -10,7 +10,7 @@ likely to win, uniformly random moves (``Rules.sample_move``), and the search's
 own playout length.
 
 Expected scores are floats in seat order, each from 0 (lost) to 1 (won), a shared
-draw 1/2 each: the scale of :class:`~partita.games.base.Outcome`.
+draw 1/2 each: the scale of :class:`~partita.game.rules.Outcome`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from partita.errors import PartitaError, UnknownGameError
-from partita.games.base import Outcome, Rules
-from partita.games.registry import get_spec
-from partita.games.spec import GameSpec
+from partita.game.registry import get_spec
+from partita.game.rules import Outcome, Rules
+from partita.game.spec import GameSpec
 
 __all__ = [
     "Evaluation",

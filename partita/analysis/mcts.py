@@ -64,7 +64,7 @@ from partita.analysis.heuristics import (
     rules_of,
 )
 from partita.errors import PartitaError
-from partita.games.base import CHANCE, Rules
+from partita.game.rules import CHANCE, Rules
 
 __all__ = [
     "DEFAULT_BIAS",

@@ -18,8 +18,8 @@ from typing import Any, TypeGuard
 
 from partita.database.connection import archive_errors
 from partita.errors import PartitaError
-from partita.games.base import DRAW, WIN, parse_result_token
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.rules import DRAW, WIN, parse_result_token
 from partita.notation.model import Record
 from partita.notation.replay import ReplayedRecord, move_label, replay
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from partita.analysis.agents import Agent, agent_from_spec, playable_choice
 from partita.errors import PartitaError
-from partita.games.base import CHANCE, Rules
+from partita.game.rules import CHANCE, Rules
 from partita.notation.problems import Problem
 from partita.notation.replay import move_label
 from partita.notation.scoresheet import Claim, Ply, Scoresheet

@@ -58,9 +58,9 @@ from partita.execution import (
     default_workers,
     open_executor,
 )
-from partita.games.base import CHANCE
-from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.notation import GameNotation
+from partita.game.rules import CHANCE
 
 __all__ = [
     "DEFAULT_MAX_PLIES",

@@ -1,7 +1,7 @@
 """Exact solvers as the framework sees them: found through a game's spec.
 
 A game with an exact solver names its factory in the ``solver`` field of its
-:class:`~partita.games.spec.GameSpec`: ``factory(notation, table_size=N)`` returns an
+:class:`~partita.game.spec.GameSpec`: ``factory(notation, table_size=N)`` returns an
 object whose ``solve(state, max_nodes=..., max_seconds=...)`` gives a solution with
 ``value`` (``"win"``, ``"draw"`` or ``"loss"`` for the side to move), ``score``
 (positive a win, 0 a draw, negative a loss; larger is better), ``best`` (the best
@@ -26,10 +26,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from partita.errors import PartitaError
-from partita.games.registry import get_spec
+from partita.game.registry import get_spec
 
 if TYPE_CHECKING:  # only named in annotations: the CLI imports this module at start-up
-    from partita.notation.base import GameNotation
+    from partita.game.notation import GameNotation
 
 __all__ = [
     "DEFAULT_TABLE_SIZE",
@@ -56,7 +56,7 @@ def has_solver(game: GameNotation | str) -> bool:
 
 def solvable_games() -> list[str]:
     """The games that have an exact solver."""
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     return [spec.name for spec in all_specs() if spec.solver is not None]
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
 
 __all__ = ["GameRef", "game_ref", "resolve_game"]
 

@@ -155,7 +155,7 @@ def _register_commands() -> None:
     if _REGISTERED:
         return
     _REGISTERED = True
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     for module in dict.fromkeys(COMMAND_MODULES.values()):
         import_module(f"partita.cli.commands.{module}")

@@ -37,7 +37,7 @@ def configured_game(name: str, tags: dict[str, str], option: str = "--tag") -> A
     """The game ``name`` configured by ``tags``; a usage error naming the game or the
     tag that is wrong."""
     from partita.errors import TagError, UnknownGameError
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     try:
         game = get_game(name)

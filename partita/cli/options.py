@@ -161,7 +161,7 @@ def archive_path(db: Path | None) -> Path:
 
 
 def _game_names() -> list[str]:
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     return [spec.name for spec in all_specs()]
 
@@ -173,7 +173,7 @@ def check_game_id(value: str | None) -> str | None:
     if value is None:
         return None
     from partita.errors import PartitaError
-    from partita.games.registry import get_spec
+    from partita.game.registry import get_spec
 
     try:
         get_spec(value)

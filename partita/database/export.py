@@ -257,7 +257,7 @@ def _rewritten(text: str, game_id: int, options: ExportOptions) -> str:
     import io
 
     from partita.errors import PartitaError
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
     from partita.notation.reader import read_records
     from partita.notation.strip import stripped
     from partita.notation.writer import write_record

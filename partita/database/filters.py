@@ -61,7 +61,7 @@ from typing import Any
 from partita.database.folding import fold, number
 from partita.database.keys import fold_key
 from partita.errors import ArchiveError, NotationError, SetupError
-from partita.games.registry import all_games, all_specs, get_game
+from partita.game.registry import all_games, all_specs, get_game
 
 __all__ = ["GameFilter", "TagCondition", "fold", "number"]
 

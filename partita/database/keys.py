@@ -1,6 +1,6 @@
 """Position keys folded to one signed 64-bit integer, the archive's position column.
 
-A rules engine's key (:meth:`partita.games.base.Rules.key`) is an int, a string,
+A rules engine's key (:meth:`partita.game.rules.Rules.key`) is an int, a string,
 bytes, or a tuple of those, of any size (an 8x8 bitboard with its side to move is a 129-bit int). SQLite
 indexes a 64-bit INTEGER best, so the archive stores
 
@@ -105,7 +105,7 @@ class KeyListFolder:
 
     ``prefix`` is what the hash reads before each key's encoding (the game's name
     and NUL): a game's replay given this folder
-    (:meth:`~partita.notation.base.GameNotation.replay_keys`) may fold its keys
+    (:meth:`~partita.game.notation.GameNotation.replay_keys`) may fold its keys
     itself, a compiled replay without a Python call per key, to the same ints.
     """
 

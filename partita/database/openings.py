@@ -36,7 +36,7 @@ from typing import Any
 
 from partita.database.keys import fold_key, key_folder
 from partita.errors import PartitaError
-from partita.games.registry import all_specs, get_game, get_spec
+from partita.game.registry import all_specs, get_game, get_spec
 
 __all__ = [
     "ENVIRONMENT",

@@ -25,7 +25,7 @@ from partita.database.prepare import (
     prepare_chunk,
     start_worker,
 )
-from partita.games.registry import all_specs
+from partita.game.registry import all_specs
 from partita.notation.chunks import Chunk
 
 if TYPE_CHECKING:

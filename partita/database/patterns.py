@@ -4,7 +4,7 @@ stands on a position matching a pattern (``query --pattern``).
 The archive keeps position *keys*, which say nothing about a pattern's cells, so
 each pre-selected game is replayed through its game's trusted path (the same
 move reader the opening tree uses) and every position, the start included, is
-tested with the game's :meth:`~partita.notation.base.GameNotation.parse_pattern`.
+tested with the game's :meth:`~partita.game.notation.GameNotation.parse_pattern`.
 SQL calls :func:`first_matching_ply` as ``partita_pattern`` (registered on every
 archive connection), after the other filters, so that only their games are
 replayed.
@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from partita.errors import NotationError, PartitaError
-from partita.games.registry import all_games, get_game
+from partita.game.registry import all_games, get_game
 
 __all__ = ["first_matching_ply", "pattern_games"]
 

@@ -35,7 +35,7 @@ from partita.database.filters import GameFilter, fold
 from partita.database.ratings import RatedGame, Rating, elo_ratings
 from partita.database.schema import archive
 from partita.errors import ArchiveError
-from partita.games.base import parse_result_token
+from partita.game.rules import parse_result_token
 
 __all__ = [
     "Crosstable",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from partita.database.keys import KeyListFolder, key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
-from partita.games.registry import all_games
+from partita.game.registry import all_games
 from partita.notation.chunks import ChunkData, raw_records
 from partita.notation.problems import Problem
 from partita.notation.reader import build_record

@@ -3,7 +3,7 @@
 Two games are *twins* when they are the same game on the board whatever their
 tags, comments, annotations, variations and layout: the same ``Game``, the same
 set-up (the number of sides, the game's own rule tags with their defaults filled
-in, as :class:`~partita.notation.configuration.Configuration` reads them, and the
+in, as :class:`~partita.game.configuration.Configuration` reads them, and the
 starting position's key) and the same mainline in canonical tokens (so ``T3`` and
 ``t3`` are one move). The archive stores
 
@@ -29,9 +29,9 @@ from typing import Any
 
 from partita.database.keys import encode_key, fold_key
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
 
 __all__ = ["row_twin_key", "twin_key"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from partita.errors import quoted
-from partita.games.base import MAX_DIGITS
+from partita.game.rules import MAX_DIGITS
 from partita.notation import pgr, scanner
 from partita.notation.pgr import (
     BAD_TAG,

@@ -31,7 +31,7 @@ from itertools import repeat
 from operator import is_not, itemgetter
 from typing import TYPE_CHECKING
 
-from partita.games.base import MAX_DIGITS
+from partita.game.rules import MAX_DIGITS
 from partita.notation.model import Record
 from partita.notation.pgr import COMMENT
 from partita.notation.replay import ReplayedRecord, replay_plain
@@ -40,7 +40,7 @@ from partita.notation.splitter import RawRecord
 from partita.notation.writer import LINE_WIDTH, Notes, tag_order, write_mainline
 
 if TYPE_CHECKING:
-    from partita.notation.base import KeyFolder
+    from partita.game.notation import KeyFolder
 
 __all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
 

@@ -28,9 +28,9 @@ from partita.errors import (
     illegal_move_message,
     quoted,
 )
-from partita.games.base import POSITIVE, WIN, Outcome, parse_result_token
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation, KeyFolder
+from partita.game.notation import GameNotation, KeyFolder
+from partita.game.registry import get_game
+from partita.game.rules import POSITIVE, WIN, Outcome, parse_result_token
 from partita.notation.model import Node, Record
 from partita.notation.problems import ERROR, KINDS, Problem
 
@@ -229,7 +229,7 @@ def _count_sides(tags: dict[str, str], minimum: int) -> tuple[int, str | None]:
 
 @lru_cache(maxsize=256)
 def result_scores(token: str, sides: int) -> tuple[Fraction, ...] | None:
-    """:func:`~partita.games.base.parse_result_token`, kept for the tokens it reads
+    """:func:`~partita.game.rules.parse_result_token`, kept for the tokens it reads
     (replay reads every record's result twice, and there are few distinct ones; a
     malformed token raises ValueError each time, and is not kept)."""
     return parse_result_token(token, sides)

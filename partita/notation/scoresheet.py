@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from partita.errors import IllegalMoveError, PartitaError
-from partita.games.base import CHANCE, WIN, Outcome, Rules, parse_result_token
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.rules import CHANCE, WIN, Outcome, Rules, parse_result_token
 from partita.notation.model import Node, Record
 from partita.notation.problems import Problem
 from partita.notation.replay import PASS_TOKEN, TERMINATIONS, move_label, play_token

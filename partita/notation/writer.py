@@ -7,7 +7,7 @@ move spelling, ``--`` for passes, suffixes, NAGs, comments, variations and the
 result token, in lines of at most 80 characters. Read -> write -> read gives the
 same game, and writing is idempotent.
 
-With a game (:class:`~partita.notation.base.GameNotation`), each line is replayed
+With a game (:class:`~partita.game.notation.GameNotation`), each line is replayed
 so that move numbers follow the rules (rotating rounds, passes) and moves are
 spelled canonically; without one, moves are numbered in rounds of as many plies as
 there are sides. The tree is walked with an explicit stack: any depth is fine.
@@ -21,10 +21,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from partita.errors import NotationError, PartitaError
-from partita.games.base import POSITIVE
-from partita.games.registry import get_game
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
+from partita.game.rules import POSITIVE
 from partita.notation import pgr
-from partita.notation.base import GameNotation
 from partita.notation.model import SEVEN_TAG_ORDER, Node, Record
 from partita.notation.replay import ReplayedRecord
 from partita.notation.splitter import ESCAPE

@@ -276,7 +276,7 @@ async def list_jobs(request: Request) -> Response:
 
 def analysis_page(request: Request) -> Response:
     from partita.analysis.solving import has_solver
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
     from partita.web.analysis_tasks import KINDS
 
     params = request.query_params

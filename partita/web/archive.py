@@ -60,7 +60,7 @@ def games_listing(db: Any, params: Any) -> dict[str, Any]:
 
 
 def _game_names() -> list[tuple[str, str]]:
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     return [(spec.name, spec.title) for spec in all_specs()]
 
@@ -99,7 +99,7 @@ def games_page(request: Request) -> Response:
 def openings_page(request: Request) -> Response:
     """Every game's opening names, each linked to its games and to the explorer."""
     from partita.database.openings import opening_book
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     wanted = text(request.query_params, "q")
     books: list[dict[str, Any]] = []

@@ -30,7 +30,7 @@ def balance_data(db: Any, params: Any) -> list[Any]:
 
 def balance_page(request: Request) -> Response:
     from partita.analysis.balance_report import describe_advantage
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     params = request.query_params
     context: dict[str, Any] = {

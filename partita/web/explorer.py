@@ -37,7 +37,7 @@ def explore(db: Any, params: Any) -> tuple[PositionRef, Any, list[tuple[Any, int
     archive (most played first)."""
     from partita.analysis.tree import tree_from_archive
     from partita.analysis.tree.from_archive import configurations_from_archive
-    from partita.notation.configuration import Configuration
+    from partita.game.configuration import Configuration
 
     ref = position_from(params)
     narrowing = _narrowing(params)
@@ -102,7 +102,7 @@ def _set_ups(ref: PositionRef, configurations: list[tuple[Any, int]]) -> list[tu
     chosen). A label shows the settings that tell the set-ups apart, defaults
     included (``League pro`` beside ``League junior``); the chosen one is the
     position's, however its URL spells it (a default given or left out)."""
-    from partita.notation.configuration import Configuration, varying_settings
+    from partita.game.configuration import Configuration, varying_settings
 
     here = Configuration.of(ref.notation(), ref.sides, dict(ref.tags))
     names = varying_settings([c for c, _ in configurations])
@@ -119,7 +119,7 @@ def _busiest_game(db: Any, names: list[str]) -> str | None:
 
 
 def explorer_page(request: Request) -> Response:
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     params = request.query_params
     games = [(spec.name, spec.title) for spec in all_specs()]

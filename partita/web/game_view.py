@@ -92,7 +92,7 @@ def _build(db: Path, game_id: int) -> GameView:
     from partita.analysis.annotate import parse_eval_comment
     from partita.database.query import get_record
     from partita.database.schema import archive
-    from partita.notation.configuration import Configuration
+    from partita.game.configuration import Configuration
     from partita.notation.replay import count_sides, record_move_start, replay
 
     with archive(db, readonly=True) as conn:

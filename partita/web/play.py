@@ -91,7 +91,7 @@ def _game(request: Request) -> PlayGame:
 
 
 def play_index(request: Request) -> Response:
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     games = []
     for spec in all_specs():
@@ -110,7 +110,7 @@ def _sides_text(rules: Any) -> str:
 
 
 def _notation(name: str) -> Any:
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     try:
         return get_game(name)

@@ -48,7 +48,7 @@ def players_data(db: Any, params: Any) -> dict[str, Any]:
 
 
 def players_page(request: Request) -> Response:
-    from partita.games.registry import all_specs
+    from partita.game.registry import all_specs
 
     params = request.query_params
     context: dict[str, Any] = {

@@ -43,7 +43,7 @@ class PositionRef:
         """The game's notation, configured with the settings."""
         found = self._cache.get("notation")
         if found is None:
-            from partita.games.registry import get_game
+            from partita.game.registry import get_game
 
             game = get_game(self.game)
             rules = game.rules
@@ -110,7 +110,7 @@ class PositionRef:
 
 def position_from(params: QueryParams, *, default_game: str | None = None) -> PositionRef:
     """The :class:`PositionRef` of a query string (errors in a player's words)."""
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     game_name = text(params, "game", default_game)
     if game_name is None:

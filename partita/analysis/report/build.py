@@ -17,9 +17,9 @@ from partita.analysis.report.progress import Steps
 from partita.analysis.report.viewer import viewer_data
 from partita.database.connection import archive_errors
 from partita.errors import UnknownGameError
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration, varying_settings
+from partita.game.configuration import Configuration, varying_settings
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
 
 __all__ = ["build_report", "by_configuration"]
 

@@ -20,7 +20,7 @@ from partita.analysis import charts
 from partita.analysis.annotate import parse_eval_comment
 from partita.analysis.report.options import Section, Table
 from partita.errors import PartitaError
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
 from partita.notation.model import Record
 
 __all__ = [

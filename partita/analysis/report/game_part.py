@@ -17,8 +17,8 @@ from partita.analysis.report.positions import GameSetups, finals, fit_cards, fre
 from partita.analysis.report.tallies import outcome_kind, score_colour, wdl_bar
 from partita.analysis.tree import OpeningTree, tree_from_archive
 from partita.errors import PartitaError
-from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.notation import GameNotation
 
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter

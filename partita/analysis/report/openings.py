@@ -21,8 +21,8 @@ from typing import Any
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.tallies import wdl_bar
 from partita.analysis.tree import MoveStats, OpeningTree
-from partita.games.base import CHANCE
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.rules import CHANCE
 from partita.notation.replay import move_label
 
 __all__ = ["OpeningMove", "chance_plies", "opening_moves", "tree_rows"]

@@ -11,8 +11,8 @@ from typing import Any
 from markupsafe import Markup
 
 from partita.analysis.charts import Chart
-from partita.games.registry import get_spec
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_spec
 
 __all__ = ["ReportOptions", "Section", "SectionBuilder", "Table", "sections_for"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from partita.analysis import charts
 from partita.analysis.report.tallies import wdl_bar
 from partita.errors import UnknownGameError
-from partita.games.base import DRAW, WIN, parse_result_token
-from partita.games.registry import get_game
+from partita.game.registry import get_game
+from partita.game.rules import DRAW, WIN, parse_result_token
 
 __all__ = ["glance", "players_table"]
 

@@ -21,8 +21,8 @@ from partita.analysis.diagrams import board_for, readable_scale, render_diagram,
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.tallies import outcome_kind
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
 
 __all__ = [
     "DIAGRAM_SCALE",

@@ -4,7 +4,7 @@ colour."""
 from __future__ import annotations
 
 from partita.analysis import charts
-from partita.games.base import WIN, parse_result_token
+from partita.game.rules import WIN, parse_result_token
 
 __all__ = ["outcome_kind", "score_colour", "wdl_bar"]
 

@@ -24,7 +24,7 @@ from partita.analysis.diagrams import board_for
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.progress import Steps
 from partita.errors import PartitaError
-from partita.games.registry import get_game
+from partita.game.registry import get_game
 from partita.notation.model import Record
 from partita.notation.nags import NAGS
 

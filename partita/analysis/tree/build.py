@@ -15,8 +15,8 @@ from partita.analysis.tree.symmetry import SymmetryFrames
 from partita.analysis.tree.trie import PrefixTrie
 from partita.analysis.tree.value import GameLine, MoveStats, OpeningTree
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
 
 __all__ = ["EXAMPLES", "GAMES_PER_MIN_GAME", "build_tree", "default_min_games"]
 
@@ -62,7 +62,7 @@ def build_tree(
     :func:`~partita.analysis.tree.from_archive.tree_from_archive`); without it the
     games are replayed to find it. ``sides``: how many sides the games have (the
     game's least by default); every line must be of one configuration (see
-    :class:`~partita.notation.configuration.Configuration`). ``ratings``: per game
+    :class:`~partita.game.configuration.Configuration`). ``ratings``: per game
     id each seat's rating when it was played, for each move's average rating and
     performance (:func:`~partita.analysis.tree.gather.rate_edges`).
     """

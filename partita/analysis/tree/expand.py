@@ -10,8 +10,8 @@ from typing import Any
 from partita.analysis.tree.symmetry import SymmetryFrames
 from partita.analysis.tree.trie import PrefixTrie
 from partita.analysis.tree.value import MoveStats
-from partita.games.base import CHANCE
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.rules import CHANCE
 
 __all__ = ["NO_NODES", "Expansion", "KeptEdge"]
 

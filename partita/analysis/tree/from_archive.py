@@ -12,8 +12,8 @@ from partita.analysis.tree.lines import lines_from_archive
 from partita.analysis.tree.symmetry import SymmetryFrames
 from partita.analysis.tree.value import GameLine, OpeningTree
 from partita.errors import PartitaError
-from partita.games.registry import get_game
-from partita.notation.configuration import Configuration, varying_settings
+from partita.game.configuration import Configuration, varying_settings
+from partita.game.registry import get_game
 
 __all__ = [
     "choose_configuration",

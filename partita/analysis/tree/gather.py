@@ -11,7 +11,7 @@ from typing import Any
 from partita.analysis.tree.expand import NO_NODES, KeptEdge
 from partita.analysis.tree.trie import PrefixTrie
 from partita.analysis.tree.value import GameLine
-from partita.games.base import DRAW, WIN, parse_result_token
+from partita.game.rules import DRAW, WIN, parse_result_token
 
 __all__ = ["gather_results", "rate_edges", "result_classes", "seat_ratings"]
 

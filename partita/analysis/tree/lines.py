@@ -8,14 +8,14 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from partita.analysis.tree.value import GameLine
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
 
 __all__ = ["lines_from_archive", "lines_from_records", "move_reader"]
 
 
 def move_reader(game: GameNotation) -> Callable[[Any, str], Any]:
     """``(state, token) -> move`` for canonical tokens of legal moves (the trusted
-    path): the game's :meth:`~partita.notation.base.GameNotation.trusted_move_reader`."""
+    path): the game's :meth:`~partita.game.notation.GameNotation.trusted_move_reader`."""
     return game.trusted_move_reader()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
 
 __all__ = ["SymmetryFrames"]
 
@@ -22,7 +22,7 @@ class SymmetryFrames:
     it (more than one when the position is itself symmetric), and the key of each
     image in symmetry order. Without symmetry: the plain key and the identity.
 
-    For games that offer :meth:`~partita.games.base.Rules.placement_images`
+    For games that offer :meth:`~partita.game.rules.Rules.placement_images`
     (placement boards) the images are also kept packed (all of them in one int)
     per trie level, for the positions whose
     children are still to come: a child's images are then its parent's plus the

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from partita.notation.base import GameNotation
-from partita.notation.configuration import Configuration
+from partita.game.configuration import Configuration
+from partita.game.notation import GameNotation
 
 if TYPE_CHECKING:
     import networkx as nx

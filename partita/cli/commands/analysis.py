@@ -175,7 +175,7 @@ def solve(
     """
     from partita.analysis.solving import solvable_games, solver_for
     from partita.errors import BudgetExceeded
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     if table_size is not None and memory is not None:
         raise typer.BadParameter("give either --table-size or --memory", param_hint="--memory")
@@ -453,7 +453,7 @@ def _book_solver(record, table_size: int, book) -> object | None:
     """The game's solver with the opening book in front (``None``: no book, or no
     solver: annotate_record then chooses)."""
     from partita.analysis.solving import has_solver, solver_for
-    from partita.games.registry import get_game
+    from partita.game.registry import get_game
 
     if book is None or record.game is None or not has_solver(record.game):
         return None

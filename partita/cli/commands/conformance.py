@@ -29,7 +29,7 @@ def conformance(
     Exit 0 when every check passes, 1 when one fails, 2 for an unknown game.
     """
     from partita import conformance as suite
-    from partita.games.registry import get_spec
+    from partita.game.registry import get_spec
 
     try:
         get_spec(game)

@@ -307,7 +307,7 @@ def _numbered(replayed: "ReplayedRecord") -> list[str]:
 @app.command()
 def games(as_json: JsonOption = False) -> None:
     """The supported games: their tags and a summary of their notation."""
-    from partita.games.registry import all_games
+    from partita.game.registry import all_games
 
     data: list[dict[str, Any]] = []
     for game in all_games():

@@ -27,7 +27,7 @@ from partita.cli.options import (
 )
 from partita.cli.output import replaced_file, stdout_console, writing
 from partita.errors import PartitaError
-from partita.games.registry import get_game, get_spec
+from partita.game.registry import get_game, get_spec
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -108,7 +108,7 @@ def configured(game_name: str, sides: int | None, tags: dict[str, str]) -> tuple
         raise typer.BadParameter(
             f"{game_name} is played by {allowed} sides, not {count}", param_hint="--sides"
         )
-    from partita.notation.configuration import Configuration
+    from partita.game.configuration import Configuration
 
     return game, Configuration.of(notation, count, tags)
 

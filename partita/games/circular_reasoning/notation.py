@@ -15,7 +15,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.base import DIGITS, POSITIVE
+from partita.game.notation import GameNotation, parse_position_text
+from partita.game.rules import DIGITS, POSITIVE
 from partita.games.circular_reasoning.rules import (
     GOAL,
     PASS,
@@ -29,7 +30,6 @@ from partita.games.circular_reasoning.rules import (
     Pass,
     cell_name,
 )
-from partita.notation.base import GameNotation, parse_position_text
 from partita.notation.lazy import lazy_grammar
 
 if TYPE_CHECKING:

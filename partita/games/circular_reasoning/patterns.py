@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import pyparsing as pp
 
 from partita.errors import NotationError
+from partita.game.notation import parse_position_text
 from partita.games.circular_reasoning.rules import (
     GOAL,
     RESERVE,
@@ -26,7 +27,6 @@ from partita.games.circular_reasoning.rules import (
     CircularReasoningState,
     parse_cell,
 )
-from partita.notation.base import parse_position_text
 
 __all__ = ["PATTERN", "CircularReasoningPattern", "parse_pattern"]
 

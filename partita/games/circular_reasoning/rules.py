@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from partita.errors import SetupError, TagError
-from partita.games.base import POSITIVE, Outcome, Rules, TagSpec
+from partita.game.rules import POSITIVE, Outcome, Rules, TagSpec
 
 __all__ = [
     "COLOR_LETTERS",

@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.base import CHANCE, DIGITS
+from partita.game.notation import GameNotation, parse_position_text
+from partita.game.rules import CHANCE, DIGITS
 from partita.games.forceball.rules import ForceballRules
 from partita.games.forceball.values import (
     EMPTY,
@@ -56,7 +57,6 @@ from partita.games.forceball.values import (
     Transform,
     Turn,
 )
-from partita.notation.base import GameNotation, parse_position_text
 from partita.notation.lazy import lazy_grammar
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from partita.errors import IllegalMoveError, SetupError, TagError
-from partita.games.base import CHANCE, Outcome, Rules, TagSpec
+from partita.game.rules import CHANCE, Outcome, Rules, TagSpec
 from partita.games.forceball.cards import Card, Deck
 from partita.games.forceball.sampler import sample_turn
 from partita.games.forceball.turn import Stage, TurnRunner

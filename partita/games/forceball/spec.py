@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from partita.games.spec import GameSpec
+from partita.game.spec import GameSpec
 
 __all__ = ["FORCEBALL"]
 

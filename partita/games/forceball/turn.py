@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from partita.games.base import CHANCE
+from partita.game.rules import CHANCE
 from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
 from partita.games.forceball.values import (
     EMPTY,

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from partita.games.registry import get_game
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
+from partita.game.registry import get_game
 from partita.notation.model import Node, Record
 from partita.notation.replay import replay
 from partita.notation.writer import write_record

@@ -13,7 +13,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.base import DIGITS, POSITIVE
+from partita.game.notation import GameNotation, KeyFolder, parse_position_text
+from partita.game.rules import DIGITS, POSITIVE
 from partita.games.gravity import native_replay
 from partita.games.gravity.rules import (
     ConnectFourRules,
@@ -24,7 +25,6 @@ from partita.games.gravity.rules import (
     columns_from_entries,
     entries_from_columns,
 )
-from partita.notation.base import GameNotation, KeyFolder, parse_position_text
 from partita.notation.lazy import lazy_grammar
 
 if TYPE_CHECKING:

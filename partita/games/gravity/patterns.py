@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import pyparsing as pp
 
 from partita.errors import NotationError
-from partita.games.base import POSITIVE
+from partita.game.notation import parse_position_text
+from partita.game.rules import POSITIVE
 from partita.games.gravity.notation import row_cells
 from partita.games.gravity.rules import GravityRules, GravityState
-from partita.notation.base import parse_position_text
 
 __all__ = ["PATTERN", "GravityPattern", "parse_pattern"]
 

@@ -26,7 +26,7 @@ from functools import cached_property, partial
 from typing import ClassVar
 
 from partita.errors import NotationError, SetupError
-from partita.games.base import POSITIVE, Outcome, PlacementImages, Rules
+from partita.game.rules import POSITIVE, Outcome, PlacementImages, Rules
 
 __all__ = [
     "ConnectFourRules",

@@ -388,7 +388,7 @@ class Solver:
     ) -> BudgetExceeded:
         """The error of a search that ran out, with what it found: the moves solved,
         bounds on the move it was solving, the best move so far."""
-        from partita.games.registry import get_game
+        from partita.game.registry import get_game
 
         notation = get_game(self.rules.name) if _has_game(self.rules.name) else None
 
@@ -514,7 +514,7 @@ class Solver:
 
 
 def _has_game(name: str) -> bool:
-    from partita.games.registry import get_spec
+    from partita.game.registry import get_spec
 
     try:
         get_spec(name)

@@ -8,7 +8,7 @@ cheaper by more than the policy gains: at equal time they search better (see
 
 from __future__ import annotations
 
-from partita.games.spec import GameSpec
+from partita.game.spec import GameSpec
 
 __all__ = ["CONNECT4", "FORZA4X4"]
 

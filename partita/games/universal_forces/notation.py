@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.games.base import DIGITS, POSITIVE
+from partita.game.notation import GameNotation, parse_position_text
+from partita.game.rules import DIGITS, POSITIVE
 from partita.games.universal_forces.rules import (
     FORCE_NAMES,
     FORCES,
@@ -27,7 +28,6 @@ from partita.games.universal_forces.rules import (
     UniversalForcesState,
     format_forces,
 )
-from partita.notation.base import GameNotation, parse_position_text
 from partita.notation.lazy import lazy_grammar
 
 if TYPE_CHECKING:

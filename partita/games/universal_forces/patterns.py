@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import pyparsing as pp
 
 from partita.errors import NotationError
+from partita.game.notation import parse_position_text
 from partita.games.universal_forces.rules import FORCES, UniversalForcesRules, UniversalForcesState
-from partita.notation.base import parse_position_text
 
 __all__ = ["PATTERN", "UniversalForcesPattern", "parse_pattern"]
 

@@ -29,7 +29,7 @@ from itertools import compress
 from typing import ClassVar
 
 from partita.errors import SetupError, TagError
-from partita.games.base import DRAW, LOSS, Outcome, Rules, TagSpec
+from partita.game.rules import DRAW, LOSS, Outcome, Rules, TagSpec
 
 __all__ = [
     "FORCES",

@@ -1,6 +1,6 @@
 """The one registry of games: specs found through the ``partita.games`` entry points.
 
-Every game, the built-in ones included, is a :class:`~partita.games.spec.GameSpec`
+Every game, the built-in ones included, is a :class:`~partita.game.spec.GameSpec`
 named in the ``partita.games`` entry-point group of an installed distribution::
 
     [project.entry-points."partita.games"]
@@ -8,7 +8,7 @@ named in the ``partita.games`` entry-point group of an installed distribution::
 
 The entry point's name is the `Game` tag. Entry points are read once, the first
 time a game is asked for; a spec's heavy parts load later still (see
-:mod:`partita.games.spec`). A plugin that fails to load does not take the others
+:mod:`partita.game.spec`). A plugin that fails to load does not take the others
 down: asking for that game says why, and :func:`broken_plugins` lists them.
 """
 
@@ -18,11 +18,11 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from partita.errors import PartitaError, UnknownGameError
-from partita.games.entry_points import entry_points
-from partita.games.spec import GameSpec
+from partita.game.entry_points import entry_points
+from partita.game.spec import GameSpec
 
 if TYPE_CHECKING:
-    from partita.notation.base import GameNotation
+    from partita.game.notation import GameNotation
 
 __all__ = [
     "ENTRY_POINT_GROUP",

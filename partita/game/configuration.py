@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from partita.notation.base import GameNotation
+from partita.game.notation import GameNotation
 
 __all__ = ["Configuration", "varying_settings"]
 

@@ -2,7 +2,7 @@
 
 A rules engine is pure: no I/O, no text parsing beyond what a move value knows of
 itself, nothing imported from the rest of partita. The notation layer wraps an
-engine with its grammars (see :mod:`partita.games.registry`).
+engine with its grammars (see :mod:`partita.game.registry`).
 
 Shapes chosen so that all five rule sets fit without change:
 

@@ -2,7 +2,7 @@
 
 A game is a plugin. Its package (``partita/games/<game>/`` for the built-in games,
 any installed distribution for the others) declares one ``GameSpec`` per `Game` tag
-and names it in the ``partita.games`` entry-point group; :mod:`partita.games.registry`
+and names it in the ``partita.games`` entry-point group; :mod:`partita.game.registry`
 finds it there. The framework asks the spec, never the game's modules, for what it
 needs: the notation (which carries the rules engine), the board that draws it, the
 report sections about it, an exact solver if it has one, the heuristic and the
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:  # the notation layer sits above this module
-    from partita.games.base import Rules, TagSpec
-    from partita.notation.base import GameNotation
+    from partita.game.notation import GameNotation
+    from partita.game.rules import Rules, TagSpec
 
 __all__ = ["GameSpec", "resolve"]
 
@@ -54,7 +54,7 @@ class GameSpec:
     """One game as a plugin declares it.
 
     * ``name``: the `Game` tag value; ``title``: a human title.
-    * ``notation``: the unconfigured :class:`~partita.notation.base.GameNotation`
+    * ``notation``: the unconfigured :class:`~partita.game.notation.GameNotation`
       (or a callable returning it); it carries the rules engine.
     * ``board``: a factory ``board(notation) -> Board`` for SVG diagrams
       (:mod:`partita.analysis.diagrams`); without one the text diagram is drawn.

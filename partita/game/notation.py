@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar, cast
 
 from partita.errors import NotationError, PartitaError
-from partita.games.base import MoveT, Rules, StateT
+from partita.game.rules import MoveT, Rules, StateT
 
 if TYPE_CHECKING:  # pyparsing is imported when a position is parsed (start-up)
     import pyparsing as pp
@@ -200,9 +200,9 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
 
     def diagram(self, state: StateT, viewer: int | None = None, last: StateT | None = None) -> str:
         """The text diagram; ``viewer``: as that seat sees it (see
-        :meth:`~partita.games.base.Rules.diagram_for`); ``last``: the position the
+        :meth:`~partita.game.rules.Rules.diagram_for`); ``last``: the position the
         last move was played from, to mark that move on the board (see
-        :meth:`~partita.games.base.Rules.diagram_marked`; ``None`` marks nothing)."""
+        :meth:`~partita.game.rules.Rules.diagram_marked`; ``None`` marks nothing)."""
         if last is not None:
             return self.rules.diagram_marked(state, last, viewer)
         if viewer is None or not self.rules.hidden_information:
