@@ -1,10 +1,13 @@
-"""The house's layout rules, checked on the source: games are packages, the
-framework knows no game, rules engines are pure, and imports go one way.
+"""The map of the house, checked on the source: which folder is which layer, what
+each layer may import, games as plugin packages on the top floor, a framework that
+knows no game, and pure rules engines.
 
-A game's name may appear only inside its own package ``partita/games/<game>/``
-(and in the entry points of pyproject.toml); the framework asks the registry. A
-rules engine imports nothing of partita but the contract (``partita.game.rules``),
-the errors and its own package's pure modules.
+The same map is the table under "The layers" in ``docs/architecture.md``;
+``test_the_architecture_page_shows_this_map`` keeps the two equal. A game's name
+may appear only inside its own package ``partita/games/<game>/`` (and in the entry
+points of pyproject.toml); the framework asks the registry. A rules engine imports
+nothing of partita but the contract (``partita.game.rules``), the errors and its
+own package's pure modules.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,9 +33,53 @@ GAME_WORDS = re.compile(
     re.IGNORECASE,
 )
 
-#: The layers of the framework, lowest first: a module may import its own layer
-#: and those below it, never one above.
-LAYERS = ["errors", "game", "notation", "database", "analysis", "web", "cli", "games"]
+
+@dataclass(frozen=True)
+class Layer:
+    """One floor of the house: what it holds (``partita/x/`` a folder and all in it,
+    ``partita/x.py`` one module) and the layers it may import besides its own."""
+
+    name: str
+    holds: tuple[str, ...]
+    may_import: tuple[str, ...]
+
+
+#: The map, lowest floor first. A module may import its own layer and the layers
+#: its row names, which are always below it: imports go one way.
+LAYERS = (
+    Layer(
+        "base",
+        (
+            "partita/__init__.py",
+            "partita/errors.py",
+            "partita/cores.py",
+            "partita/outfiles.py",
+            "partita/execution.py",
+        ),
+        (),
+    ),
+    Layer("game", ("partita/game/",), ("base",)),
+    Layer("notation", ("partita/notation/",), ("base", "game")),
+    Layer("database", ("partita/database/",), ("base", "game", "notation")),
+    Layer("bulk", ("partita/bulk/",), ("base", "game", "notation", "database")),
+    Layer(
+        "analysis",
+        ("partita/analysis/", "partita/conformance.py"),
+        ("base", "game", "notation", "database", "bulk"),
+    ),
+    Layer("web", ("partita/web/",), ("base", "game", "notation", "database", "bulk", "analysis")),
+    Layer(
+        "cli",
+        ("partita/cli/", "partita/__main__.py"),
+        ("base", "game", "notation", "database", "bulk", "analysis", "web"),
+    ),
+    Layer(
+        "games",
+        ("partita/games/",),
+        ("base", "game", "notation", "database", "bulk", "analysis", "web", "cli"),
+    ),
+)
+NAMES = [layer.name for layer in LAYERS]
 
 
 def game_packages() -> list[Path]:
@@ -80,8 +128,10 @@ def test_the_built_in_games_register_through_entry_points():
         assert attribute
 
 
-def _imports(path: Path) -> list[str]:
-    """Modules ``path`` imports at run time (not those under ``if TYPE_CHECKING:``)."""
+def _imports(path: Path, names: bool = False) -> list[str]:
+    """Modules ``path`` imports at run time (not those under ``if TYPE_CHECKING:``);
+    with ``names``, also each name taken from a module (``from partita import x``
+    imports ``partita.x``, which may be a module)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
@@ -92,6 +142,8 @@ def _imports(path: Path) -> list[str]:
             found.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append(node.module)
+            if names:
+                found.extend(f"{node.module}.{alias.name}" for alias in node.names)
     return found
 
 
@@ -124,32 +176,104 @@ def test_rules_engines_are_pure(package):
             assert allowed, f"{path.relative_to(ROOT)} imports {imported}"
 
 
-def _layer(module: str) -> int | None:
+def layer_of(module: str) -> Layer | None:
+    """The layer holding the dotted name ``module`` (a module, or a name inside one),
+    or None outside partita."""
     parts = module.split(".")
-    if parts[0] != "partita" or len(parts) < 2:
-        return None
-    return LAYERS.index(parts[1]) if parts[1] in LAYERS else None
+    while parts:
+        path = "/".join(parts)
+        for layer in LAYERS:
+            for held in layer.holds:
+                if held in (f"{path}.py", f"{path}/__init__.py"):
+                    return layer
+                if held.endswith("/") and f"{path}/".startswith(held):
+                    return layer
+        parts.pop()
+    return None
 
 
-def test_framework_imports_go_one_way():
-    """notation never imports database, analysis or cli; database never analysis or
-    cli; analysis never web or cli; web never cli (the games' packages are plugins and are not layers)."""
-    offenders = []
+def package_modules() -> dict[str, Path]:
+    modules = {}
     for path in PACKAGE.rglob("*.py"):
-        relative = path.relative_to(ROOT).with_suffix("")
-        module = ".".join(relative.parts)
-        if any(package in path.parents for package in game_packages()):
-            continue
-        own = _layer(module)
-        if own is None:
-            continue
-        for imported in _imports(path):
-            if imported.startswith("partita.games.") and imported.split(".")[2] in {
-                package.name for package in game_packages()
-            }:
-                offenders.append(f"{module} imports the game module {imported}")
-                continue
-            layer = _layer(imported)
-            if layer is not None and layer > own:
-                offenders.append(f"{module} imports {imported}, a layer above it")
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def test_the_map_goes_one_way():
+    for position, layer in enumerate(LAYERS):
+        for name in layer.may_import:
+            assert name in NAMES[:position], (
+                f"{layer.name} may import {name}, which is not below it"
+            )
+
+
+def test_every_module_is_on_the_map():
+    unplaced = sorted(module for module in package_modules() if layer_of(module) is None)
+    assert unplaced == []
+
+
+def test_each_layer_imports_only_what_the_map_allows():
+    offenders = []
+    for module, path in sorted(package_modules().items()):
+        own = layer_of(module)
+        assert own is not None
+        allowed = {own.name, *own.may_import}
+        for imported in _imports(path, names=True):
+            target = layer_of(imported)
+            if target is not None and target.name not in allowed:
+                offenders.append(f"{module} ({own.name}) imports {imported} ({target.name})")
     assert offenders == []
+
+
+def test_the_framework_imports_no_game_package():
+    games = {package.name for package in game_packages()}
+    offenders = []
+    for module, path in sorted(package_modules().items()):
+        if module.startswith("partita.games."):
+            continue
+        for imported in _imports(path, names=True):
+            parts = imported.split(".")
+            if parts[:2] == ["partita", "games"] and len(parts) > 2 and parts[2] in games:
+                offenders.append(f"{module} imports the game module {imported}")
+    assert offenders == []
+
+
+def test_game_packages_do_not_import_each_other():
+    games = {package.name for package in game_packages()}
+    offenders = []
+    for module, path in sorted(package_modules().items()):
+        parts = module.split(".")
+        if parts[:2] != ["partita", "games"] or len(parts) < 3:
+            continue
+        for imported in _imports(path, names=True):
+            other = imported.split(".")
+            same_floor = other[:2] == ["partita", "games"] and len(other) > 2
+            if same_floor and other[2] in games and other[2] != parts[2]:
+                offenders.append(f"{module} imports {imported}")
+    assert offenders == []
+
+
+def _documented_map() -> list[tuple[str, list[str], list[str]]]:
+    """The rows of the table under "## The layers" in docs/architecture.md:
+    (layer, its modules, what it may import), each in backquotes."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        names = [re.findall(r"`([^`]+)`", cell) for cell in cells[:3]]
+        rows.append((names[0][0], names[1], names[2]))
+    return rows
+
+
+def test_the_architecture_page_shows_this_map():
+    expected = [
+        (layer.name, sorted(layer.holds), list(layer.may_import)) for layer in reversed(LAYERS)
+    ]
+    shown = [(name, sorted(modules), may) for name, modules, may in _documented_map()]
+    assert shown == expected
