@@ -27,8 +27,8 @@ def processes_for_idle_cores(limit: int) -> int:
     """This process and one worker per further idle core, at most ``limit`` and the
     usable CPUs in all, at least 1: this process takes the first idle core, each
     further one (rounded: at least half of it idle) is a worker. A worker on a core
-    other work keeps busy only takes turns with it (docs/archive.md has the
-    measurements)."""
+    other work keeps busy only takes turns with it (the measurements:
+    benchmarks/results/2026-12-06-archive.md)."""
     cpus = usable_cpus()
     extra = int(idle_cores(cpus) - 0.5)
     return max(1, min(cpus, limit, 1 + extra))

@@ -66,7 +66,7 @@ __all__ = [
 
 #: Inputs at least this large, imported into an archive without positions, go in
 #: bulk (``bulk=None``): positions into a heap, sorted into their index once at the
-#: end (docs/archive.md has the measurements).
+#: end (benchmarks/results/2026-12-06-archive.md has the measurements).
 BULK_MIN_BYTES = 1_000_000
 
 #: With no ``batch_size`` given, a batch holds at least DEFAULT_BATCH_SIZE records

@@ -44,8 +44,8 @@ __all__ = [
 
 #: With ``workers=None``, inputs smaller than this import in one process: a
 #: spawned worker process takes about 0.25 s of CPU to start, which on less than
-#: about 0.6 MB costs more than it saves (docs/archive.md); this leaves a margin
-#: for slower process starts elsewhere.
+#: about 0.6 MB costs more than it saves (benchmarks/results/2026-12-01-import.md);
+#: this leaves a margin for slower process starts elsewhere.
 PARALLEL_MIN_BYTES = 1_000_000
 
 #: The same for workers that start with ``fork``: a copy of this process, no
@@ -86,7 +86,7 @@ def auto_workers(total_bytes: int, *, fork: bool = False) -> int:
     starting a worker costs more than it saves there. Else this process and one
     worker per further idle core, at most :data:`MAX_AUTO_WORKERS` in all. A worker
     on a core other work keeps busy only takes turns with it, and the single
-    writer then waits for the worker (docs/archive.md has the measurements)."""
+    writer then waits for the worker (benchmarks/results/2026-12-06-archive.md)."""
     forked = fork and cores.worker_start_method(True) == "fork"
     if total_bytes < (FORK_PARALLEL_MIN_BYTES if forked else PARALLEL_MIN_BYTES):
         return 1
