@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from faults import allow_inserts, cache_sizes, refuse_inserts, watch_cache_sizes
 from sqlite_utils import Database
 from test_import import check_whole_games, write_games
 
@@ -18,6 +19,7 @@ from partita.database import archive_writer, import_paths, importer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading
 from partita.database.schema import archive_for_writing
+from partita.errors import ArchiveError
 from partita.notation.files import expand_paths
 from partita.notation.reader import read_records
 from partita.notation.replay import replay_records
@@ -38,42 +40,49 @@ def _replayed(folder):
     return [r for path in expand_paths([folder]) for r in replay_records(read_records(path))]
 
 
+def held_back(writer: ArchiveWriter, replayed) -> list[tuple[int, int]]:
+    """Add ``replayed`` to a bulk ``writer`` one record at a time; after each, the
+    records and plies held in Python: added, less what the writer's own connection
+    already sees written into the batch's open transaction."""
+    held = []
+    plies = 0
+    for count, record in enumerate(replayed, 1):
+        writer.add(record)
+        plies += len(record.moves)
+        games, positions = writer.conn.execute(
+            "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM game_positions)"
+        ).fetchone()
+        held.append((count - games, plies - positions))
+    return held
+
+
 def test_pieces_make_the_archive_whole_batches_make(tmp_path, monkeypatch):
     write_games(tmp_path / "in" / "a.pgr", 40, seed=31)
     whole = tmp_path / "whole.db"
     import_paths(whole, [tmp_path / "in"], batch_size=15, bulk=True)
-    sizes = []
-    real = ArchiveWriter._write
-
-    def write(self, conn, batch):
-        sizes.append(len(batch))
-        return real(self, conn, batch)
-
     monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 4)
-    monkeypatch.setattr(ArchiveWriter, "_write", write)
     pieces = tmp_path / "pieces.db"
     summary = import_paths(pieces, [tmp_path / "in"], batch_size=15, bulk=True)
     assert summary.imported == 40
-    assert max(sizes) == 4 and sum(sizes) == 40  # never more than a piece in Python
     assert _contents(pieces) == _contents(whole)
     check_whole_games(pieces)
+    with archive_for_writing(tmp_path / "held.db") as conn:
+        held = held_back(ArchiveWriter(conn, bulk=True, batch_size=40), _replayed(tmp_path / "in"))
+    records = [count for count, _ in held]
+    assert max(records) == 3 and records[3::4] == [0] * 10  # never a whole piece in Python
 
 
 def test_a_piece_bounded_by_plies(tmp_path, monkeypatch):
     plies = write_games(tmp_path / "in" / "a.pgr", 12, seed=32)
-    sizes = []
-    real = ArchiveWriter._write
-
-    def write(self, conn, batch):
-        sizes.append(sum(len(item.moves) for item in batch))
-        return real(self, conn, batch)
-
     monkeypatch.setattr(archive_writer, "PIECE_PLIES", 30)
-    monkeypatch.setattr(ArchiveWriter, "_write", write)
-    import_paths(tmp_path / "db.sqlite", [tmp_path / "in"], batch_size=100, bulk=True)
-    assert sum(sizes) == sum(plies)
-    # a piece closes on the record that reaches 30 plies (records hold at most 24)
-    assert len(sizes) > 1 and all(size < 30 + 24 for size in sizes)
+    with archive_for_writing(tmp_path / "db.sqlite") as conn:
+        writer = ArchiveWriter(conn, bulk=True, batch_size=100)
+        held = held_back(writer, _replayed(tmp_path / "in"))
+        writer.flush()
+    # a piece closes on the record that reaches 30 plies: fewer are ever held
+    assert all(plies_held < 30 for _, plies_held in held)
+    assert sum(1 for _, plies_held in held if plies_held == 0) > 1  # several pieces
+    assert writer.summary.plies == sum(plies)
 
 
 def test_written_pieces_stay_invisible_and_uncounted_until_the_commit(tmp_path, monkeypatch):
@@ -100,18 +109,11 @@ def test_written_pieces_stay_invisible_and_uncounted_until_the_commit(tmp_path, 
 def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypatch):
     plies = write_games(tmp_path / "in" / "a.pgr", 20, seed=34)
     monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 3)
-    real = ArchiveWriter._insert_games
-    calls = []
-
-    def fail_in_the_second_batch(self, conn, rows):
-        calls.append(len(rows))
-        real(self, conn, rows)
-        if len(calls) == 6:  # batch 1: pieces 3, 3, 2; batch 2: 3, 3, then this one
-            raise OSError("disk unplugged")
-
-    monkeypatch.setattr(ArchiveWriter, "_insert_games", fail_in_the_second_batch)
     database = tmp_path / "db.sqlite"
-    with pytest.raises(OSError, match="disk unplugged"):
+    # Batch 1: games 1-8 in pieces of 3, 3, 2; batch 2: 9-11 and 12-14 written, then
+    # the archive refuses game 15.
+    refuse_inserts(database, "games", when="NEW.id = 15")
+    with pytest.raises(ArchiveError, match="disk unplugged"):
         import_paths(database, [tmp_path / "in"], batch_size=8, bulk=True)
     conn = sqlite3.connect(database)
     assert conn.execute("SELECT count(*) FROM games").fetchone() == (8,)
@@ -121,7 +123,7 @@ def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypat
     assert conn.execute("SELECT first_game_id FROM positions_pending").fetchone() == (1,)
     assert conn.execute("SELECT count(*) FROM game_tags WHERE game_id > 8").fetchone() == (0,)
     conn.close()
-    monkeypatch.setattr(ArchiveWriter, "_insert_games", real)
+    allow_inserts(database, "games")
     rerun = import_paths(database, [tmp_path / "in"], batch_size=8)
     assert (rerun.imported, rerun.duplicates) == (12, 8)
     check_whole_games(database)
@@ -137,18 +139,11 @@ def test_the_bulk_cache_holds_the_hash_index_twice_within_its_bounds():
 def test_a_bulk_import_writes_with_the_bulk_cache_and_gives_the_callers_back(tmp_path, monkeypatch):
     write_games(tmp_path / "in" / "a.pgr", 12, seed=35)
     database = tmp_path / "db.sqlite"
-    seen = []
-    real = ArchiveWriter.flush
-
-    def flush(self):
-        seen.append(self.conn.execute("PRAGMA cache_size").fetchone()[0])
-        real(self)
-
-    monkeypatch.setattr(ArchiveWriter, "flush", flush)
+    watch_cache_sizes(database, "game_positions")
     monkeypatch.setattr(importer, "BULK_CACHE_KIB", 777)
     db = Database(database)
     db.execute("PRAGMA cache_size = -1234")
     import_paths(db, [tmp_path / "in"], batch_size=5, bulk=True)
-    assert seen and set(seen) == {-777}
+    assert cache_sizes(database) == {-777}  # every batch wrote its positions with it
     assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
     db.close()

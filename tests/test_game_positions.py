@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from faults import refuse_inserts
 from test_import import check_whole_games, write_games
 from test_positions_v7 import as_version_6
 from test_schema_v4 import kill_a_bulk_import
@@ -20,7 +21,7 @@ from partita.database.maintenance import delete_games, set_tag
 from partita.database.merge import merge_archive
 from partita.database.schema import MIGRATION_7, archive_for_writing, migrate_archive
 from partita.errors import ArchiveError
-from partita.notation.reader import read_records
+from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,18 +85,19 @@ def test_the_mark_names_the_first_game_of_the_first_bulk_batch(records, tmp_path
     check_whole_games(path)
 
 
-def test_a_bulk_batch_that_fails_leaves_no_mark(records, tmp_path, monkeypatch):
+def test_a_bulk_batch_that_fails_leaves_no_mark(records, tmp_path):
     path = tmp_path / "a.db"
     [first, *_] = [replay(record) for record in read_records((records / "a.pgr").read_text())]
-
-    def broken(self, conn, rows):
-        raise RuntimeError("disk on fire")
-
-    monkeypatch.setattr(ArchiveWriter, "_insert_problems", broken)
+    # A record with a problem, whose problem rows (written after the positions and
+    # the mark) the archive refuses.
+    damaged = replay(parse_record('[Game "forza4x4"]\n[Result "*"]\n\n1. t4 zz *\n'))
+    assert damaged.problems
+    refuse_inserts(path, "problems", message="disk on fire")
     with archive_for_writing(path) as conn:
         writer = ArchiveWriter(conn, bulk=True)
         writer.add(first)
-        with pytest.raises(RuntimeError, match="disk on fire"):
+        writer.add(damaged)
+        with pytest.raises(sqlite3.Error, match="disk on fire"):
             writer.flush()
         assert not loading_pending(conn)
     assert pending(path) == [] and by_game(path) == [] and rows(path, "SELECT id FROM games") == []

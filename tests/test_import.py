@@ -17,11 +17,12 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
+from faults import allow_inserts, refuse_inserts
 from sqlite_utils import Database
 
 from partita import cores
-from partita.database import ArchiveWriter, import_paths, importer, parallel, prepare
-from partita.errors import PartitaError
+from partita.database import import_paths, importer, parallel, prepare
+from partita.errors import ArchiveError, PartitaError
 from partita.game import registry
 from partita.game.registry import get_game
 from partita.game.spec import GameSpec
@@ -199,29 +200,23 @@ def test_strict_import_refuses_invalid_records_and_reports_them(tmp_path):
 def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 300)  # a few records a chunk
     plies = write_games(tmp_path / "a.pgr", 10, seed=6)
-    real = ArchiveWriter._insert_positions
-
-    def fail_on_second_batch(self, conn, first_id, keys_json):
-        real(self, conn, first_id, keys_json)
-        # The second batch's first positions written (a parallel import writes a
-        # batch chunk by chunk), its problems not yet.
-        if first_id > 4:
-            raise OSError("disk unplugged")
-
-    monkeypatch.setattr(ArchiveWriter, "_insert_positions", fail_on_second_batch)
-    with pytest.raises(OSError, match="disk unplugged"):
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=4, workers=workers)
-    assert counts(tmp_path / "db.sqlite") == {
+    database = tmp_path / "db.sqlite"
+    # The second batch's games written, then its positions refused (a parallel
+    # import writes a batch chunk by chunk), as a disk failing half-way would.
+    refuse_inserts(database, "game_positions", when="NEW.game_id > 4")
+    with pytest.raises(ArchiveError, match="disk unplugged"):
+        import_paths(database, [tmp_path / "a.pgr"], batch_size=4, workers=workers)
+    assert counts(database) == {
         "games": 4,
         "positions": sum(plies[:4]),
         "problems": 0,
     }
-    check_whole_games(tmp_path / "db.sqlite")
-    monkeypatch.setattr(ArchiveWriter, "_insert_positions", real)
-    rerun = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=4)
+    check_whole_games(database)
+    allow_inserts(database, "game_positions")
+    rerun = import_paths(database, [tmp_path / "a.pgr"], batch_size=4)
     assert (rerun.imported, rerun.duplicates) == (6, 4)
-    assert counts(tmp_path / "db.sqlite")["positions"] == sum(plies)
-    check_whole_games(tmp_path / "db.sqlite")
+    assert counts(database)["positions"] == sum(plies)
+    check_whole_games(database)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -458,12 +453,16 @@ class RenamedForza(GravityNotation):
         return "forza-here"
 
 
-def test_a_game_registered_at_run_time_imports_the_same_with_workers(tmp_path, monkeypatch):
-    # Loaded before the copy: were the entry points read into the copy, the registry
-    # would be left empty (and marked loaded) for every later test.
-    registry.all_specs()
-    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))  # forgotten after the test
-    registry.register(GameSpec("forza-here", "Forza here", RenamedForza(FORZA.rules)))
+@pytest.fixture
+def forza_here():
+    """A game registered at run time, as a script registers its own, forgotten after
+    the test."""
+    spec = registry.register(GameSpec("forza-here", "Forza here", RenamedForza(FORZA.rules)))
+    yield spec
+    registry.unregister(spec.name)
+
+
+def test_a_game_registered_at_run_time_imports_the_same_with_workers(tmp_path, forza_here):
     rng = random.Random(15)
     texts = [record_text(random_game(rng, 10), event=f"game {n}") for n in range(6)]
     text = "\n".join(texts).replace('[Game "forza4x4"]', '[Game "forza-here"]')

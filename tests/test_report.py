@@ -161,7 +161,7 @@ def test_write_report_chooses_the_format_from_the_name(archive, tmp_path):
     assert page.count('class="open" data-game=') >= 3
 
 
-def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
+def test_a_registered_section_appears_for_its_game_only(archive):
     def statistics(db, game, ids):
         return Section(
             "Attacks <won>",
@@ -173,17 +173,17 @@ def test_a_registered_section_appears_for_its_game_only(archive, monkeypatch):
 
     from partita.game import registry
 
-    # Loaded before the copy: were the entry points read into the copy, the registry
-    # would be left empty (and marked loaded) for every later test.
-    registry.all_specs()
-    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))
-    registry.register(replace(registry.get_spec("connect4"), report_sections=(statistics,)))
-    # The two games the assertions name (the other games' parts would only cost time).
-    data = build_report(
-        archive,
-        options=ReportOptions(viewer_games=0, charts=False),
-        games=("connect4", "forza4x4"),
-    )
+    original = registry.get_spec("connect4")
+    registry.register(replace(original, report_sections=(statistics,)))
+    try:
+        # The two games the assertions name (the other games' parts would only cost time).
+        data = build_report(
+            archive,
+            options=ReportOptions(viewer_games=0, charts=False),
+            games=("connect4", "forza4x4"),
+        )
+    finally:
+        registry.register(original)
     parts = {part["game"]: part for part in data["games"]}
     assert [section.title for section in parts["connect4"]["sections"]] == [
         "Attacks <won>",

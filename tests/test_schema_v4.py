@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from faults import cache_sizes, watch_cache_sizes
 from test_hash_key import as_version_5
 from test_import import ROOT, check_whole_games, counts, write_games
 
@@ -256,20 +257,25 @@ def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, mon
 
     write_games(tmp_path / "a.pgr", 12, seed=4)
     write_games(tmp_path / "b.pgr", 12, seed=5, first=12)
-    modes = []
-    real = importer.ArchiveWriter
 
-    def spy(*args, **kwargs):
-        modes.append(kwargs["bulk"])
-        return real(*args, **kwargs)
+    def in_bulk(database: Path, path: Path) -> bool:
+        """Whether importing ``path`` marked the archive loading (positions waiting
+        in game order for the final sort), as seen after each committed batch."""
+        marked = []
 
-    monkeypatch.setattr(importer, "ArchiveWriter", spy)
+        def progress(done) -> None:
+            with sqlite3.connect(database) as reader:
+                marked.append(reader.execute("SELECT count(*) FROM positions_pending").fetchone())
+
+        import_paths(database, [path], batch_size=4, progress=progress)
+        assert marked
+        return marked[0] == (1,)
+
     monkeypatch.setattr(importer, "BULK_MIN_BYTES", 1000)
-    import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"])
-    import_paths(tmp_path / "db.sqlite", [tmp_path / "b.pgr"])  # positions there now
+    assert in_bulk(tmp_path / "db.sqlite", tmp_path / "a.pgr")
+    assert not in_bulk(tmp_path / "db.sqlite", tmp_path / "b.pgr")  # positions there now
     monkeypatch.setattr(importer, "BULK_MIN_BYTES", 10**9)
-    import_paths(tmp_path / "small.sqlite", [tmp_path / "a.pgr"])
-    assert modes == [True, False, False]
+    assert not in_bulk(tmp_path / "small.sqlite", tmp_path / "a.pgr")
 
 
 def test_the_archive_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
@@ -287,24 +293,17 @@ def test_the_archive_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
     assert done.stdout.split() == ["False", "False", "numpy", "True"]
 
 
-def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp_path, monkeypatch):
+def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp_path):
     from sqlite_utils import Database
 
     from partita.database import importer
 
     write_games(tmp_path / "a.pgr", 6, seed=9)
+    watch_cache_sizes(tmp_path / "db.sqlite", "positions")
     db = Database(tmp_path / "db.sqlite")
     db.execute("PRAGMA cache_size = -1234")
-    seen = []
-    real = importer.ArchiveWriter.flush
-
-    def flush(self):
-        seen.append(self.db.execute("PRAGMA cache_size").fetchone()[0])
-        real(self)
-
-    monkeypatch.setattr(importer.ArchiveWriter, "flush", flush)
     import_paths(db, [tmp_path / "a.pgr"])
-    assert seen and set(seen) == {-importer.IMPORT_CACHE_KIB}
+    assert cache_sizes(tmp_path / "db.sqlite") == {-importer.IMPORT_CACHE_KIB}
     assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
     db.close()
 
@@ -319,6 +318,9 @@ def test_batches_grow_with_the_archive_unless_the_caller_sets_their_size():
     assert importer.batch_limit(7, 10**7) == 7
 
 
+INDEX_NAMES = "SELECT name FROM sqlite_master WHERE type = 'index'"
+
+
 def schema_entries(path: Path) -> list[tuple]:
     connection = sqlite3.connect(path)
     try:
@@ -330,37 +332,32 @@ def schema_entries(path: Path) -> list[tuple]:
 
 
 def test_a_bulk_import_builds_the_games_indexes_it_deferred_exactly_as_the_schema_has_them(
-    tmp_path, monkeypatch
+    tmp_path,
 ):
-    from partita.database import archive_writer, indexed
-
     write_games(tmp_path / "in" / "a.pgr", 30, seed=23)
     batched, bulk = tmp_path / "batched.db", tmp_path / "bulk.db"
     import_paths(batched, [tmp_path / "in"], batch_size=7, bulk=False)
     seen = []
-    real = archive_writer.ArchiveWriter._insert_games
 
-    def insert_games(self, conn, rows):
-        seen.append(
-            sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'"))
-        )
-        real(self, conn, rows)
+    def progress(done) -> None:  # after each committed batch
+        with sqlite3.connect(bulk) as reader:
+            seen.append({name for (name,) in reader.execute(INDEX_NAMES)})
 
-    monkeypatch.setattr(archive_writer.ArchiveWriter, "_insert_games", insert_games)
-    import_paths(bulk, [tmp_path / "in"], batch_size=7, bulk=True)
-    assert len(seen) == 5
-    for names in seen:  # every batch of the bulk import writes games without them
-        assert not {name for name, _ in indexed.DEFERRED_INDEXES} & set(names)
-        assert "games_hash_key" in names
-    assert schema_entries(bulk) == schema_entries(batched)
-    assert {
+    import_paths(bulk, [tmp_path / "in"], batch_size=7, bulk=True, progress=progress)
+    deferred = {
         "games_moves",
         "games_game_date",
         "games_twin",
         "game_players_folded",
         "game_tags_value",
         "game_tags_number",
-    } <= {entry[1] for entry in schema_entries(bulk)}
+    }
+    assert len(seen) >= 5
+    for names in seen:  # every batch of the bulk import writes games without them
+        assert not deferred & names
+        assert "games_hash_key" in names
+    assert schema_entries(bulk) == schema_entries(batched)
+    assert deferred <= {entry[1] for entry in schema_entries(bulk)}
 
 
 def test_an_archive_missing_a_deferred_index_counts_as_loading_until_a_writer_builds_it(
@@ -389,23 +386,17 @@ def test_an_archive_missing_a_deferred_index_counts_as_loading_until_a_writer_bu
     open_archive(database, readonly=True).close()
 
 
-def test_finishing_a_bulk_load_gives_the_connection_its_settings_back(tmp_path, monkeypatch):
+def test_finishing_a_bulk_load_gives_the_connection_its_settings_back(tmp_path):
     from partita.database import indexed
 
     write_games(tmp_path / "in" / "a.pgr", 12, seed=25)
-    seen = []
-    real = indexed._missing_indexes
-
-    def missing(conn):
-        seen.append(conn.execute("PRAGMA cache_size").fetchone()[0])
-        return real(conn)
-
-    monkeypatch.setattr(indexed, "_missing_indexes", missing)
-    db = open_archive(tmp_path / "db.sqlite")
+    database = tmp_path / "db.sqlite"
+    watch_cache_sizes(database, "positions")  # in bulk, only the final sort writes them
+    db = open_archive(database)
     db.execute("PRAGMA cache_size = -1234")
     db.execute("PRAGMA secure_delete = ON")
     import_paths(db, [tmp_path / "in"], bulk=True)
-    assert -indexed.FINAL_SORT_CACHE_KIB in seen  # the sorts ran with the small cache
+    assert cache_sizes(database) == {-indexed.FINAL_SORT_CACHE_KIB}  # the sort's small cache
     assert db.execute("PRAGMA cache_size").fetchone()[0] == -1234
     assert db.execute("PRAGMA secure_delete").fetchone()[0] == 1
     db.close()
