@@ -83,20 +83,19 @@ def test_an_archive_at_rest_is_one_file_marked_as_partitas(forza_archive):
     db.close()
 
 
-def test_a_ctrl_c_while_the_archive_closes_waits_until_it_is_one_file(forza_archive, monkeypatch):
+def interrupt_when_leaving_wal(statement: str) -> None:
+    """A connection's trace callback: Ctrl-C as the connection switches its
+    journal back from WAL, the moment an archive being closed is two files."""
+    if "journal_mode" in statement and "DELETE" in statement.upper():
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_a_ctrl_c_while_the_archive_closes_waits_until_it_is_one_file(forza_archive):
     # The interrupt lands in the middle of closing (as the journal switches back):
     # it is raised once the file is closed, and no -wal or -shm is left beside it.
-    from partita.database import schema
-
-    leave_wal = schema._leave_wal
-
-    def interrupted_while_leaving(db):
-        signal.raise_signal(signal.SIGINT)
-        leave_wal(db)
-
-    monkeypatch.setattr(schema, "_leave_wal", interrupted_while_leaving)
     with pytest.raises(KeyboardInterrupt), archive(forza_archive) as db:
         db.execute("SELECT count(*) FROM games").fetchone()
+        db.conn.set_trace_callback(interrupt_when_leaving_wal)
     assert os.listdir(forza_archive.parent) == ["forza.db"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from sqlite_utils import Database
+from test_archive_opening import interrupt_when_leaving_wal
 
-from partita.database import import_paths, schema
+from partita.database import ArchiveWriter, import_paths, schema
 from partita.database.current_schema import CURRENT_SCHEMA, CURRENT_SCHEMA_VERSION
 from partita.database.schema import (
     APPLICATION_ID,
@@ -21,6 +24,8 @@ from partita.database.schema import (
     archive_for_writing,
 )
 from partita.errors import ArchiveError
+from partita.notation.reader import read_records
+from partita.notation.replay import replay_records
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOK = ROOT / "examples" / "forza4x4" / "rulebook-example.pgr"
@@ -142,40 +147,39 @@ def test_migrations_newer_than_the_one_step_schema_run_on_a_new_archive(tmp_path
     assert describe(tmp_path / "one-step.db") == describe(tmp_path / "migrated.db")
 
 
-def test_an_import_into_a_new_archive_loads_no_sqlite_utils(tmp_path, monkeypatch):
+def test_an_import_into_a_new_archive_loads_no_sqlite_utils(tmp_path):
     """The import opens, makes, writes and closes its archive with sqlite3 alone;
     the Database API still works on what it wrote."""
-    import partita.database.schema as opening
-
-    def refused() -> None:
-        raise AssertionError("the import made a sqlite-utils Database")
-
-    monkeypatch.setattr(opening, "_utils_database", lambda conn: refused())
-    summary = import_paths(tmp_path / "new.db", [RULEBOOK])
-    assert summary.imported == 1
-    assert import_paths(tmp_path / "new.db", [RULEBOOK]).duplicates == 1
-    monkeypatch.undo()
+    probe = (
+        "import sys\n"
+        "from partita.database import import_paths\n"
+        "summaries = [import_paths(sys.argv[1], [sys.argv[2]]) for _ in range(2)]\n"
+        "print(summaries[0].imported, summaries[1].duplicates, 'sqlite_utils' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "new.db"), str(RULEBOOK)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["1", "1", "False"]
     db = Database(tmp_path / "new.db")
-    assert db["games"].count == 1 and db["positions"].count == summary.plies
+    plies = db.execute("SELECT plies FROM games").fetchone()[0]
+    assert db["games"].count == 1 and db["positions"].count == plies
     db.close()
     assert os.listdir(tmp_path) == ["new.db"]
 
 
-def test_a_ctrl_c_while_the_import_s_archive_closes_waits_until_it_is_one_file(
-    tmp_path, monkeypatch
-):
-    leave_wal = schema._leave_wal
-
-    def interrupted_while_leaving(conn):
-        signal.raise_signal(signal.SIGINT)
-        leave_wal(conn)
-
-    monkeypatch.setattr(schema, "_leave_wal", interrupted_while_leaving)
-    with pytest.raises(KeyboardInterrupt):
-        import_paths(tmp_path / "new.db", [RULEBOOK])
+def test_a_ctrl_c_while_the_import_s_archive_closes_waits_until_it_is_one_file(tmp_path):
+    # The import's own opener: the interrupt lands as the journal switches back.
+    with pytest.raises(KeyboardInterrupt), archive_for_writing(tmp_path / "new.db") as conn:
+        writer = ArchiveWriter(conn)
+        for record in replay_records(read_records(RULEBOOK)):
+            writer.add(record)
+        writer.flush()
+        conn.set_trace_callback(interrupt_when_leaving_wal)
     assert os.listdir(tmp_path) == ["new.db"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    monkeypatch.undo()
     assert import_paths(tmp_path / "new.db", [RULEBOOK]).duplicates == 1
 
 
