@@ -107,7 +107,12 @@ def test_a_playout_of_no_plies_scores_the_new_position_with_the_heuristic():
     game = get_game("universal-forces")
     state = random_position("universal-forces", 2, seed=3, plies=20)
     search = Mcts(game, rollout_plies=0)
-    assert search._rollout(state, random.Random(0)) == search.evaluation(state)
+    moves = game.rules.legal_moves(state)
+    result = search.search(state, random.Random(0), playouts=len(moves))
+    tried_once = [stats for stats in result.moves if stats.visits == 1 and not stats.exact]
+    assert len(tried_once) > len(moves) // 2
+    for stats in tried_once:  # its one playout: the heuristic's score, no ply played
+        assert stats.value == search.evaluation(game.rules.apply(state, stats.move))
 
 
 def test_the_heuristic_orders_the_first_visits():
@@ -278,6 +283,26 @@ def test_greedy_scores_every_candidate_once():
 # -- heuristics and playout policies ------------------------------------------------------
 
 
+def lines_of(rules) -> list[int]:
+    """Every line of ``line_length`` cells on a gravity board (rows, columns, both
+    diagonals), as a mask of bits, from the board's public geometry."""
+    lines = []
+    for step_column, step_row in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        for row in range(1, rules.height + 1):
+            for column in range(1, rules.width + 1):
+                cells = [
+                    (column + step_column * k, row + step_row * k) for k in range(rules.line_length)
+                ]
+                if all(1 <= c <= rules.width and 1 <= r <= rules.height for c, r in cells):
+                    lines.append(sum(1 << rules.bit(c, r) for c, r in cells))
+    return lines
+
+
+def test_the_brute_force_finds_connect_fours_69_lines():
+    assert len(lines_of(CONNECT4.rules)) == 69  # Connect Four's well-known 69 lines
+    assert len(set(lines_of(FORZA.rules))) == len(lines_of(FORZA.rules))
+
+
 @settings(max_examples=examples(40, fast=10), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60), forza=st.booleans())
 def test_threats_and_landings_agree_with_the_engine(seed, plies, forza):
@@ -289,7 +314,7 @@ def test_threats_and_landings_agree_with_the_engine(seed, plies, forza):
     for own in (state.x, state.o):
         # Brute force: the empty cell of every window holding three of own's pieces.
         expected = 0
-        for window in rules._windows:
+        for window in lines_of(rules):
             missing = window & ~own
             if missing.bit_count() == 1 and not missing & occupied:
                 expected |= missing
