@@ -23,7 +23,7 @@ writer's batches and the final sort, wall and CPU), and the bytes the process wr
 The first size is the base: it runs again after each larger size (``--no-bracket``:
 not), and each larger size's time per ply is compared with the mean of the base
 runs just before and after it, side by side, as the machine's speed drifts (the
-10,000-game figure moved by a quarter between sittings, ±2.5% within one).
+10,000-game figure moved by a quarter from one day to the next, ±2.5% within one run).
 ``--keep-heap`` stops each size before the final sort and keeps its archive
 (``storage-N.db``, its positions in ``game_positions`` only, the mark set).
 """
@@ -155,7 +155,7 @@ def _fresh(path: Path) -> Path:
 def run_order(sizes: list[int], bracket: bool) -> list[int]:
     """The sizes in the order they run: with ``bracket``, the first (the base) again
     after each larger one, so that each is compared with the base runs just before
-    and after it (the machine's speed drifts by a quarter between sittings, and a
+    and after it (the machine's speed drifts by a quarter from one day to the next, and a
     million-game run takes minutes)."""
     if not bracket or len(sizes) < 2:
         return sizes

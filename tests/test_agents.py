@@ -97,7 +97,7 @@ def test_mcts_options_reach_the_search():
 )
 def test_the_playout_length_is_the_games_own_unless_the_spec_says(name, plies):
     # Each game's spec sets how long its playouts run before the heuristic takes
-    # over (docs/analysis.md gives the measurements); plies=N overrides it.
+    # over (docs/analysis.md says why); plies=N overrides it.
     assert agent_from_spec("mcts:50", get_game(name)).search.rollout_plies == plies
     assert agent_from_spec("mcts:50,plies=7", get_game(name)).search.rollout_plies == 7
     assert Mcts(get_game(name), rollout_plies=3).rollout_plies == 3
