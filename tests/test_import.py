@@ -617,21 +617,30 @@ def test_automatic_workers_count_the_cores_idle_now(monkeypatch, tmp_path, befor
     def next_sample(seconds):
         stat.write_text(next(samples) + "\n", encoding="ascii")
 
+    forget_early_sample(monkeypatch, tmp_path)  # none begun by a CLI start
     next_sample(0)
     monkeypatch.setattr(cores, "PROC_STAT", str(stat))
-    monkeypatch.setattr(cores, "_early_sample", None)  # none begun by a CLI start
     monkeypatch.setattr(time, "sleep", next_sample)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # lagging behind
     assert parallel.auto_workers(50_000_000) == expected
 
 
+def forget_early_sample(monkeypatch, tmp_path) -> None:
+    """No sample begun by a CLI start (this process's may have begun one): a sample
+    begun where the system's CPU times cannot be read is none."""
+    monkeypatch.setattr(cores, "PROC_STAT", str(tmp_path / "no-proc-stat"))
+    cores.start_idle_sample()
+
+
 @pytest.fixture
 def early_sample_clock(monkeypatch, tmp_path):
     """A fake /proc/stat (``write(line)``), monotonic clock (``clock[0]``) and CPU
-    time of this process (``own[0]``, ticks), and the sleeps asked for."""
+    time of this process (``own[0]``, ticks, as ``os.times`` says it), and the
+    sleeps asked for."""
     stat = tmp_path / "stat"
     clock, own, slept = [100.0], [0.0], []
+    ticks = os.sysconf("SC_CLK_TCK")
 
     def write(line):
         stat.write_text(line + "\n", encoding="ascii")
@@ -640,11 +649,11 @@ def early_sample_clock(monkeypatch, tmp_path):
         slept.append(seconds)
         clock[0] += seconds
 
+    forget_early_sample(monkeypatch, tmp_path)
     monkeypatch.setattr(cores, "PROC_STAT", str(stat))
-    monkeypatch.setattr(cores, "_monotonic", lambda: clock[0])
-    monkeypatch.setattr(cores, "_own_ticks", lambda: own[0])
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(os, "times", lambda: os.times_result((own[0] / ticks, 0.0, 0.0, 0.0, 0.0)))
     monkeypatch.setattr(time, "sleep", sleep)
-    monkeypatch.setattr(cores, "_early_sample", None)
     return write, clock, own, slept
 
 
