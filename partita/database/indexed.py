@@ -232,8 +232,8 @@ def loading_pending(conn: sqlite3.Connection) -> bool:
 #: runs of the cache's size in memory and merges them from temporary files: small
 #: runs stay in the processor's caches, and the whole sort takes less CPU (at
 #: 3 million rows, 4 MB runs took two thirds of the CPU of the import's 64 MB
-#: ones, benchmarks/results/2026-12-03-import.md), and less memory. Rows written in key order need few
-#: pages in the cache.
+#: ones, benchmarks/results/2026-12-03-import.md), and less memory. Rows written
+#: in key order need few pages in the cache.
 FINAL_SORT_CACHE_KIB = 4096
 
 

@@ -516,8 +516,8 @@ def _set_pragmas(conn: sqlite3.Connection) -> None:
     one), costs no fsync, and readers never wait for the writer. The page cache
     stays SQLite's default (2 MB): a larger one bought no speed on imports of
     10,000 to 100,000 games and grows the memory an import needs
-    (benchmarks/results/2026-12-01-import.md). A file system without WAL support keeps its rollback
-    journal: slower, as safe."""
+    (benchmarks/results/2026-12-01-import.md). A file system without WAL support
+    keeps its rollback journal: slower, as safe."""
     if not _in_memory(conn):
         # SQLite does not wait for a lock to switch (another process may be
         # making the same archive): retry.
