@@ -334,21 +334,32 @@ def test_written_numbers_are_not_part_of_equality():
 
 
 @given(
-    units=st.lists(st.text(alphabet="ab{}.1", min_size=1, max_size=30), max_size=40),
+    moves=st.lists(st.text(alphabet="ab", min_size=1, max_size=30), max_size=40),
     width=st.integers(min_value=1, max_value=90),
 )
-def test_wrap_fills_lines_greedily_and_keeps_every_unit(units, width):
-    """The movetext lines: the units in order, one space between two; no line longer
-    than ``width`` unless it is one unit; and no unit could have joined the line
-    before it."""
-    from partita.notation.writer import _wrap
-
-    lines = _wrap(units, width)
-    assert [unit for line in lines for unit in line.split(" ")] == units
+def test_the_movetext_fills_lines_greedily_and_keeps_every_move(moves, width):
+    """The movetext lines: the moves in order, one space between two units (a move
+    with the number before it is one); no line longer than ``width`` unless it is
+    one unit; and no unit could have joined the line before it."""
+    text = write_record(line_record(moves, tags={"Event": "wrapped"}), width=width)
+    lines = [units_of(line) for line in text.split("\n\n", 1)[1].rstrip("\n").split("\n")]
+    assert [unit.split(" ")[-1] for line in lines for unit in line][:-1] == moves
+    assert lines[-1][-1] == "*"
     for line in lines:
-        assert len(line) <= width or " " not in line
+        assert len(" ".join(line)) <= width or len(line) == 1
     for before, after in zip(lines, lines[1:], strict=False):
-        assert len(before) + 1 + len(after.split(" ")[0]) > width
+        assert len(" ".join(before)) + 1 + len(after[0]) > width
+
+
+def units_of(line: str) -> list[str]:
+    """A movetext line's units: words, a move number joined to the move after it."""
+    units: list[str] = []
+    for word in line.split(" "):
+        if units and units[-1].endswith("."):
+            units[-1] += " " + word
+        else:
+            units.append(word)
+    return units
 
 
 @pytest.mark.parametrize(
