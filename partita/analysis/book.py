@@ -60,6 +60,7 @@ __all__ = [
     "build_exact_book",
     "book_moves",
     "build_statistics_book",
+    "open_book",
     "setup_text",
 ]
 
@@ -228,6 +229,27 @@ class BookSolver:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.solver, name)
+
+
+def open_book(path: str | Path, *, required: bool = False) -> Book | None:
+    """The opening book at ``path`` (a book file, or an archive with a book table),
+    or ``None`` where there is none: no such file, a file partita cannot read, one
+    without a book table. ``required``: a ``PartitaError`` naming the file instead."""
+    path = Path(path)
+    if not required and not path.is_file():
+        return None
+    try:
+        found = Book(path)
+    except PartitaError:
+        if required:
+            raise
+        return None
+    if not found.has_table:
+        found.close()
+        if required:
+            raise PartitaError(f"{path} holds no opening book (no book table)")
+        return None
+    return found
 
 
 # -- building ------------------------------------------------------------------------------------

@@ -14,14 +14,16 @@ import typer
 from partita.analysis.defaults import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
-from partita.cli.commands.selfplay import BookOption, NoBookOption, open_default_book
 from partita.cli.display import count, printable
 from partita.cli.options import (
     LARGEST,
     ArchiveOption,
+    BookOption,
     JsonOption,
+    NoBookOption,
     archive_path,
     check_game_id,
+    chosen_book,
     complete_agent,
     complete_game_id,
 )
@@ -201,7 +203,7 @@ def solve(
     solver = solver_for(
         game,
         table_size=table_size or DEFAULT_TABLE_SIZE,
-        book=open_default_book(book, no_book),
+        book=chosen_book(book, no_book),
         memory=memory_bytes,
     )
     try:
@@ -339,6 +341,7 @@ def annotate(
     """
     from partita.analysis.agents import parse_agent_spec
     from partita.analysis.annotate import annotate_record
+    from partita.cli.inputs import load_sources
     from partita.notation.inputs import is_stdin
     from partita.notation.replay import replay
 
@@ -352,7 +355,7 @@ def annotate(
             "the random agent does not value positions: use mcts:N or greedy",
             param_hint="--agent",
         )
-    records = _records_to_annotate(source, index, archive_path(db))
+    records = load_sources(source, index, archive_path(db))
     # The bar counts positions over every record: a record's count is its plies
     # from --from-ply (and the position before them) until the library says.
     expected = [max(replay(record).plies - from_ply + 1, 0) + 1 for record in records]
@@ -374,7 +377,7 @@ def annotate(
             try:
                 annotation = annotate_record(
                     record,
-                    solver=_book_solver(record, table_size, open_default_book(book, no_book, db)),
+                    solver=_book_solver(record, table_size, chosen_book(book, no_book, db)),
                     agent=agent,
                     seed=seed,
                     from_ply=from_ply,
@@ -400,21 +403,6 @@ def annotate(
     elif not as_json:
         sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
     typer.echo(_annotate_summary(annotations), err=True)
-
-
-def _records_to_annotate(source: str, index: int | None, db: Path) -> list:
-    """Every record of a file (or the ``index``-th), or the archive's game ``source``."""
-    from partita.cli.commands.archive import load_source
-    from partita.notation.inputs import is_stdin
-    from partita.notation.reader import read_records
-
-    path = Path(source)
-    if index is not None or not (is_stdin(source) or path.is_file()):
-        return [load_source(source, index or 0, db)]
-    records = list(read_records(path))
-    if not records:
-        raise PartitaError(f"{source}: there is no record to annotate")
-    return records
 
 
 def _records_text(records: list) -> str:

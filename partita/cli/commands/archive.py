@@ -38,39 +38,9 @@ from partita.cli.output import (
     warn,
     writing,
 )
-from partita.errors import PartitaError
 
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter
-    from partita.notation.model import Record
-
-
-def load_source(source: str, index: int, db: Path) -> "Record":
-    """A record from a file (the ``index``-th, from 0) or from the archive by game id."""
-    from partita.notation.inputs import is_stdin
-    from partita.notation.reader import read_records
-
-    path = Path(source)
-    if is_stdin(source) or path.is_file():
-        for position, record in enumerate(read_records(path)):
-            if position == index:
-                return record
-        raise PartitaError(f"{source}: there is no record {index} (records count from 0)")
-    if source.isdigit():
-        if int(source) > LARGEST:
-            raise typer.BadParameter(
-                f"{source} is no game id (they go up to {LARGEST})", param_hint="SOURCE"
-            )
-        return database.get_record(db, int(source))
-    if path.is_dir():
-        inside = sorted(path.glob("*.pgr"))
-        example = f" such as {inside[0]}" if inside else ""
-        raise typer.BadParameter(
-            f"{source} is a folder: name one of its record files{example}, or import it "
-            "(partita import FOLDER) and give a game's id",
-            param_hint="SOURCE",
-        )
-    raise PartitaError(f"{source}: no such file, and not a game id")
 
 
 @app.command("import")

@@ -236,7 +236,7 @@ def _position(
             )
         if game_name is None:
             raise typer.BadParameter("name the game of the position", param_hint="--game")
-        game = configured_game(game_name, tags)
+        game, _ = configured_game(game_name, tags)
         return game, game.parse_position(position)
     if source is None:
         raise typer.BadParameter("give a record (SOURCE) or --position", param_hint="SOURCE")
@@ -245,7 +245,7 @@ def _position(
             "a record names its own game and tags; --game and --tag go with --position",
             param_hint="--game" if game_name is not None else "--tag",
         )
-    from partita.cli.commands.archive import load_source
+    from partita.cli.inputs import load_source
     from partita.notation.replay import replay
 
     record = load_source(source, index, archive_path(db))

@@ -103,14 +103,9 @@ def play(
     from partita.analysis.agents import parse_agent_spec
 
     tag_values = pairs(tags, "--tag")
-    game = configured_game(game_name, tag_values)
+    game, configuration = configured_game(game_name, tag_values, sides, game_option="GAME")
     rules = game.rules
-    count = sides if sides is not None else rules.min_sides
-    if not rules.min_sides <= count <= rules.max_sides:
-        raise typer.BadParameter(
-            f"{game.name} is played by {rules.min_sides} to {rules.max_sides} sides",
-            param_hint="--sides",
-        )
+    count = configuration.sides
     start = None
     if position is not None:
         try:

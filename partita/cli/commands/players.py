@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from partita.cli.app import app
-from partita.cli.commands.maintenance import existing_archive
 from partita.cli.display import count, printable
 from partita.cli.filters import filter_options
-from partita.cli.options import ArchiveOption, JsonOption
+from partita.cli.options import ArchiveOption, JsonOption, existing_archive
 
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter

@@ -161,7 +161,7 @@ def show(
     ] = False,
 ) -> None:
     """Show a game: its tags, its opening name, moves and a diagram of a position."""
-    from partita.cli.commands.archive import load_source
+    from partita.cli.inputs import load_source
     from partita.notation.replay import replay
     from partita.notation.writer import write_record
 

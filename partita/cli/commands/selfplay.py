@@ -16,6 +16,7 @@ import typer
 from partita.cli.app import app
 from partita.cli.display import count
 from partita.cli.filters import filter_options
+from partita.cli.game_options import SetupSidesOption, SetupTagOption, configured_game, pairs
 from partita.cli.options import (
     ArchiveOption,
     JsonOption,
@@ -27,7 +28,6 @@ from partita.cli.options import (
 )
 from partita.cli.output import replaced_file, stdout_console, writing
 from partita.errors import PartitaError
-from partita.game.registry import get_game, get_spec
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -46,71 +46,6 @@ WorkersOption = Annotated[
         help="Local worker processes (1: all in this process). Default: one per CPU.",
     ),
 ]
-SetupSidesOption = Annotated[
-    int | None,
-    typer.Option("--sides", min=2, max=4, help="Sides of the set-up (default: the game's fewest)."),
-]
-SetupTagOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--tag",
-        help="NAME=VALUE: a tag of the game's set-up (League=junior, RoundLimit=20); repeatable.",
-    ),
-]
-BookOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--book",
-        help="An opening book (a book file or an archive) answering the positions it holds "
-        "at once. Default: the archive ($PARTITA_DB, or partita.db here) if it has one.",
-        dir_okay=False,
-    ),
-]
-NoBookOption = Annotated[
-    bool, typer.Option("--no-book", help="Search every position; use no opening book.")
-]
-
-
-def tag_pairs(tags: list[str] | None) -> dict[str, str]:
-    """``NAME=VALUE`` options as a mapping (exit 2 naming a malformed one)."""
-    pairs: dict[str, str] = {}
-    for text in tags or ():
-        name, equals, value = text.partition("=")
-        if not equals or not name.strip():
-            raise typer.BadParameter(f"'{text}' is not NAME=VALUE", param_hint="--tag")
-        pairs[name.strip()] = value
-    return pairs
-
-
-def configured(game_name: str, sides: int | None, tags: dict[str, str]) -> tuple[Any, Any]:
-    """The game configured by ``tags`` and its :class:`Configuration` (exit 2 for a
-    game, side count or tag value the game does not have)."""
-    try:
-        notation = get_game(game_name)
-        game = notation.configure(tags)
-    except PartitaError as error:
-        raise typer.BadParameter(str(error), param_hint="GAME / --tag") from None
-    known = [spec.name for spec in notation.rules.tags if not spec.cosmetic]
-    for name in tags:
-        if name not in known:
-            listed = ", ".join(known) or "none"
-            raise typer.BadParameter(
-                f"{game_name} has no set-up tag {name} (its tags: {listed})", param_hint="--tag"
-            )
-    rules = game.rules
-    count = sides if sides is not None else rules.min_sides
-    if not rules.min_sides <= count <= rules.max_sides:
-        allowed = (
-            str(rules.min_sides)
-            if rules.min_sides == rules.max_sides
-            else f"{rules.min_sides} to {rules.max_sides}"
-        )
-        raise typer.BadParameter(
-            f"{game_name} is played by {allowed} sides, not {count}", param_hint="--sides"
-        )
-    from partita.game.configuration import Configuration
-
-    return game, Configuration.of(notation, count, tags)
 
 
 def progress_bar(label: str, enabled: bool) -> "Progress":
@@ -126,32 +61,6 @@ def progress_bar(label: str, enabled: bool) -> "Progress":
         disable=not (enabled and sys.stderr.isatty()),
         transient=True,
     )
-
-
-def open_default_book(book: Path | None, no_book: bool, db: Path | None = None) -> Any:
-    """The :class:`~partita.analysis.book.Book` ``solve`` and ``annotate`` use: the
-    one named, else the archive's if it has a book table; ``None`` for none."""
-    from partita.analysis.book import Book
-
-    if no_book:
-        return None
-    if book is not None:
-        found = Book(book)
-        if not found.has_table:
-            found.close()
-            raise PartitaError(f"{book} holds no opening book (no book table)")
-        return found
-    path = archive_path(db)
-    if not path.is_file():
-        return None
-    try:
-        found = Book(path)
-    except PartitaError:
-        return None
-    if not found.has_table:
-        found.close()
-        return None
-    return found
 
 
 # -- book ---------------------------------------------------------------------------------------
@@ -235,7 +144,9 @@ def book(
     """
     from partita.analysis import book as books
 
-    game, configuration = configured(game_name, sides, tag_pairs(tags))
+    game, configuration = configured_game(
+        game_name, pairs(tags, "--tag"), sides, settings_only=True, game_option="GAME"
+    )
     scheduler = checked_scheduler(scheduler)
     rules = game.rules
     if position is not None:
@@ -244,6 +155,8 @@ def book(
         root = rules.initial(configuration.sides)
     if moves:
         root = game.play_line(moves, root)
+    from partita.game.registry import get_spec
+
     exact = not statistics and get_spec(game_name).solver is not None
     target = output if output is not None else archive_path(db)
     if show:
@@ -428,7 +341,9 @@ def simulate(
     from partita.analysis.selfplay import seat_agents, split_agents
     from partita.analysis.selfplay import simulate as run
 
-    game, configuration = configured(game_name, sides, tag_pairs(tags))
+    game, configuration = configured_game(
+        game_name, pairs(tags, "--tag"), sides, settings_only=True, game_option="GAME"
+    )
     specs = split_agents(agents)
     try:
         for spec in specs:
@@ -695,8 +610,8 @@ def _play_strengths(
         raise typer.BadParameter(str(error), param_hint="--strengths") from None
     if not agents:
         raise typer.BadParameter("name at least one agent", param_hint="--strengths")
-    game, configuration = configured(
-        selection.games[0], selection.sides[0] if selection.sides else None, {}
+    game, configuration = configured_game(
+        selection.games[0], {}, selection.sides[0] if selection.sides else None
     )
     with _SimulationProgress(as_json=False) if not as_json else _Quiet() as report:
         play_strengths(
