@@ -5,7 +5,6 @@ in the command's body (see :mod:`partita.cli.commands`).
 """
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +20,7 @@ from partita.cli.options import (
     check_game_id,
     complete_game_id,
 )
-from partita.cli.output import writing
+from partita.cli.output import progress_bar, writing
 from partita.errors import PartitaError
 from partita.outfiles import replaced_binary_file
 
@@ -119,7 +118,11 @@ def endgame(
     from partita.analysis.endgame import endgame as solve_endgame
 
     exact_solver = not whole and _has_solver(game)
-    with _Spinner(not as_json) as report:
+    with progress_bar("exploring", enabled=not as_json, unit="positions") as bar:
+
+        def report(positions: int, expanded: int) -> None:
+            bar(positions, note=f"{expanded:,} expanded")
+
         # With an exact solver at hand, a first stage of the graph, then the solver
         # if that did not prove the position: it answers a large endgame in seconds.
         graph: Any = solve_endgame(
@@ -262,39 +265,6 @@ def _position(
         )
     state = replayed.initial_state if ply == 0 else replayed.states[ply - 1]
     return replayed.game, state
-
-
-class _Spinner:
-    """A spinner with the positions explored, on a terminal's stderr only."""
-
-    def __init__(self, wanted: bool) -> None:
-        self.bar: Any = None
-        self.wanted = wanted and sys.stderr.isatty()
-
-    def __enter__(self) -> Any:
-        if not self.wanted:
-            return None
-        from rich.console import Console
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        self.bar.__enter__()
-        task = self.bar.add_task("exploring")
-
-        def report(positions: int, expanded: int) -> None:
-            self.bar.update(task, description=f"{positions:,} positions, {expanded:,} expanded")
-
-        return report
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc_info)
 
 
 def _describe(value: str, distance: int | None, exact: bool) -> str:

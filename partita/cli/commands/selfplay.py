@@ -8,6 +8,8 @@ work runs through :mod:`partita.execution` (``--workers``, ``--scheduler``).
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -26,12 +28,10 @@ from partita.cli.options import (
     complete_agent,
     complete_game_id,
 )
-from partita.cli.output import replaced_file, stdout_console, writing
+from partita.cli.output import progress_bar, replaced_file, stdout_console, writing
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from partita.database.filters import GameFilter
 
 
@@ -46,21 +46,6 @@ WorkersOption = Annotated[
         help="Local worker processes (1: all in this process). Default: one per CPU.",
     ),
 ]
-
-
-def progress_bar(label: str, enabled: bool) -> "Progress":
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not (enabled and sys.stderr.isatty()),
-        transient=True,
-    )
 
 
 # -- book ---------------------------------------------------------------------------------------
@@ -162,12 +147,11 @@ def book(
     if show:
         _show_entry(books, target, game, configuration, root, exact, as_json)
         return
-    with progress_bar("building the book", not as_json) as bar:
-        task = bar.add_task("book", total=None, unit="positions")
+    with progress_bar("building the book", enabled=not as_json, unit="positions") as bar:
 
         def report(done: books.BookProgress) -> None:
             if done.phase == "search":
-                bar.update(task, completed=done.done, total=done.total)
+                bar(done.done, done.total)
 
         if exact:
             summary = books.build_exact_book(
@@ -353,7 +337,7 @@ def simulate(
         raise typer.BadParameter(str(error), param_hint="--agents") from None
     scheduler = checked_scheduler(scheduler)
     target = db if db is not None else (archive_path(None) if output is None else None)
-    with _SimulationProgress(as_json) as report:
+    with _simulation_progress(bar=not as_json, lines=as_json) as report:
         summary = run(
             game,
             games,
@@ -391,88 +375,41 @@ def simulate(
     )
 
 
-class _SimulationProgress:
-    """What ``simulate`` shows as it plays: on a terminal a bar on stderr (games
-    played of those to play, games per second, time left); with ``--json`` one
-    JSON line per game stored, on stdout; nothing when piped."""
+@contextmanager
+def _simulation_progress(*, bar: bool, lines: bool) -> Iterator[Callable[[Any], None]]:
+    """What a run of self-play shows as it plays: with ``bar``, the progress bar
+    (games played of those to play, games per second, time left; on a terminal
+    only); with ``lines`` (``simulate --json``), one JSON line per game stored."""
+    import time
 
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self.started: float | None = None
-        self.bar: Progress | None = None
-        self.task: Any = None
+    with progress_bar("simulating", enabled=bar, unit="games") as update:
+        started: float | None = None
 
-    def __enter__(self) -> "_SimulationProgress":
-        if not self.as_json and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        def report(done: Any) -> None:
+            nonlocal started
+            now = time.perf_counter()
+            if started is None or not done.done:  # a run begins (balance --strengths: several)
+                started = now
+            seconds = now - started
+            rate = done.done / seconds if done.done and seconds > 0 else None
+            if lines:
+                left = (done.total - done.done) / rate if rate else None
+                line = {
+                    "type": "progress",
+                    "played": done.done,
+                    "to_play": done.total,
+                    "skipped": done.skipped,
+                    "seconds": round(seconds, 3),
+                    "games_per_second": None if rate is None else round(rate, 3),
+                    "seconds_left": None if left is None else round(left, 1),
+                }
+                sys.stdout.write(json.dumps(line) + "\n")
+                sys.stdout.flush()
+            skipped = f"({done.skipped:,} there before) " if done.skipped else ""
+            speed = "" if rate is None else f"{rate:.2f} games/s"
+            update(done.done, done.total, note=skipped + speed)
 
-            self.bar = Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("games{task.fields[skipped]}  {task.fields[rate]}  {task.fields[left]}"),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)  # type: ignore[arg-type]
-
-    def __call__(self, done: Any) -> None:
-        import time
-
-        now = time.perf_counter()
-        if self.started is None or not done.done:  # a run begins (balance --strengths: several)
-            self.started = now
-        seconds = now - self.started
-        rate = done.done / seconds if done.done and seconds > 0 else None
-        left = (done.total - done.done) / rate if rate else None
-        if self.as_json:
-            line = {
-                "type": "progress",
-                "played": done.done,
-                "to_play": done.total,
-                "skipped": done.skipped,
-                "seconds": round(seconds, 3),
-                "games_per_second": None if rate is None else round(rate, 3),
-                "seconds_left": None if left is None else round(left, 1),
-            }
-            sys.stdout.write(json.dumps(line) + "\n")
-            sys.stdout.flush()
-            return
-        if self.bar is None:
-            return
-        skipped = f" ({done.skipped} there before)" if done.skipped else ""
-        speed = "" if rate is None else f"{rate:.2f} games/s"
-        remaining = "" if left is None else f"{_duration(left)} left"
-        if self.task is None:
-            self.task = self.bar.add_task(
-                "simulate", total=done.total, skipped=skipped, rate=speed, left=remaining
-            )
-        self.bar.update(
-            self.task,
-            completed=done.done,
-            total=done.total,
-            skipped=skipped,
-            rate=speed,
-            left=remaining,
-        )
-
-
-def _duration(seconds: float) -> str:
-    """``1:02:03``, ``2:03`` or ``5 s``: a time left, to the second."""
-    whole = round(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, seconds_left = divmod(rest, 60)
-    if hours:
-        return f"{hours}:{minutes:02d}:{seconds_left:02d}"
-    if minutes:
-        return f"{minutes}:{seconds_left:02d}"
-    return f"{seconds_left} s"
+        yield report
 
 
 # -- balance ------------------------------------------------------------------------------------
@@ -613,7 +550,7 @@ def _play_strengths(
     game, configuration = configured_game(
         selection.games[0], {}, selection.sides[0] if selection.sides else None
     )
-    with _SimulationProgress(as_json=False) if not as_json else _Quiet() as report:
+    with _simulation_progress(bar=not as_json, lines=False) as report:
         play_strengths(
             game,
             configuration,
@@ -626,16 +563,6 @@ def _play_strengths(
             progress=report,
         )
     return dataclasses.replace(selection, events=(STRENGTHS_EVENT,))
-
-
-class _Quiet:
-    """No progress (``--json``, whose output is one document)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _score_value(score: int) -> str:
