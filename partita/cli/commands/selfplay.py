@@ -459,7 +459,7 @@ def balance_command(
     does the first seat's advantage grow or shrink with skill?).
     """
     from partita.analysis.balance import balance
-    from partita.analysis.balance_report import describe_advantage, render_balance
+    from partita.analysis.report.balance import describe_advantage, render_balance
 
     scheduler = checked_scheduler(scheduler)
     if strengths is not None:
