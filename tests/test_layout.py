@@ -107,6 +107,7 @@ ENGINE_MODULES = {
     "words",
     "determinize",
     "narration",
+    "geometry",
 }
 
 
