@@ -108,6 +108,7 @@ ENGINE_MODULES = {
     "determinize",
     "narration",
     "geometry",
+    "player",
 }
 
 

@@ -28,10 +28,8 @@ def test_a_file_gives_its_records_in_order(archive):
     expected = list(read_records(EVENING))
     assert len(expected) > 3
     every = load_records(str(EVENING), archive)
-    assert [record.same_game(other) for record, other in zip(every, expected)] == [True] * len(
-        expected
-    )
     assert len(every) == len(expected)
+    assert all(record.same_game(other) for record, other in zip(every, expected, strict=True))
     third = load_record(EVENING, archive, index=2)
     assert third.same_game(expected[2]) and not third.same_game(expected[1])
     assert load_records(EVENING, archive, 2)[0].tags == expected[2].tags
