@@ -114,50 +114,26 @@ def endgame(
         )
     game, state = _position(source, index, ply, position, game_name, pairs(tags, "--tag"), db)
 
-    from partita.analysis.endgame import FIRST_STAGE, UNKNOWN
-    from partita.analysis.endgame import endgame as solve_endgame
+    from partita.analysis.endgame import UNKNOWN, answer_endgame
 
-    exact_solver = not whole and _has_solver(game)
     with progress_bar("exploring", enabled=not as_json, unit="positions") as bar:
 
         def report(positions: int, expanded: int) -> None:
             bar(positions, note=f"{expanded:,} expanded")
 
-        # With an exact solver at hand, a first stage of the graph, then the solver
-        # if that did not prove the position: it answers a large endgame in seconds.
-        graph: Any = solve_endgame(
+        data, graph, tried_solver = answer_endgame(
             game,
             state,
-            max_positions=min(FIRST_STAGE, max_positions) if exact_solver else max_positions,
+            max_positions=max_positions,
             fold_symmetry=symmetry,
-            partial=not whole,
-            until_proven=not whole,
+            whole=whole,
             max_seconds=seconds,
             progress=report,
         )
-        data = graph.as_dict(game, state)
-        if data["value"] == UNKNOWN and exact_solver:
-            by_solver = _by_solver(game, state, seconds, graph.seconds)
-            if by_solver is not None:
-                data = by_solver
-            else:
-                graph = solve_endgame(
-                    game,
-                    state,
-                    max_positions=max_positions,
-                    fold_symmetry=symmetry,
-                    partial=True,
-                    until_proven=True,
-                    max_seconds=seconds,
-                    progress=report,
-                )
-                data = graph.as_dict(game, state)
     if data["value"] == UNKNOWN:
-        raise PartitaError(_not_proven(game, graph, data, exact_solver))
-    if data.get("answered_by") == "solver":
-        graph = None
+        raise PartitaError(_not_proven(game, graph, data, tried_solver))
     if graphml is not None:
-        if graph is None:
+        if data.get("answered_by") == "solver":
             raise PartitaError(
                 "the exact solver answered, so there is no graph to write: "
                 "--whole builds the whole endgame graph"
@@ -172,29 +148,6 @@ def endgame(
     _print(data)
 
 
-def _has_solver(game: Any) -> bool:
-    from partita.analysis.solving import has_solver
-
-    return has_solver(game)
-
-
-#: Nodes the exact solver may search for `partita endgame` (a few seconds compiled).
-SOLVER_NODES = 50_000_000
-
-
-def _by_solver(game: Any, state: Any, seconds: float | None, spent: float) -> dict[str, Any] | None:
-    """The endgame answered by the game's exact solver, or ``None`` if its budget
-    (what is left of --seconds, or :data:`SOLVER_NODES`) ran out."""
-    from partita.analysis.endgame import solver_result
-    from partita.errors import BudgetExceeded
-
-    left = None if seconds is None else max(0.1, seconds - spent)
-    try:
-        return solver_result(game, state, max_nodes=SOLVER_NODES, max_seconds=left)
-    except BudgetExceeded:
-        return None
-
-
 def _not_proven(game: Any, graph: Any, data: dict[str, Any], tried_solver: bool) -> str:
     """Why no answer, what the positions explored did prove, and what buys more."""
     proven = [item for item in data["moves"] if item["value"] != "unknown"]
@@ -206,12 +159,15 @@ def _not_proven(game: Any, graph: Any, data: dict[str, Any], tried_solver: bool)
         found = f"; proven so far: {shown}"
     else:
         found = "; no move of it proven yet"
+    from partita.analysis.endgame import SOLVER_NODES
+    from partita.analysis.solving import has_solver
+
     solver = (
         f"; the exact solver ran out of its {SOLVER_NODES:,} nodes too"
         if tried_solver
         else (
             f"; or ask the exact solver: partita solve --game {game.name} '{data['position']}'"
-            if _has_solver(game)
+            if has_solver(game)
             else ""
         )
     )
@@ -263,8 +219,7 @@ def _position(
         raise PartitaError(
             f"{source}: the record has {plies} legal plies, so there is no position after ply {ply}"
         )
-    state = replayed.initial_state if ply == 0 else replayed.states[ply - 1]
-    return replayed.game, state
+    return replayed.game, replayed.state_at(ply)
 
 
 def _describe(value: str, distance: int | None, exact: bool) -> str:
