@@ -155,3 +155,16 @@ def test_framework_imports_go_one_way():
             if layer is not None and layer > own:
                 offenders.append(f"{module} imports {imported}, a layer above it")
     assert offenders == []
+
+
+def test_commands_do_not_import_each_other():
+    """What two command modules share lives in the library or in ``partita/cli``'s
+    helpers (options, game_options, inputs, output), never in a command module."""
+    commands = PACKAGE / "cli" / "commands"
+    offenders = [
+        f"{path.name} imports {imported}"
+        for path in sorted(commands.glob("*.py"))
+        for imported in _imports(path)
+        if imported.startswith("partita.cli.commands.")
+    ]
+    assert offenders == []
