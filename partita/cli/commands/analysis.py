@@ -6,6 +6,7 @@ start-up stays light (see :mod:`partita.cli.app`).
 
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -375,17 +376,19 @@ def annotate(
             if record.game is None:
                 raise PartitaError(f"{source}: {where}the record has no Game tag")
             try:
-                annotation = annotate_record(
-                    record,
-                    solver=_book_solver(record, table_size, chosen_book(book, no_book, db)),
-                    agent=agent,
-                    seed=seed,
-                    from_ply=from_ply,
-                    max_nodes=budget or None,
-                    max_seconds=seconds,
-                    table_size=table_size,
-                    progress=report,
-                )
+                # A book per record (its tags choose the set-up), closed after it.
+                with chosen_book(book, no_book, db) or nullcontext() as record_book:
+                    annotation = annotate_record(
+                        record,
+                        solver=_book_solver(record, table_size, record_book),
+                        agent=agent,
+                        seed=seed,
+                        from_ply=from_ply,
+                        max_nodes=budget or None,
+                        max_seconds=seconds,
+                        table_size=table_size,
+                        progress=report,
+                    )
             except PartitaError as error:
                 if not where:
                     raise
