@@ -426,8 +426,8 @@ def _annotate_summary(annotations: list) -> str:
     solved = sum(item.solved for item in annotations)
     searched = sum(item.searched for item in annotations)
     summary = (
-        f"{_count(blunders, 'move')} marked ??, {dubious} marked ?; "
-        f"{_count(solved, 'position')} solved exactly"
+        f"{count(blunders, 'move')} marked ??, {dubious} marked ?; "
+        f"{count(solved, 'position')} solved exactly"
     )
     if searched:
         playouts = sum(item.playouts for item in annotations)
@@ -452,7 +452,3 @@ def _book_solver(record, table_size: int, book) -> object | None:
     return solver_for(
         get_game(record.game).configure(record.tags), table_size=table_size, book=book
     )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -199,7 +199,7 @@ def query(
             rows, sys.stdout, tabs=as_tsv, with_ply=with_ply, with_pattern=with_pattern
         )
         return
-    counted = f"{len(rows):,} game{'' if len(rows) == 1 else 's'}"
+    counted = count(len(rows), "game")
     if not terminal:
         listing.write_plain_table(rows, sys.stdout, with_ply=with_ply, with_pattern=with_pattern)
         typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
@@ -341,11 +341,11 @@ def export(
                     opened, output, split_by=split_by, per_file=per_file, options=options,
                     progress=update, selection=selection, limit=limit,
                 )  # fmt: skip
-                count = sum(files.values())
+                written = sum(files.values())
             elif output is None:
                 with writing(None):
                     stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
-                    count = database.export_games(
+                    written = database.export_games(
                         opened,
                         stream,
                         options=options,
@@ -356,7 +356,7 @@ def export(
                     sys.stdout.flush()
             else:
                 with writing(output), replaced_file(output) as stream:
-                    count = database.export_games(
+                    written = database.export_games(
                         opened,
                         stream,
                         options=options,
@@ -366,14 +366,9 @@ def export(
                     )
     if into_folder:
         stderr_console().print(
-            plain(
-                f"{count:,} game{'s' * (count != 1)} written to "
-                f"{len(files):,} file{'s' * (len(files) != 1)} in {output}"
-            ),
+            plain(f"{count(written, 'game')} written to {count(len(files), 'file')} in {output}"),
             markup=False,
         )
         return
     if output is not None:
-        stderr_console().print(
-            plain(f"{count:,} game{'s' * (count != 1)} written to {output}"), markup=False
-        )
+        stderr_console().print(plain(f"{count(written, 'game')} written to {output}"), markup=False)

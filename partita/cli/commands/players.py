@@ -141,7 +141,7 @@ def _print_stats(rows: list["PlayerStats"]) -> None:
                     "" if entry.rating is None else str(entry.rating.games),
                 ]
             )
-        typer.echo(printable(f"{game}: {len(entries)} player{'' if len(entries) == 1 else 's'}"))
+        typer.echo(printable(f"{game}: {count(len(entries), 'player')}"))
         right = {1, *range(2 + len(seats), len(headers))} - {
             len(headers) - 4,
             len(headers) - 3,
@@ -184,8 +184,8 @@ def _print_crosstables(tables: list["Crosstable"]) -> None:
         if number:
             typer.echo("")
         typer.echo(printable(f"{table.event} ({table.game})"))
-        count = len(table.players)
-        headers = ["#", "player", *(str(rank) for rank in range(1, count + 1)), "points", "games"]
+        size = len(table.players)
+        headers = ["#", "player", *(str(rank) for rank in range(1, size + 1)), "points", "games"]
         cells = [
             [
                 str(entry["rank"]),
@@ -196,5 +196,5 @@ def _print_crosstables(tables: list["Crosstable"]) -> None:
             ]
             for entry in table.players
         ]
-        for text in _table(headers, cells, {0, count + 2, count + 3}):
+        for text in _table(headers, cells, {0, size + 2, size + 3}):
             typer.echo(printable(f"  {text}"))
