@@ -6,7 +6,6 @@ commands that use them, so that start-up stays light (see :mod:`partita.cli.app`
 
 import json
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -136,9 +135,8 @@ def tree(
                 built.write_dot(dot)
     if graphml is not None:
         if is_stdin(graphml):
-            with tempfile.TemporaryDirectory() as folder, writing(None):
-                built.write_graphml(Path(folder) / "tree.graphml")
-                sys.stdout.write((Path(folder) / "tree.graphml").read_text(encoding="utf-8"))
+            with writing(None):
+                sys.stdout.write(built.to_graphml())
         else:
             with writing(graphml):
                 built.write_graphml(graphml)
