@@ -55,7 +55,7 @@ from pathlib import Path
 
 from partita.analysis.book import build_exact_book
 from partita.analysis.selfplay import simulate
-from partita.game.configuration import Configuration
+from partita.game.configuration import Configuration, configure_game
 from partita.game.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,9 +68,7 @@ def shards(folder: Path) -> dict[str, bytes]:
 
 
 def configured(name: str, sides: int | None) -> tuple[object, Configuration]:
-    game = get_game(name)
-    configuration = Configuration.of(game, sides or game.rules.min_sides, {})
-    return game, configuration
+    return configure_game(name, {}, sides)
 
 
 def self_play(

@@ -16,7 +16,7 @@ from report_archives import html_tree
 from test_cli import partita
 
 from partita.analysis.balance import balance, wilson_interval
-from partita.analysis.balance_report import balance_section, render_balance
+from partita.analysis.report.balance import balance_section, render_balance
 from partita.analysis.selfplay import simulate
 from partita.database import open_archive
 from partita.game.configuration import Configuration

@@ -232,3 +232,22 @@ def test_a_statistics_book_counts_the_moves_of_the_archive(tmp_path):
     for token, count in played.items():
         assert counted[token] >= count
     assert sum(counted.values()) == summary.games
+
+
+def test_open_book_finds_a_book_or_says_there_is_none(small_book, tmp_path):
+    from partita.analysis.book import open_book
+    from partita.errors import PartitaError
+
+    with open_book(small_book) as found:
+        assert found is not None and found.has_table
+    other = tmp_path / "other.db"  # SQLite, but no book table
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    text = tmp_path / "notes.txt"
+    text.write_text("no database here\n", encoding="utf-8")
+    for nothing in (tmp_path / "missing.db", other, text):
+        assert open_book(nothing) is None
+    with pytest.raises(PartitaError, match="other.db holds no opening book"):
+        open_book(other, required=True)
+    with pytest.raises(PartitaError):
+        open_book(text, required=True)

@@ -198,9 +198,11 @@ def test_board_svg_draws_shapes_in_colours():
 
 
 def test_the_generator_reproduces_the_shipped_examples(tmp_path, monkeypatch):
-    """partita/games/circular_reasoning/examples.py is seeded: run again, it writes
+    """tools/examples/circular_reasoning.py is seeded: run again, it writes
     the same files."""
-    from partita.games.circular_reasoning import examples as module
+    from example_generators import generator
+
+    module = generator("circular_reasoning")
 
     written = [path for path, _ in module.build(tmp_path)]
     assert sorted(p.name for p in written) == sorted(p.name for p in EXAMPLES.glob("*.pgr"))

@@ -125,3 +125,91 @@ def test_a_tag_filter_counts_an_absent_tag_as_its_default(archive):
         if record.tags.get("Variant") == "basic"
     ]
     assert len(basic) == len(absent) + len(explicit)
+
+
+# -- NAME=VALUE pairs and the one way to set a game up -------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from partita.errors import SetupError, TagError, UnknownGameError  # noqa: E402
+from partita.game.configuration import (  # noqa: E402
+    PairError,
+    configure_game,
+    format_pairs,
+    parse_pairs,
+)
+
+_names = st.text(min_size=1).map(str.strip).filter(lambda name: name and "=" not in name)
+_values = st.text().map(str.strip)
+
+
+@given(st.dictionaries(_names, _values))
+def test_pairs_round_trip(pairs):
+    texts = format_pairs(pairs)
+    assert parse_pairs(texts) == pairs
+    assert list(parse_pairs(texts)) == list(pairs)  # in their order
+    assert format_pairs(parse_pairs(texts)) == texts
+
+
+@given(_names, _values, st.text(" \t", max_size=2), st.text(" \t", max_size=2))
+def test_pairs_strip_names_and_values_and_keep_later_equals(name, value, before, after):
+    text = f"{before}{name}{after}={before}{value}=x{after}"
+    assert parse_pairs([text]) == {name: f"{value}=x".strip()}
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        (["League"], "'League' is not of the form NAME=VALUE"),
+        (["=pro"], "'=pro' is not of the form NAME=VALUE"),
+        ([" =pro"], "' =pro' is not of the form NAME=VALUE"),
+        ([""], "'' is not of the form NAME=VALUE"),
+        (["League=pro", "League=junior"], "League is given twice"),
+        (["League=pro", " League =pro"], "League is given twice"),
+    ],
+)
+def test_a_bad_pair_is_one_error_naming_it(texts, message):
+    with pytest.raises(PairError) as raised:
+        parse_pairs(texts)
+    assert str(raised.value) == message
+    assert isinstance(raised.value, PartitaError) and isinstance(raised.value, ValueError)
+
+
+@given(st.lists(st.text()))
+def test_parsing_pairs_either_gives_them_or_says_which_is_bad(texts):
+    try:
+        found = parse_pairs(texts)
+    except PairError as error:
+        assert "is not of the form NAME=VALUE" in str(error) or "given twice" in str(error)
+    else:
+        assert len(found) == len(texts)
+        assert all(name and "=" not in name for name in found)
+
+
+def test_configure_game_gives_the_game_and_its_configuration():
+    game, configuration = configure_game("circular-reasoning", {"Variant": "advanced"}, 3)
+    assert configuration == Configuration.of(game, 3, {"Variant": "advanced"})
+    assert configuration.tags() == {"Variant": "advanced"}
+    assert game.rules is not configure_game("circular-reasoning")[0].rules  # configured
+    default_game, default = configure_game("connect4")
+    assert (default.game, default.sides, default.tags()) == ("connect4", 2, {})
+    assert configure_game(default_game)[1] == default  # a notation, or its name
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: configure_game("chess"), UnknownGameError, "chess"),
+        (lambda: configure_game("connect4", sides=3), SetupError, "played by 2 sides, not 3"),
+        (lambda: configure_game("forceball", {"League": "cosmic"}), TagError, "cosmic"),
+        (
+            lambda: configure_game("connect4", {"League": "pro"}, settings_only=True),
+            TagError,
+            "connect4 has no set-up tag League",
+        ),
+    ],
+)
+def test_configure_game_refuses_what_the_game_does_not_have(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -270,3 +270,23 @@ def test_a_partial_graph_proves_what_it_can():
     assert not graph.complete and len(graph) < 2100
     assert graph.result() == ("unknown", None)
     assert graph.best_moves() == [] and graph.principal_line() == []
+
+
+def test_answer_endgame_asks_the_solver_only_past_the_first_stage():
+    from partita.analysis.endgame import answer_endgame
+
+    columns = next(
+        line.split()[0]
+        for line in (pons_folder() / "end-easy").read_text().splitlines()
+        if len(line.split()[0]) >= 36
+    )
+    answer, graph, solver_tried = answer_endgame(CONNECT4, connect4_state(columns))
+    assert not solver_tried and answer.get("answered_by") != "solver"
+    assert answer["value"] in ("win", "draw", "loss") and len(graph) <= 10_000
+    # A graph larger than its first stage (Pons' middle-easy set: a loss for the mover).
+    middle = connect4_state("1233722555341451114725221333")
+    answer, graph, solver_tried = answer_endgame(CONNECT4, middle)
+    assert solver_tried and answer["answered_by"] == "solver"
+    assert answer["value"] == "loss" and answer["moves"] and answer["distance"] is not None
+    with pytest.raises(BudgetExceeded):  # whole: the graph or nothing, never the solver
+        answer_endgame(CONNECT4, middle, whole=True, max_positions=2000)

@@ -2,7 +2,7 @@
 
 Every folder of ``examples`` but ``invalid`` is named after a `Game` tag and holds
 games that must replay without any problem in strict mode and survive a write/read
-round trip (``forza4x4`` and ``connect4`` are made by ``partita/games/gravity/examples.py``
+round trip (``forza4x4`` and ``connect4`` are made by ``tools/examples/gravity.py``
 and together cover every kind of two-sided result). ``examples/invalid`` holds one
 record per kind of problem, the games added after the foundation in a subfolder
 each (``examples/invalid/<game>/``); the ``EXPECTED.toml`` of each folder says,
@@ -25,7 +25,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 GAME_FOLDERS = tuple(
     sorted(path.name for path in EXAMPLES.iterdir() if path.is_dir() and path.name != "invalid")
 )
-#: The folders partita/games/gravity/examples.py writes.
+#: The folders tools/examples/gravity.py writes.
 GENERATED_FOLDERS = ("forza4x4", "connect4")
 VALID_FILES = sorted(path for folder in GAME_FOLDERS for path in (EXAMPLES / folder).glob("*.pgr"))
 GENERATED_FILES = [path for path in VALID_FILES if path.parent.name in GENERATED_FOLDERS]
@@ -201,8 +201,10 @@ def test_setup_with_o_to_move_starts_with_a_continuation_number():
 
 @pytest.mark.slow
 def test_generator_reproduces_the_shipped_examples(tmp_path, monkeypatch):
-    """partita/games/gravity/examples.py is seeded: run again, it writes the same files."""
-    from partita.games.gravity import examples as module
+    """tools/examples/gravity.py is seeded: run again, it writes the same files."""
+    from example_generators import generator
+
+    module = generator("gravity")
 
     written = [path for path, _ in module.build(tmp_path)]
     assert {_file_id(path) for path in written} == {_file_id(path) for path in GENERATED_FILES}

@@ -1,5 +1,5 @@
 """The shipped Forceball examples: one complete game per league, made by
-partita/games/forceball/examples.py (seeded), commented, showing what its league
+tools/examples/forceball.py (seeded), commented, showing what its league
 adds to the rules."""
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ def test_the_examples_show_what_each_league_adds():
 
 
 def test_the_generator_reproduces_the_shipped_examples(tmp_path, monkeypatch):
-    from partita.games.forceball import examples as module
+    from example_generators import generator
+
+    module = generator("forceball")
 
     written = module.build(tmp_path)
     assert sorted(p.name for p, _ in written) == sorted(f"{league}.pgr" for league in LEAGUES)

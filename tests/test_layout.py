@@ -159,6 +159,8 @@ ENGINE_MODULES = {
     "words",
     "determinize",
     "narration",
+    "geometry",
+    "player",
 }
 
 
@@ -277,3 +279,16 @@ def test_the_architecture_page_shows_this_map():
     ]
     shown = [(name, sorted(modules), may) for name, modules, may in _documented_map()]
     assert shown == expected
+
+
+def test_commands_do_not_import_each_other():
+    """What two command modules share lives in the library or in ``partita/cli``'s
+    helpers (options, game_options, inputs, output), never in a command module."""
+    commands = PACKAGE / "cli" / "commands"
+    offenders = [
+        f"{path.name} imports {imported}"
+        for path in sorted(commands.glob("*.py"))
+        for imported in _imports(path)
+        if imported.startswith("partita.cli.commands.")
+    ]
+    assert offenders == []

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TREES = ["partita", "tests", "benchmarks"]
+TREES = ["partita", "tests", "benchmarks", "tools"]
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess:

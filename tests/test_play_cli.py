@@ -135,7 +135,7 @@ def test_agents_at_every_seat_play_the_whole_game():
         (["--player", "1=Ada", "--player", "1=Bea"], "1 is given twice"),
         (["--tag", "Result=1-0"], "the record's Result tag is written by partita play"),
         (["--tag", "Player2=Bea"], "Player2 tag is written by partita play"),
-        (["--sides", "3"], "connect4 is played by 2 to 2 sides"),
+        (["--sides", "3"], "connect4 is played by 2 sides, not 3"),
         (["--position", "9/9"], "malformed position"),
         (["-o", "/no/such/folder/game.pgr"], "no folder"),
     ],

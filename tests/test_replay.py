@@ -244,3 +244,21 @@ def test_an_illegal_move_message_quotes_a_long_token_shortened():
     )
     message = illegal_move_message("x" * 1000, "no")
     assert message == "illegal move '" + "x" * 57 + "...': no"
+
+
+def test_state_at_a_ply_is_the_position_the_moves_reach():
+    from partita.game.registry import get_game
+
+    game = get_game("connect4")
+    moves = ["t4", "t4", "t3", "t5", "t3"]
+    text = '[Game "connect4"]\n\n' + " ".join(moves) + " *\n"
+    replayed = replay(parse_record(text))
+    state = game.rules.initial()
+    assert replayed.state_at(0) == state
+    for ply, token in enumerate(moves, start=1):
+        state = game.rules.apply(state, game.parse_move(state, token))
+        assert replayed.state_at(ply) == state
+    replayed.states.clear()  # a long record keeps no states: they are played again
+    assert replayed.state_at(3) == replay(parse_record(text)).states[2]
+    with pytest.raises(IndexError):
+        replayed.state_at(len(moves) + 1)

@@ -226,6 +226,7 @@ def test_exports(archive, tmp_path):
     graph = nx.read_graphml(tmp_path / "tree.graphml")
     assert graph.number_of_edges() == tree.graph.number_of_edges()
     assert graph.nodes[P3]["games"] == 3
+    assert tree.to_graphml() == (tmp_path / "tree.graphml").read_text(encoding="utf-8")
     dot = tree.to_dot()
     assert dot.startswith("digraph") and f'"{P3}\\n3 games"' in dot
 

@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ __all__ = [
     "build_exact_book",
     "book_moves",
     "build_statistics_book",
+    "open_book",
     "setup_text",
 ]
 
@@ -228,6 +230,27 @@ class BookSolver:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.solver, name)
+
+
+def open_book(path: str | Path, *, required: bool = False) -> Book | None:
+    """The opening book at ``path`` (a book file, or an archive with a book table),
+    or ``None`` where there is none: no such file, a file partita cannot read, one
+    without a book table. ``required``: a ``PartitaError`` naming the file instead."""
+    path = Path(path)
+    if not required and not path.is_file():
+        return None
+    try:
+        found = Book(path)
+    except PartitaError:
+        if required:
+            raise
+        return None
+    if not found.has_table:
+        found.close()
+        if required:
+            raise PartitaError(f"{path} holds no opening book (no book table)")
+        return None
+    return found
 
 
 # -- building ------------------------------------------------------------------------------------
@@ -486,8 +509,16 @@ def _back_up(
     return max(score for _, score in moves), moves
 
 
-#: Per worker process: (game, solver factory, table size) -> solver.
-_SOLVERS: dict[tuple, Any] = {}
+@cache
+def _worker_solver(
+    notation: GameNotation, solver_ref: Any, table_size: int, memory: int | None
+) -> Any:
+    """The solver of a worker process, made once per game, solver and size (its
+    transposition table then serves every task)."""
+    factory = _solver_factory(notation, solver_ref)
+    if memory is not None and takes_memory(factory):
+        return factory(notation, table_size=table_size, memory=memory)
+    return factory(notation, table_size=table_size)
 
 
 def _search_positions(
@@ -498,15 +529,7 @@ def _search_positions(
     the budget ran out."""
     reference, solver_ref, table_size, budget, seconds, positions, memory = task
     notation = resolve_game(reference)
-    key = (id(notation), solver_ref, table_size, memory)
-    solver = _SOLVERS.get(key)
-    if solver is None:
-        factory = _solver_factory(notation, solver_ref)
-        if memory is not None and takes_memory(factory):
-            solver = factory(notation, table_size=table_size, memory=memory)
-        else:
-            solver = factory(notation, table_size=table_size)
-        _SOLVERS[key] = solver
+    solver = _worker_solver(notation, solver_ref, table_size, memory)
     results: list[tuple[int | None, list | None, int, float]] = []
     for text in positions:
         state = notation.parse_position(text)

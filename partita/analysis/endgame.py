@@ -56,7 +56,9 @@ __all__ = [
     "UNKNOWN",
     "WIN",
     "BudgetExceeded",
+    "SOLVER_NODES",
     "EndgameGraph",
+    "answer_endgame",
     "build_graph",
     "endgame",
     "solver_result",
@@ -68,6 +70,8 @@ __all__ = [
 DEFAULT_MAX_POSITIONS = 1_000_000
 #: The first stage of a graph grown until its root is proven (``until_proven``).
 FIRST_STAGE = 10_000
+#: Nodes the exact solver may search for :func:`answer_endgame` (a few seconds compiled).
+SOLVER_NODES = 50_000_000
 
 WIN, DRAW, LOSS, UNKNOWN = "win", "draw", "loss", "unknown"
 _FLIP = {WIN: LOSS, LOSS: WIN, DRAW: DRAW, UNKNOWN: UNKNOWN}
@@ -665,6 +669,52 @@ def endgame(
         grow_graph(graph, max_positions=budget, partial=True, max_seconds=left, progress=progress)
         solve_graph(graph)
     return graph
+
+
+def answer_endgame(
+    game: Any,
+    state: Any,
+    *,
+    max_positions: int = DEFAULT_MAX_POSITIONS,
+    fold_symmetry: bool = True,
+    whole: bool = False,
+    max_seconds: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict[str, Any], EndgameGraph, bool]:
+    """The endgame of ``state`` answered the quickest sure way: ``(answer, graph,
+    solver_tried)``, the answer as :meth:`EndgameGraph.as_dict` gives it (value
+    ``unknown`` when nothing proved it), the last graph explored and whether the
+    exact solver was asked.
+
+    ``whole``: the whole graph or no answer (exact distances). Otherwise the graph
+    grows until its root is proven; for a game with an exact solver, a position
+    that the graph's first stage (:data:`FIRST_STAGE` positions) does not prove is
+    answered by the solver (exact distances, ``answered_by`` ``solver``, within
+    :data:`SOLVER_NODES` and what is left of ``max_seconds``), and only past its
+    budget does the graph grow on to ``max_positions``.
+    """
+    from partita.analysis.solving import has_solver
+
+    exact_solver = not whole and has_solver(game)
+    options: dict[str, Any] = dict(
+        fold_symmetry=fold_symmetry,
+        partial=not whole,
+        until_proven=not whole,
+        max_seconds=max_seconds,
+        progress=progress,
+    )
+    first = min(FIRST_STAGE, max_positions) if exact_solver else max_positions
+    graph = endgame(game, state, max_positions=first, **options)
+    answer = graph.as_dict(game, state)
+    if answer["value"] != UNKNOWN or not exact_solver:
+        return answer, graph, False
+    left = None if max_seconds is None else max(0.1, max_seconds - graph.seconds)
+    try:
+        return solver_result(game, state, max_nodes=SOLVER_NODES, max_seconds=left), graph, True
+    except BudgetExceeded:
+        pass
+    graph = endgame(game, state, max_positions=max_positions, **options)
+    return graph.as_dict(game, state), graph, True
 
 
 def solver_result(

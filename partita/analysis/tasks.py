@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from partita.errors import PartitaError
 from partita.game.notation import GameNotation
@@ -40,7 +41,9 @@ def game_ref(notation: GameNotation, tags: Mapping[str, str] | None = None) -> G
     return GameRef(notation.name, pairs)
 
 
-_GAMES: dict[tuple, GameNotation] = {}
+#: The first unregistered engine sent for each game, set-up and start: tasks sent
+#: later play on that one (interned, not a cache: the value is what was sent).
+_UNREGISTERED: dict[tuple, GameNotation] = {}
 
 
 def resolve_game(ref: GameRef) -> GameNotation:
@@ -49,9 +52,11 @@ def resolve_game(ref: GameRef) -> GameNotation:
     if ref.notation is not None:
         rules = ref.notation.rules
         key: tuple = (ref.name, ref.tags, rules.diagram(rules.initial(rules.min_sides)))
-        return _GAMES.setdefault(key, ref.notation)
-    key = (ref.name, ref.tags)
-    found = _GAMES.get(key)
-    if found is None:
-        found = _GAMES[key] = get_game(ref.name).configure(dict(ref.tags))
-    return found
+        return _UNREGISTERED.setdefault(key, ref.notation)
+    return _registered_game(ref.name, ref.tags)
+
+
+@cache
+def _registered_game(name: str, tags: tuple[tuple[str, str], ...]) -> GameNotation:
+    """A registered game configured by ``tags``, once per process."""
+    return get_game(name).configure(dict(tags))

@@ -1,19 +1,26 @@
-"""Record files named on the command line (validate, import): the files of each
-path, binary files left out, and warnings for paths that hold no records.
+"""Records named on the command line.
 
-An empty folder, a folder without ``*.pgr`` files or a binary file given by
-mistake is a warning on stderr, and the command exits 1: the user asked for
-records and got none.
+Record files (validate, import): the files of each path, binary files left out,
+and warnings for paths that hold no records. An empty folder, a folder without
+``*.pgr`` files or a binary file given by mistake is a warning on stderr, and the
+command exits 1: the user asked for records and got none.
+
+A record SOURCE (show, annotate, endgame, novelty): a file or an archive game's
+id, loaded by :func:`partita.database.sources.load_records`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from partita.notation.files import expand_paths, is_binary_file
 
-__all__ = ["RecordInputs", "record_inputs"]
+if TYPE_CHECKING:
+    from partita.notation.model import Record
+
+__all__ = ["RecordInputs", "load_source", "load_sources", "record_inputs", "source_game_id"]
 
 
 @dataclass(slots=True)
@@ -69,3 +76,33 @@ def record_inputs(paths: list[Path], exclude: list[str] | None = None) -> Record
             inputs.files.append(file)
             inputs.owners.append(path)
     return inputs
+
+
+def load_sources(source: str, index: int | None, db: Path) -> list[Record]:
+    """The records of SOURCE (:func:`partita.database.sources.load_records`): a
+    usage error (exit 2) for a folder or an impossible game id."""
+    import typer
+
+    from partita.database.sources import SourceError, load_records
+
+    try:
+        return load_records(source, db, index)
+    except SourceError as error:
+        raise typer.BadParameter(str(error), param_hint="SOURCE") from None
+
+
+def load_source(source: str, index: int, db: Path) -> Record:
+    """The ``index``-th record of a file, or the archive's game SOURCE names."""
+    return load_sources(source, index, db)[0]
+
+
+def source_game_id(source: str) -> int | None:
+    """The archive game SOURCE names (``None``: a file)."""
+    import typer
+
+    from partita.database.sources import SourceError, game_id_of
+
+    try:
+        return game_id_of(source)
+    except SourceError as error:
+        raise typer.BadParameter(str(error), param_hint="SOURCE") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -158,6 +158,43 @@ def archive_path(db: Path | None) -> Path:
     global _chosen
     _chosen = db if db is not None else default_archive()
     return _chosen
+
+
+def existing_archive(db: Path | None) -> Path:
+    """The archive the options name, which must exist (changing and reporting
+    commands never make one)."""
+    from partita.errors import PartitaError
+
+    target = archive_path(db)
+    if not target.exists():
+        raise PartitaError(f"no archive at {target} (import records first: partita import FILE...)")
+    return target
+
+
+BookOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--book",
+        help="An opening book (a book file or an archive) answering the positions it holds "
+        "at once. Default: the archive ($PARTITA_DB, or partita.db here) if it has one.",
+        dir_okay=False,
+    ),
+]
+NoBookOption = Annotated[
+    bool, typer.Option("--no-book", help="Search every position; use no opening book.")
+]
+
+
+def chosen_book(book: Path | None, no_book: bool, db: Path | None = None) -> Any:
+    """The opening book of ``--book``/``--no-book`` (solve, annotate): the one named
+    (an error if it holds none), else the archive's if it has one; ``None``: none."""
+    from partita.analysis.book import open_book
+
+    if no_book:
+        return None
+    if book is not None:
+        return open_book(book, required=True)
+    return open_book(archive_path(db))
 
 
 def _game_names() -> list[str]:

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from partita.errors import PartitaError
 from partita.outfiles import replaced_file
@@ -89,7 +89,7 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def _no_progress(done: int, new_total: int | None = None) -> None:
+def _no_progress(done: int, new_total: int | None = None, note: str | None = None) -> None:
     """The update of a progress bar that is not drawn."""
 
 
@@ -129,13 +129,17 @@ def progress_bar(
     unit: str = "",
     redraw_thread: bool = True,
 ) -> Iterator[Callable[..., None]]:
-    """A progress bar on stderr when it is a terminal (and ``enabled``); yields
-    ``update(done, total)`` for the library's progress callback. Nothing is drawn
-    when stderr is a pipe or a file, nor, for a command that ``streams_output``
-    while it works, when standard output is the terminal too (its lines are the
-    progress there, and a bar would break them up). Standard output is never
-    redirected: what the command prints goes where the user sent it. With no bar
-    to draw, rich is not imported (a small import's start-up).
+    """The one progress bar of the commands: on stderr when it is a terminal (and
+    ``enabled``); yields ``update(done, total=None, note=None)`` for the library's
+    progress callback (``total``: a new total, ``None`` keeps it, unknown at first
+    without ``total``; ``note``: a short text after the count, such as a rate; a
+    count that goes back starts the bar again, for a command that runs several
+    times). Nothing is drawn when stderr is a pipe or a file, nor, for a command
+    that ``streams_output`` while it works, when standard output is the terminal
+    too (its lines are the progress there, and a bar would break them up).
+    Standard output is never redirected: what the command prints goes where the
+    user sent it. With no bar to draw, rich is not imported (a small import's
+    start-up).
 
     ``redraw_thread=False``: the bar is drawn at each ``update`` only, by no
     thread of rich's own (an import forks its workers only from a process that
@@ -156,6 +160,7 @@ def progress_bar(
     columns = [TextColumn(label), BarColumn(), MofNCompleteColumn()]
     if unit:
         columns.append(TextColumn(unit))
+    columns.append(TextColumn("{task.fields[note]}"))
     columns.append(TimeRemainingColumn())
     with Progress(
         *columns,
@@ -165,11 +170,14 @@ def progress_bar(
         redirect_stderr=False,
         auto_refresh=redraw_thread,
     ) as progress:
-        task = progress.add_task(label, total=total)
+        task = progress.add_task(label, total=total, note="")
 
-        def update(done: int, new_total: int | None = None) -> None:
+        def update(done: int, new_total: int | None = None, note: str | None = None) -> None:
+            if done < progress.tasks[0].completed:  # a new run
+                progress.reset(task, total=new_total)
+            fields: dict[str, Any] = {} if note is None else {"note": note}
             if new_total is not None:
-                progress.update(task, total=new_total)
-            progress.update(task, completed=done, refresh=not redraw_thread)
+                fields["total"] = new_total
+            progress.update(task, completed=done, refresh=not redraw_thread, **fields)
 
         yield update

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from partita.database.keys import fold_key
     from partita.database.query import count_games, game_problems, get_record, query_games
     from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
+    from partita.database.sources import load_record, load_records
 
 #: Each public name and the module that defines it.
 _MODULES = {
@@ -52,6 +53,8 @@ _MODULES = {
     "get_record": "query",
     "import_paths": "importer",
     "import_records": "importer",
+    "load_record": "sources",
+    "load_records": "sources",
     "migrate_archive": "schema",
     "open_archive": "schema",
     "query_games": "query",
@@ -75,6 +78,8 @@ __all__ = [
     "get_record",
     "import_paths",
     "import_records",
+    "load_record",
+    "load_records",
     "migrate_archive",
     "open_archive",
     "query_games",

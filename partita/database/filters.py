@@ -56,6 +56,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from partita.database.folding import fold, number
@@ -75,16 +76,9 @@ def regexp(pattern: str, value: str | None) -> bool:
     return value is not None and _compiled(pattern).search(value) is not None
 
 
-_patterns: dict[str, re.Pattern[str]] = {}
-
-
+@lru_cache(maxsize=256)
 def _compiled(pattern: str) -> re.Pattern[str]:
-    found = _patterns.get(pattern)
-    if found is None:
-        if len(_patterns) > 256:
-            _patterns.clear()
-        found = _patterns[pattern] = re.compile(pattern)
-    return found
+    return re.compile(pattern)
 
 
 def date_bound(text: str, *, upper: bool) -> str:

@@ -11,13 +11,21 @@ sides' colours), the tag's default filled in where a record leaves it out, so
 from __future__ import annotations
 
 import shlex
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from partita.errors import PartitaError, SetupError
 from partita.game.notation import GameNotation
 
-__all__ = ["Configuration", "varying_settings"]
+__all__ = [
+    "Configuration",
+    "PairError",
+    "configure_game",
+    "format_pairs",
+    "parse_pairs",
+    "varying_settings",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +83,7 @@ class Configuration:
     def tag_filters(self) -> list[str]:
         """``NAME=VALUE`` tag filters (see :func:`partita.database.query_games`)
         that, with ``sides``, select exactly this configuration."""
-        return [f"{name}={value}" for name, value in self.settings]
+        return format_pairs(dict(self.settings))
 
     def options(self, names: Collection[str] | None = None) -> str:
         """The same as command-line options, quoted for a shell; ``names``: only
@@ -98,3 +106,71 @@ def varying_settings(configurations: Sequence[Configuration]) -> set[str]:
         for name, value in other.settings
         if first.get(name) != value
     }
+
+
+# -- NAME=VALUE settings ------------------------------------------------------------------------
+
+
+class PairError(PartitaError, ValueError):
+    """A ``NAME=VALUE`` text that is not one (no ``=``, no name) or a name given twice."""
+
+
+def parse_pairs(texts: Iterable[str]) -> dict[str, str]:
+    """``NAME=VALUE`` texts (``--tag League=pro``, a URL's ``tag=``) as a dict, in
+    their order. Name and value are stripped; the value may hold ``=`` and may be
+    empty (``NAME=``). :class:`PairError` for a text without ``=`` or without a
+    name, or a name given twice. :func:`format_pairs` writes them back."""
+    found: dict[str, str] = {}
+    for text in texts:
+        name, equals, value = text.partition("=")
+        name = name.strip()
+        if not equals or not name:
+            raise PairError(f"'{text}' is not of the form NAME=VALUE")
+        if name in found:
+            raise PairError(f"{name} is given twice")
+        found[name] = value.strip()
+    return found
+
+
+def format_pairs(pairs: Mapping[str, str]) -> list[str]:
+    """``pairs`` as ``NAME=VALUE`` texts, the inverse of :func:`parse_pairs`."""
+    return [f"{name}={value}" for name, value in pairs.items()]
+
+
+def configure_game(
+    game: str | GameNotation[Any, Any],
+    tags: Mapping[str, str] | None = None,
+    sides: int | None = None,
+    *,
+    settings_only: bool = False,
+) -> tuple[GameNotation[Any, Any], Configuration]:
+    """``game`` (a notation, or a ``Game`` tag looked up in the registry) configured
+    by ``tags``, and its :class:`Configuration` for ``sides`` (default: the game's
+    fewest). Raises ``UnknownGameError`` for a game no plugin registers, ``TagError``
+    for a value the game refuses (and, with ``settings_only``, for a tag that is
+    none of its settings, as a set-up names no other tags) and ``SetupError`` for
+    a side count the game is not played by."""
+    if isinstance(game, str):
+        from partita.game.registry import get_game
+
+        game = get_game(game)
+    tags = dict(tags or {})
+    configured = game.configure(tags)
+    if settings_only:
+        from partita.errors import TagError
+
+        known = [spec.name for spec in game.rules.tags if not spec.cosmetic]
+        for name in tags:
+            if name not in known:
+                listed = ", ".join(known) or "none"
+                raise TagError(f"{game.name} has no set-up tag {name} (its tags: {listed})", name)
+    rules = configured.rules
+    count = rules.min_sides if sides is None else sides
+    if not rules.min_sides <= count <= rules.max_sides:
+        allowed = (
+            str(rules.min_sides)
+            if rules.min_sides == rules.max_sides
+            else f"{rules.min_sides} to {rules.max_sides}"
+        )
+        raise SetupError(f"{game.name} is played by {allowed} sides, not {count}")
+    return configured, Configuration.of(game, count, tags)

@@ -77,7 +77,6 @@ class GameSpec:
     * ``commands``: typer commands (functions) or typer apps added to the
       ``partita`` command line (a game's own tools, such as a deck listing).
     * ``docs``: the game's documentation page (a path or an address).
-    * ``examples``: a module whose ``main(argv)`` writes the game's example records.
     * ``rule_counters``: a function ``counter(rules, state, move, after) -> Iterable[str]``
       naming the rule events a move fires (``"pin"``, ``"gateway pass inward"``), for
       the balance report (:mod:`partita.analysis.balance`); ``None``: none counted.
@@ -98,7 +97,6 @@ class GameSpec:
     rollout_plies: int | None = None
     commands: Sequence[Reference] = ()
     docs: str | None = None
-    examples: str | None = None
     rule_counters: Reference = None
     openings: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -89,6 +89,23 @@ class ReplayedRecord:
             return None
         return self.game.format_position(self.final_state)
 
+    def state_at(self, ply: int) -> Any:
+        """The position after ``ply`` legal plies of the mainline (0: the start):
+        a kept state, or the moves played again where none was kept. ``IndexError``
+        past :attr:`plies`; ``None`` when the record could not be set up."""
+        if not 0 <= ply <= self.plies:
+            raise IndexError(f"ply {ply} of a record of {self.plies} legal plies")
+        if self.game is None or self.initial_state is None:
+            return None
+        if ply == 0:
+            return self.initial_state
+        if len(self.states) >= ply:
+            return self.states[ply - 1]
+        game, state = self.game, self.initial_state
+        for token in self.moves[:ply]:
+            state = game.rules.apply(state, game.parse_move(state, token))
+        return state
+
     def as_dict(self) -> dict[str, Any]:
         """The object `partita validate --json` prints for this record."""
         source = self.record.source

@@ -29,7 +29,7 @@ def balance_data(db: Any, params: Any) -> list[Any]:
 
 
 def balance_page(request: Request) -> Response:
-    from partita.analysis.balance_report import describe_advantage
+    from partita.analysis.report.balance import describe_advantage
     from partita.game.registry import all_specs
 
     params = request.query_params

@@ -183,6 +183,7 @@ def _start(chosen: WebSettings, game: Any, values: dict[str, str]) -> PlayGame:
     """A new game from the form's values; ``PartitaError`` naming a bad one."""
     from partita.analysis.agents import parse_agent_spec
     from partita.analysis.play import HUMAN, PlaySession
+    from partita.game.configuration import configure_game
     from partita.notation.scoresheet import Scoresheet
 
     rules = game.rules
@@ -190,14 +191,12 @@ def _start(chosen: WebSettings, game: Any, values: dict[str, str]) -> PlayGame:
         sides = int(values.get("sides") or rules.min_sides)
     except ValueError:
         raise PartitaError("the number of sides is a number") from None
-    if not rules.min_sides <= sides <= rules.max_sides:
-        raise PartitaError(f"{rules.title} is played by {_sides_text(rules)}, not {sides}")
     tags = {}
     for tag in rules.tags:
         value = values.get(f"tag_{tag.name}", "").strip()
         if value and value != (tag.default or ""):
             tags[tag.name] = value
-    configured = game.configure(tags)
+    configured, _ = configure_game(game, tags, sides)
     start = None
     position = values.get("position", "").strip()
     if position:

@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from partita.errors import PartitaError
+from partita.game.configuration import configure_game, format_pairs, parse_pairs
 from partita.web.queries import number, text
 
 __all__ = ["PositionRef", "board_svg", "changed_cells", "position_from", "routes"]
@@ -43,16 +44,8 @@ class PositionRef:
         """The game's notation, configured with the settings."""
         found = self._cache.get("notation")
         if found is None:
-            from partita.game.registry import get_game
-
-            game = get_game(self.game)
-            rules = game.rules
-            if not rules.min_sides <= self.sides <= rules.max_sides:
-                raise PartitaError(
-                    f"{self.game} is played by {rules.min_sides} to {rules.max_sides} sides, "
-                    f"not {self.sides}"
-                )
-            found = self._cache["notation"] = game.configure(dict(self.tags))
+            found, _ = configure_game(self.game, dict(self.tags), self.sides)
+            self._cache["notation"] = found
         return found
 
     def states(self) -> list[Any]:
@@ -92,7 +85,7 @@ class PositionRef:
         """The URL query naming this position (see the module docstring)."""
         found: dict[str, Any] = {"game": self.game, "sides": self.sides}
         if self.tags:
-            found["tag"] = [f"{name}={value}" for name, value in self.tags]
+            found["tag"] = format_pairs(dict(self.tags))
         if self.position is not None:
             found["position"] = self.position
         if with_moves and self.moves:
@@ -117,18 +110,12 @@ def position_from(params: QueryParams, *, default_game: str | None = None) -> Po
         raise PartitaError("name the game: game=NAME (see the Games list)")
     game = get_game(game_name)
     sides = number(params, "sides", game.rules.min_sides, 1, 16)
-    tags: list[tuple[str, str]] = []
-    for item in params.getlist("tag"):
-        if not item.strip():
-            continue
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise PartitaError(f"tag '{item}' is not of the form NAME=VALUE")
-        tags.append((name.strip(), value.strip()))
+    # A form's empty tag field is no tag.
+    tags = parse_pairs(item for item in params.getlist("tag") if item.strip())
     moves = tuple((text(params, "moves") or "").split())
     if len(moves) > MOST_MOVES:
         raise PartitaError(f"at most {MOST_MOVES} moves")
-    ref = PositionRef(game.name, sides, tuple(tags), text(params, "position"), moves)
+    ref = PositionRef(game.name, sides, tuple(tags.items()), text(params, "position"), moves)
     ref.states()  # a bad position or move is an error now
     return ref
 

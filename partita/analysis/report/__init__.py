@@ -17,7 +17,8 @@ The modules: :mod:`.options` (what a report shows, a game's own sections),
 :mod:`.build` (gathering the data), :mod:`.overview` (the archive at a glance, the
 players), :mod:`.game_part` (one game's part), :mod:`.positions` (its board
 diagrams), :mod:`.tallies` (shared small tallies), :mod:`.viewer` (the replay
-viewer's data), :mod:`.render` (HTML, Markdown, the file).
+viewer's data), :mod:`.render` (HTML, Markdown, the file), :mod:`.balance` (the
+balance section, and `partita balance -o`'s page).
 """
 
 from __future__ import annotations

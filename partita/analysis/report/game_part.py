@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from partita.analysis import charts
+from partita.analysis.report.balance import balance_section
 from partita.analysis.report.evaluations import evaluation_section
 from partita.analysis.report.openings import chance_plies, opening_moves, tree_rows
 from partita.analysis.report.options import ReportOptions, sections_for
@@ -105,10 +106,7 @@ def game_part(
     if evaluations is not None:
         part["sections"].append(evaluations)
     done()
-    # Every game's balance (seat scores, lengths, rule events), after its own sections;
-    # imported here: the balance module builds on this package's Section.
-    from partita.analysis.balance_report import balance_section
-
+    # Every game's balance (seat scores, lengths, rule events), after its own sections.
     balance = balance_section(db, notation, ids)
     if balance is not None:
         part["sections"].append(balance)

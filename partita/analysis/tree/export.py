@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import BinaryIO
 
 from partita.analysis.tree.value import OpeningTree
 from partita.outfiles import replaced_binary_file
 
-__all__ = ["tree_as_dict", "tree_to_dot", "tree_to_json", "write_graphml"]
+__all__ = ["tree_as_dict", "tree_to_dot", "tree_to_graphml", "tree_to_json", "write_graphml"]
 
 
 def tree_as_dict(tree: OpeningTree) -> dict:
@@ -72,6 +73,20 @@ def _dot_quote(text: str) -> str:
 
 def write_graphml(tree: OpeningTree, path: str | Path) -> None:
     """GraphML with scalar attributes (lists become space-separated text)."""
+    with replaced_binary_file(path) as stream:  # whole or not at all
+        _dump_graphml(tree, stream)
+
+
+def tree_to_graphml(tree: OpeningTree) -> str:
+    """The text :func:`write_graphml` writes."""
+    import io
+
+    stream = io.BytesIO()
+    _dump_graphml(tree, stream)
+    return stream.getvalue().decode("utf-8")
+
+
+def _dump_graphml(tree: OpeningTree, stream: BinaryIO) -> None:
     import networkx as nx
 
     flat: nx.MultiDiGraph[str] = nx.MultiDiGraph()
@@ -92,5 +107,4 @@ def write_graphml(tree: OpeningTree, path: str | Path) -> None:
                 value = ""
             attributes[field_name] = value
         flat.add_edge(stats["from"], stats["to"], key=stats["move"], **attributes)
-    with replaced_binary_file(path) as stream:  # whole or not at all
-        nx.write_graphml(flat, stream)
+    nx.write_graphml(flat, stream)

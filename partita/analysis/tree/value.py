@@ -219,6 +219,12 @@ class OpeningTree:
         with replaced_file(path) as stream:  # whole or not at all
             stream.write(self.to_dot())
 
+    def to_graphml(self) -> str:
+        """The tree in GraphML (see :func:`~partita.analysis.tree.export.write_graphml`)."""
+        from partita.analysis.tree.export import tree_to_graphml
+
+        return tree_to_graphml(self)
+
     def write_graphml(self, path: str | Path) -> None:
         """GraphML with scalar attributes (lists become space-separated text)."""
         from partita.analysis.tree.export import write_graphml

@@ -6,6 +6,7 @@ start-up stays light (see :mod:`partita.cli.app`).
 
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -14,14 +15,16 @@ import typer
 from partita.analysis.defaults import DEFAULT_AGENT, DEFAULT_POSITION_BUDGET
 from partita.analysis.solving import DEFAULT_TABLE_SIZE
 from partita.cli.app import app
-from partita.cli.commands.selfplay import BookOption, NoBookOption, open_default_book
 from partita.cli.display import count, printable
 from partita.cli.options import (
     LARGEST,
     ArchiveOption,
+    BookOption,
     JsonOption,
+    NoBookOption,
     archive_path,
     check_game_id,
+    chosen_book,
     complete_agent,
     complete_game_id,
 )
@@ -201,7 +204,7 @@ def solve(
     solver = solver_for(
         game,
         table_size=table_size or DEFAULT_TABLE_SIZE,
-        book=open_default_book(book, no_book),
+        book=chosen_book(book, no_book),
         memory=memory_bytes,
     )
     try:
@@ -339,6 +342,7 @@ def annotate(
     """
     from partita.analysis.agents import parse_agent_spec
     from partita.analysis.annotate import annotate_record
+    from partita.cli.inputs import load_sources
     from partita.notation.inputs import is_stdin
     from partita.notation.replay import replay
 
@@ -352,7 +356,7 @@ def annotate(
             "the random agent does not value positions: use mcts:N or greedy",
             param_hint="--agent",
         )
-    records = _records_to_annotate(source, index, archive_path(db))
+    records = load_sources(source, index, archive_path(db))
     # The bar counts positions over every record: a record's count is its plies
     # from --from-ply (and the position before them) until the library says.
     expected = [max(replay(record).plies - from_ply + 1, 0) + 1 for record in records]
@@ -372,17 +376,19 @@ def annotate(
             if record.game is None:
                 raise PartitaError(f"{source}: {where}the record has no Game tag")
             try:
-                annotation = annotate_record(
-                    record,
-                    solver=_book_solver(record, table_size, open_default_book(book, no_book, db)),
-                    agent=agent,
-                    seed=seed,
-                    from_ply=from_ply,
-                    max_nodes=budget or None,
-                    max_seconds=seconds,
-                    table_size=table_size,
-                    progress=report,
-                )
+                # A book per record (its tags choose the set-up), closed after it.
+                with chosen_book(book, no_book, db) or nullcontext() as record_book:
+                    annotation = annotate_record(
+                        record,
+                        solver=_book_solver(record, table_size, record_book),
+                        agent=agent,
+                        seed=seed,
+                        from_ply=from_ply,
+                        max_nodes=budget or None,
+                        max_seconds=seconds,
+                        table_size=table_size,
+                        progress=report,
+                    )
             except PartitaError as error:
                 if not where:
                     raise
@@ -400,21 +406,6 @@ def annotate(
     elif not as_json:
         sys.stdout.write(printable(text, lines=True) if sys.stdout.isatty() else text)
     typer.echo(_annotate_summary(annotations), err=True)
-
-
-def _records_to_annotate(source: str, index: int | None, db: Path) -> list:
-    """Every record of a file (or the ``index``-th), or the archive's game ``source``."""
-    from partita.cli.commands.archive import load_source
-    from partita.notation.inputs import is_stdin
-    from partita.notation.reader import read_records
-
-    path = Path(source)
-    if index is not None or not (is_stdin(source) or path.is_file()):
-        return [load_source(source, index or 0, db)]
-    records = list(read_records(path))
-    if not records:
-        raise PartitaError(f"{source}: there is no record to annotate")
-    return records
 
 
 def _records_text(records: list) -> str:
@@ -435,8 +426,8 @@ def _annotate_summary(annotations: list) -> str:
     solved = sum(item.solved for item in annotations)
     searched = sum(item.searched for item in annotations)
     summary = (
-        f"{_count(blunders, 'move')} marked ??, {dubious} marked ?; "
-        f"{_count(solved, 'position')} solved exactly"
+        f"{count(blunders, 'move')} marked ??, {dubious} marked ?; "
+        f"{count(solved, 'position')} solved exactly"
     )
     if searched:
         playouts = sum(item.playouts for item in annotations)
@@ -461,7 +452,3 @@ def _book_solver(record, table_size: int, book) -> object | None:
     return solver_for(
         get_game(record.game).configure(record.tags), table_size=table_size, book=book
     )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -38,39 +38,9 @@ from partita.cli.output import (
     warn,
     writing,
 )
-from partita.errors import PartitaError
 
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter
-    from partita.notation.model import Record
-
-
-def load_source(source: str, index: int, db: Path) -> "Record":
-    """A record from a file (the ``index``-th, from 0) or from the archive by game id."""
-    from partita.notation.inputs import is_stdin
-    from partita.notation.reader import read_records
-
-    path = Path(source)
-    if is_stdin(source) or path.is_file():
-        for position, record in enumerate(read_records(path)):
-            if position == index:
-                return record
-        raise PartitaError(f"{source}: there is no record {index} (records count from 0)")
-    if source.isdigit():
-        if int(source) > LARGEST:
-            raise typer.BadParameter(
-                f"{source} is no game id (they go up to {LARGEST})", param_hint="SOURCE"
-            )
-        return database.get_record(db, int(source))
-    if path.is_dir():
-        inside = sorted(path.glob("*.pgr"))
-        example = f" such as {inside[0]}" if inside else ""
-        raise typer.BadParameter(
-            f"{source} is a folder: name one of its record files{example}, or import it "
-            "(partita import FOLDER) and give a game's id",
-            param_hint="SOURCE",
-        )
-    raise PartitaError(f"{source}: no such file, and not a game id")
 
 
 @app.command("import")
@@ -229,7 +199,7 @@ def query(
             rows, sys.stdout, tabs=as_tsv, with_ply=with_ply, with_pattern=with_pattern
         )
         return
-    counted = f"{len(rows):,} game{'' if len(rows) == 1 else 's'}"
+    counted = count(len(rows), "game")
     if not terminal:
         listing.write_plain_table(rows, sys.stdout, with_ply=with_ply, with_pattern=with_pattern)
         typer.echo(counted + (" (more with a larger --limit)" if more else ""), err=True)
@@ -371,11 +341,11 @@ def export(
                     opened, output, split_by=split_by, per_file=per_file, options=options,
                     progress=update, selection=selection, limit=limit,
                 )  # fmt: skip
-                count = sum(files.values())
+                written = sum(files.values())
             elif output is None:
                 with writing(None):
                     stream: Any = EscapingStream(sys.stdout) if sys.stdout.isatty() else sys.stdout
-                    count = database.export_games(
+                    written = database.export_games(
                         opened,
                         stream,
                         options=options,
@@ -386,7 +356,7 @@ def export(
                     sys.stdout.flush()
             else:
                 with writing(output), replaced_file(output) as stream:
-                    count = database.export_games(
+                    written = database.export_games(
                         opened,
                         stream,
                         options=options,
@@ -396,14 +366,9 @@ def export(
                     )
     if into_folder:
         stderr_console().print(
-            plain(
-                f"{count:,} game{'s' * (count != 1)} written to "
-                f"{len(files):,} file{'s' * (len(files) != 1)} in {output}"
-            ),
+            plain(f"{count(written, 'game')} written to {count(len(files), 'file')} in {output}"),
             markup=False,
         )
         return
     if output is not None:
-        stderr_console().print(
-            plain(f"{count:,} game{'s' * (count != 1)} written to {output}"), markup=False
-        )
+        stderr_console().print(plain(f"{count(written, 'game')} written to {output}"), markup=False)

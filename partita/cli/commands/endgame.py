@@ -5,7 +5,6 @@ in the command's body (see :mod:`partita.cli.commands`).
 """
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +20,7 @@ from partita.cli.options import (
     check_game_id,
     complete_game_id,
 )
-from partita.cli.output import writing
+from partita.cli.output import progress_bar, writing
 from partita.errors import PartitaError
 from partita.outfiles import replaced_binary_file
 
@@ -115,46 +114,26 @@ def endgame(
         )
     game, state = _position(source, index, ply, position, game_name, pairs(tags, "--tag"), db)
 
-    from partita.analysis.endgame import FIRST_STAGE, UNKNOWN
-    from partita.analysis.endgame import endgame as solve_endgame
+    from partita.analysis.endgame import UNKNOWN, answer_endgame
 
-    exact_solver = not whole and _has_solver(game)
-    with _Spinner(not as_json) as report:
-        # With an exact solver at hand, a first stage of the graph, then the solver
-        # if that did not prove the position: it answers a large endgame in seconds.
-        graph: Any = solve_endgame(
+    with progress_bar("exploring", enabled=not as_json, unit="positions") as bar:
+
+        def report(positions: int, expanded: int) -> None:
+            bar(positions, note=f"{expanded:,} expanded")
+
+        data, graph, tried_solver = answer_endgame(
             game,
             state,
-            max_positions=min(FIRST_STAGE, max_positions) if exact_solver else max_positions,
+            max_positions=max_positions,
             fold_symmetry=symmetry,
-            partial=not whole,
-            until_proven=not whole,
+            whole=whole,
             max_seconds=seconds,
             progress=report,
         )
-        data = graph.as_dict(game, state)
-        if data["value"] == UNKNOWN and exact_solver:
-            by_solver = _by_solver(game, state, seconds, graph.seconds)
-            if by_solver is not None:
-                data = by_solver
-            else:
-                graph = solve_endgame(
-                    game,
-                    state,
-                    max_positions=max_positions,
-                    fold_symmetry=symmetry,
-                    partial=True,
-                    until_proven=True,
-                    max_seconds=seconds,
-                    progress=report,
-                )
-                data = graph.as_dict(game, state)
     if data["value"] == UNKNOWN:
-        raise PartitaError(_not_proven(game, graph, data, exact_solver))
-    if data.get("answered_by") == "solver":
-        graph = None
+        raise PartitaError(_not_proven(game, graph, data, tried_solver))
     if graphml is not None:
-        if graph is None:
+        if data.get("answered_by") == "solver":
             raise PartitaError(
                 "the exact solver answered, so there is no graph to write: "
                 "--whole builds the whole endgame graph"
@@ -169,29 +148,6 @@ def endgame(
     _print(data)
 
 
-def _has_solver(game: Any) -> bool:
-    from partita.analysis.solving import has_solver
-
-    return has_solver(game)
-
-
-#: Nodes the exact solver may search for `partita endgame` (a few seconds compiled).
-SOLVER_NODES = 50_000_000
-
-
-def _by_solver(game: Any, state: Any, seconds: float | None, spent: float) -> dict[str, Any] | None:
-    """The endgame answered by the game's exact solver, or ``None`` if its budget
-    (what is left of --seconds, or :data:`SOLVER_NODES`) ran out."""
-    from partita.analysis.endgame import solver_result
-    from partita.errors import BudgetExceeded
-
-    left = None if seconds is None else max(0.1, seconds - spent)
-    try:
-        return solver_result(game, state, max_nodes=SOLVER_NODES, max_seconds=left)
-    except BudgetExceeded:
-        return None
-
-
 def _not_proven(game: Any, graph: Any, data: dict[str, Any], tried_solver: bool) -> str:
     """Why no answer, what the positions explored did prove, and what buys more."""
     proven = [item for item in data["moves"] if item["value"] != "unknown"]
@@ -203,12 +159,15 @@ def _not_proven(game: Any, graph: Any, data: dict[str, Any], tried_solver: bool)
         found = f"; proven so far: {shown}"
     else:
         found = "; no move of it proven yet"
+    from partita.analysis.endgame import SOLVER_NODES
+    from partita.analysis.solving import has_solver
+
     solver = (
         f"; the exact solver ran out of its {SOLVER_NODES:,} nodes too"
         if tried_solver
         else (
             f"; or ask the exact solver: partita solve --game {game.name} '{data['position']}'"
-            if _has_solver(game)
+            if has_solver(game)
             else ""
         )
     )
@@ -236,7 +195,7 @@ def _position(
             )
         if game_name is None:
             raise typer.BadParameter("name the game of the position", param_hint="--game")
-        game = configured_game(game_name, tags)
+        game, _ = configured_game(game_name, tags)
         return game, game.parse_position(position)
     if source is None:
         raise typer.BadParameter("give a record (SOURCE) or --position", param_hint="SOURCE")
@@ -245,7 +204,7 @@ def _position(
             "a record names its own game and tags; --game and --tag go with --position",
             param_hint="--game" if game_name is not None else "--tag",
         )
-    from partita.cli.commands.archive import load_source
+    from partita.cli.inputs import load_source
     from partita.notation.replay import replay
 
     record = load_source(source, index, archive_path(db))
@@ -260,41 +219,7 @@ def _position(
         raise PartitaError(
             f"{source}: the record has {plies} legal plies, so there is no position after ply {ply}"
         )
-    state = replayed.initial_state if ply == 0 else replayed.states[ply - 1]
-    return replayed.game, state
-
-
-class _Spinner:
-    """A spinner with the positions explored, on a terminal's stderr only."""
-
-    def __init__(self, wanted: bool) -> None:
-        self.bar: Any = None
-        self.wanted = wanted and sys.stderr.isatty()
-
-    def __enter__(self) -> Any:
-        if not self.wanted:
-            return None
-        from rich.console import Console
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        self.bar.__enter__()
-        task = self.bar.add_task("exploring")
-
-        def report(positions: int, expanded: int) -> None:
-            self.bar.update(task, description=f"{positions:,} positions, {expanded:,} expanded")
-
-        return report
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc_info)
+    return replayed.game, replayed.state_at(ply)
 
 
 def _describe(value: str, distance: int | None, exact: bool) -> str:

@@ -15,7 +15,7 @@ import typer
 from partita.cli.app import app
 from partita.cli.display import count, printable
 from partita.cli.filters import filter_options
-from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
+from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path, existing_archive
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -26,14 +26,6 @@ if TYPE_CHECKING:
 YesOption = Annotated[
     bool, typer.Option("--yes", "-y", help="Do it without asking for confirmation.")
 ]
-
-
-def existing_archive(db: Path | None) -> Path:
-    """The archive the options name, which must exist (changing commands never make one)."""
-    target = archive_path(db)
-    if not target.exists():
-        raise PartitaError(f"no archive at {target} (import records first: partita import FILE...)")
-    return target
 
 
 def _listed(ids: list[int], most: int = 10) -> str:

@@ -6,9 +6,7 @@ A thin layer of terminal input and output over :class:`partita.analysis.play.Pla
 imported in the command's body (see :mod:`partita.cli.commands`).
 """
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +16,7 @@ from partita.cli import display
 from partita.cli.app import app
 from partita.cli.game_options import TagOption, configured_game, pairs
 from partita.cli.options import LARGEST, ArchiveOption, complete_game_id, complete_seat
+from partita.cli.output import replaced_file, writing
 from partita.errors import PartitaError
 
 #: The name of standard input in error messages, as a file name.
@@ -103,14 +102,9 @@ def play(
     from partita.analysis.agents import parse_agent_spec
 
     tag_values = pairs(tags, "--tag")
-    game = configured_game(game_name, tag_values)
+    game, configuration = configured_game(game_name, tag_values, sides, game_option="GAME")
     rules = game.rules
-    count = sides if sides is not None else rules.min_sides
-    if not rules.min_sides <= count <= rules.max_sides:
-        raise typer.BadParameter(
-            f"{game.name} is played by {rules.min_sides} to {rules.max_sides} sides",
-            param_hint="--sides",
-        )
+    count = configuration.sides
     start = None
     if position is not None:
         try:
@@ -412,14 +406,8 @@ def _save(text: str, target: Path | None, db: Path | None) -> None:
     """The record into the file, onto stdout, and/or into the archive. If the archive
     cannot take it, the record is printed so that the game is not lost."""
     if target is not None:
-        handle, temporary = tempfile.mkstemp(dir=target.resolve().parent, prefix=".partita-")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        with writing(target), replaced_file(target) as stream:
+            stream.write(text)
     elif db is None:
         typer.echo(text, nl=False)
     if db is not None:

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from partita.cli.app import app
-from partita.cli.commands.maintenance import existing_archive
 from partita.cli.display import count, printable
 from partita.cli.filters import filter_options
-from partita.cli.options import ArchiveOption, JsonOption
+from partita.cli.options import ArchiveOption, JsonOption, existing_archive
 
 if TYPE_CHECKING:
     from partita.database.filters import GameFilter
@@ -142,7 +141,7 @@ def _print_stats(rows: list["PlayerStats"]) -> None:
                     "" if entry.rating is None else str(entry.rating.games),
                 ]
             )
-        typer.echo(printable(f"{game}: {len(entries)} player{'' if len(entries) == 1 else 's'}"))
+        typer.echo(printable(f"{game}: {count(len(entries), 'player')}"))
         right = {1, *range(2 + len(seats), len(headers))} - {
             len(headers) - 4,
             len(headers) - 3,
@@ -185,8 +184,8 @@ def _print_crosstables(tables: list["Crosstable"]) -> None:
         if number:
             typer.echo("")
         typer.echo(printable(f"{table.event} ({table.game})"))
-        count = len(table.players)
-        headers = ["#", "player", *(str(rank) for rank in range(1, count + 1)), "points", "games"]
+        size = len(table.players)
+        headers = ["#", "player", *(str(rank) for rank in range(1, size + 1)), "points", "games"]
         cells = [
             [
                 str(entry["rank"]),
@@ -197,5 +196,5 @@ def _print_crosstables(tables: list["Crosstable"]) -> None:
             ]
             for entry in table.players
         ]
-        for text in _table(headers, cells, {0, count + 2, count + 3}):
+        for text in _table(headers, cells, {0, size + 2, size + 3}):
             typer.echo(printable(f"  {text}"))

@@ -161,7 +161,7 @@ def show(
     ] = False,
 ) -> None:
     """Show a game: its tags, its opening name, moves and a diagram of a position."""
-    from partita.cli.commands.archive import load_source
+    from partita.cli.inputs import load_source
     from partita.notation.replay import replay
     from partita.notation.writer import write_record
 
@@ -180,9 +180,7 @@ def show(
     plies = replayed.plies if ply is None else ply
     if plies > replayed.plies:
         raise PartitaError(f"--ply {plies}: the game has only {replayed.plies} legal plies")
-    state = replayed.initial_state
-    for token in replayed.moves[:plies]:
-        state = game.rules.apply(state, game.parse_move(state, token))
+    state = replayed.state_at(plies)
     position = game.format_position(state)
     from partita.database.openings import opening_of_line
 
@@ -196,11 +194,7 @@ def show(
         from partita.analysis.diagrams import render_diagram
         from partita.analysis.report.positions import changed_cells
 
-        before = state
-        if plies > 0:  # the last move's cells ringed
-            before = replayed.initial_state
-            for token in replayed.moves[: plies - 1]:
-                before = game.rules.apply(before, game.parse_move(before, token))
+        before = replayed.state_at(max(plies - 1, 0))  # the last move's cells ringed
         last = changed_cells(game, before, state) if plies > 0 else []
         _echo_document(
             render_diagram(game, state, caption=_caption(record, plies), last=last) + "\n"
@@ -261,14 +255,7 @@ def _show_text(replayed: "ReplayedRecord", state, plies: int, opening: str | Non
 
 def _before_last(replayed: "ReplayedRecord", plies: int) -> Any:
     """The position the move to ply ``plies`` was played from (``None`` at ply 0)."""
-    game = replayed.game
-    assert game is not None  # the record named a known game
-    if plies == 0:
-        return None
-    state = replayed.initial_state
-    for token in replayed.moves[: plies - 1]:
-        state = game.rules.apply(state, game.parse_move(state, token))
-    return state
+    return None if plies == 0 else replayed.state_at(plies - 1)
 
 
 def _last_move(replayed: "ReplayedRecord", plies: int) -> str:

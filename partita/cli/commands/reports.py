@@ -6,7 +6,6 @@ commands that use them, so that start-up stays light (see :mod:`partita.cli.app`
 
 import json
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -25,9 +24,9 @@ from partita.cli.options import (
     check_record_file,
     complete_game_id,
     complete_record_source,
+    existing_archive,
 )
 from partita.cli.output import check_output, progress_bar, stderr_console, stdout_console, writing
-from partita.errors import PartitaError
 
 if TYPE_CHECKING:
     from partita.analysis.novelty import Novelty
@@ -53,13 +52,6 @@ SymmetryOption = Annotated[
         help="Merge positions equal under a symmetry of the board (`partita games` lists their number).",
     ),
 ]
-
-
-def _existing(db: Path | None) -> Path:
-    target = archive_path(db)
-    if not target.exists():
-        raise PartitaError(f"no archive at {target} (import records first: partita import FILE...)")
-    return target
 
 
 @app.command()
@@ -119,7 +111,7 @@ def tree(
     to_stdout = [path for path in (dot, graphml) if path is not None and is_stdin(path)]
     if len(to_stdout) + as_json > 1:
         raise typer.BadParameter("only one of --json, --dot - and --graphml - can use stdout")
-    target = _existing(db)
+    target = existing_archive(db)
     check_output(dot, "--dot")
     check_output(graphml, "--graphml")
     with progress_bar("reading games", unit="games") as update:
@@ -143,9 +135,8 @@ def tree(
                 built.write_dot(dot)
     if graphml is not None:
         if is_stdin(graphml):
-            with tempfile.TemporaryDirectory() as folder, writing(None):
-                built.write_graphml(Path(folder) / "tree.graphml")
-                sys.stdout.write((Path(folder) / "tree.graphml").read_text(encoding="utf-8"))
+            with writing(None):
+                sys.stdout.write(built.to_graphml())
         else:
             with writing(graphml):
                 built.write_graphml(graphml)
@@ -249,15 +240,14 @@ def novelty(
     """The first move of a game that leaves the reference (the archive, or --reference
     FILE): how often the position before it was reached and what was played there."""
     from partita.analysis.novelty import novelty_against_archive, novelty_against_file
-    from partita.cli.commands.archive import load_source
+    from partita.cli.inputs import load_source, source_game_id
 
-    path = Path(source)
-    game_id = int(source) if not path.is_file() and source.isdigit() else None
+    game_id = source_game_id(source)
     if reference is not None:
         record = load_source(source, index, archive_path(db))
         found = novelty_against_file(record, reference)
     else:
-        target = _existing(db)
+        target = existing_archive(db)
         record = load_source(source, index, target)
         found = novelty_against_archive(record, target, game_id=game_id)
     if as_json:
@@ -366,7 +356,7 @@ def report(
     from partita.analysis.report import ReportOptions, write_report
     from partita.notation.inputs import is_stdin
 
-    target = _existing(db)
+    target = existing_archive(db)
     check_output(output, "--output")
     options = ReportOptions(
         depth=depth,

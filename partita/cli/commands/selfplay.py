@@ -8,6 +8,8 @@ work runs through :mod:`partita.execution` (``--workers``, ``--scheduler``).
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,6 +18,7 @@ import typer
 from partita.cli.app import app
 from partita.cli.display import count
 from partita.cli.filters import filter_options
+from partita.cli.game_options import SetupSidesOption, SetupTagOption, configured_game, pairs
 from partita.cli.options import (
     ArchiveOption,
     JsonOption,
@@ -25,13 +28,10 @@ from partita.cli.options import (
     complete_agent,
     complete_game_id,
 )
-from partita.cli.output import replaced_file, stdout_console, writing
+from partita.cli.output import progress_bar, replaced_file, stdout_console, writing
 from partita.errors import PartitaError
-from partita.game.registry import get_game, get_spec
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from partita.database.filters import GameFilter
 
 
@@ -46,112 +46,6 @@ WorkersOption = Annotated[
         help="Local worker processes (1: all in this process). Default: one per CPU.",
     ),
 ]
-SetupSidesOption = Annotated[
-    int | None,
-    typer.Option("--sides", min=2, max=4, help="Sides of the set-up (default: the game's fewest)."),
-]
-SetupTagOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--tag",
-        help="NAME=VALUE: a tag of the game's set-up (League=junior, RoundLimit=20); repeatable.",
-    ),
-]
-BookOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--book",
-        help="An opening book (a book file or an archive) answering the positions it holds "
-        "at once. Default: the archive ($PARTITA_DB, or partita.db here) if it has one.",
-        dir_okay=False,
-    ),
-]
-NoBookOption = Annotated[
-    bool, typer.Option("--no-book", help="Search every position; use no opening book.")
-]
-
-
-def tag_pairs(tags: list[str] | None) -> dict[str, str]:
-    """``NAME=VALUE`` options as a mapping (exit 2 naming a malformed one)."""
-    pairs: dict[str, str] = {}
-    for text in tags or ():
-        name, equals, value = text.partition("=")
-        if not equals or not name.strip():
-            raise typer.BadParameter(f"'{text}' is not NAME=VALUE", param_hint="--tag")
-        pairs[name.strip()] = value
-    return pairs
-
-
-def configured(game_name: str, sides: int | None, tags: dict[str, str]) -> tuple[Any, Any]:
-    """The game configured by ``tags`` and its :class:`Configuration` (exit 2 for a
-    game, side count or tag value the game does not have)."""
-    try:
-        notation = get_game(game_name)
-        game = notation.configure(tags)
-    except PartitaError as error:
-        raise typer.BadParameter(str(error), param_hint="GAME / --tag") from None
-    known = [spec.name for spec in notation.rules.tags if not spec.cosmetic]
-    for name in tags:
-        if name not in known:
-            listed = ", ".join(known) or "none"
-            raise typer.BadParameter(
-                f"{game_name} has no set-up tag {name} (its tags: {listed})", param_hint="--tag"
-            )
-    rules = game.rules
-    count = sides if sides is not None else rules.min_sides
-    if not rules.min_sides <= count <= rules.max_sides:
-        allowed = (
-            str(rules.min_sides)
-            if rules.min_sides == rules.max_sides
-            else f"{rules.min_sides} to {rules.max_sides}"
-        )
-        raise typer.BadParameter(
-            f"{game_name} is played by {allowed} sides, not {count}", param_hint="--sides"
-        )
-    from partita.game.configuration import Configuration
-
-    return game, Configuration.of(notation, count, tags)
-
-
-def progress_bar(label: str, enabled: bool) -> "Progress":
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not (enabled and sys.stderr.isatty()),
-        transient=True,
-    )
-
-
-def open_default_book(book: Path | None, no_book: bool, db: Path | None = None) -> Any:
-    """The :class:`~partita.analysis.book.Book` ``solve`` and ``annotate`` use: the
-    one named, else the archive's if it has a book table; ``None`` for none."""
-    from partita.analysis.book import Book
-
-    if no_book:
-        return None
-    if book is not None:
-        found = Book(book)
-        if not found.has_table:
-            found.close()
-            raise PartitaError(f"{book} holds no opening book (no book table)")
-        return found
-    path = archive_path(db)
-    if not path.is_file():
-        return None
-    try:
-        found = Book(path)
-    except PartitaError:
-        return None
-    if not found.has_table:
-        found.close()
-        return None
-    return found
 
 
 # -- book ---------------------------------------------------------------------------------------
@@ -235,7 +129,9 @@ def book(
     """
     from partita.analysis import book as books
 
-    game, configuration = configured(game_name, sides, tag_pairs(tags))
+    game, configuration = configured_game(
+        game_name, pairs(tags, "--tag"), sides, settings_only=True, game_option="GAME"
+    )
     scheduler = checked_scheduler(scheduler)
     rules = game.rules
     if position is not None:
@@ -244,17 +140,18 @@ def book(
         root = rules.initial(configuration.sides)
     if moves:
         root = game.play_line(moves, root)
+    from partita.game.registry import get_spec
+
     exact = not statistics and get_spec(game_name).solver is not None
     target = output if output is not None else archive_path(db)
     if show:
         _show_entry(books, target, game, configuration, root, exact, as_json)
         return
-    with progress_bar("building the book", not as_json) as bar:
-        task = bar.add_task("book", total=None, unit="positions")
+    with progress_bar("building the book", enabled=not as_json, unit="positions") as bar:
 
         def report(done: books.BookProgress) -> None:
             if done.phase == "search":
-                bar.update(task, completed=done.done, total=done.total)
+                bar(done.done, done.total)
 
         if exact:
             summary = books.build_exact_book(
@@ -428,7 +325,9 @@ def simulate(
     from partita.analysis.selfplay import seat_agents, split_agents
     from partita.analysis.selfplay import simulate as run
 
-    game, configuration = configured(game_name, sides, tag_pairs(tags))
+    game, configuration = configured_game(
+        game_name, pairs(tags, "--tag"), sides, settings_only=True, game_option="GAME"
+    )
     specs = split_agents(agents)
     try:
         for spec in specs:
@@ -438,7 +337,7 @@ def simulate(
         raise typer.BadParameter(str(error), param_hint="--agents") from None
     scheduler = checked_scheduler(scheduler)
     target = db if db is not None else (archive_path(None) if output is None else None)
-    with _SimulationProgress(as_json) as report:
+    with _simulation_progress(bar=not as_json, lines=as_json) as report:
         summary = run(
             game,
             games,
@@ -476,88 +375,41 @@ def simulate(
     )
 
 
-class _SimulationProgress:
-    """What ``simulate`` shows as it plays: on a terminal a bar on stderr (games
-    played of those to play, games per second, time left); with ``--json`` one
-    JSON line per game stored, on stdout; nothing when piped."""
+@contextmanager
+def _simulation_progress(*, bar: bool, lines: bool) -> Iterator[Callable[[Any], None]]:
+    """What a run of self-play shows as it plays: with ``bar``, the progress bar
+    (games played of those to play, games per second, time left; on a terminal
+    only); with ``lines`` (``simulate --json``), one JSON line per game stored."""
+    import time
 
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self.started: float | None = None
-        self.bar: Progress | None = None
-        self.task: Any = None
+    with progress_bar("simulating", enabled=bar, unit="games") as update:
+        started: float | None = None
 
-    def __enter__(self) -> "_SimulationProgress":
-        if not self.as_json and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        def report(done: Any) -> None:
+            nonlocal started
+            now = time.perf_counter()
+            if started is None or not done.done:  # a run begins (balance --strengths: several)
+                started = now
+            seconds = now - started
+            rate = done.done / seconds if done.done and seconds > 0 else None
+            if lines:
+                left = (done.total - done.done) / rate if rate else None
+                line = {
+                    "type": "progress",
+                    "played": done.done,
+                    "to_play": done.total,
+                    "skipped": done.skipped,
+                    "seconds": round(seconds, 3),
+                    "games_per_second": None if rate is None else round(rate, 3),
+                    "seconds_left": None if left is None else round(left, 1),
+                }
+                sys.stdout.write(json.dumps(line) + "\n")
+                sys.stdout.flush()
+            skipped = f"({done.skipped:,} there before) " if done.skipped else ""
+            speed = "" if rate is None else f"{rate:.2f} games/s"
+            update(done.done, done.total, note=skipped + speed)
 
-            self.bar = Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("games{task.fields[skipped]}  {task.fields[rate]}  {task.fields[left]}"),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)  # type: ignore[arg-type]
-
-    def __call__(self, done: Any) -> None:
-        import time
-
-        now = time.perf_counter()
-        if self.started is None or not done.done:  # a run begins (balance --strengths: several)
-            self.started = now
-        seconds = now - self.started
-        rate = done.done / seconds if done.done and seconds > 0 else None
-        left = (done.total - done.done) / rate if rate else None
-        if self.as_json:
-            line = {
-                "type": "progress",
-                "played": done.done,
-                "to_play": done.total,
-                "skipped": done.skipped,
-                "seconds": round(seconds, 3),
-                "games_per_second": None if rate is None else round(rate, 3),
-                "seconds_left": None if left is None else round(left, 1),
-            }
-            sys.stdout.write(json.dumps(line) + "\n")
-            sys.stdout.flush()
-            return
-        if self.bar is None:
-            return
-        skipped = f" ({done.skipped} there before)" if done.skipped else ""
-        speed = "" if rate is None else f"{rate:.2f} games/s"
-        remaining = "" if left is None else f"{_duration(left)} left"
-        if self.task is None:
-            self.task = self.bar.add_task(
-                "simulate", total=done.total, skipped=skipped, rate=speed, left=remaining
-            )
-        self.bar.update(
-            self.task,
-            completed=done.done,
-            total=done.total,
-            skipped=skipped,
-            rate=speed,
-            left=remaining,
-        )
-
-
-def _duration(seconds: float) -> str:
-    """``1:02:03``, ``2:03`` or ``5 s``: a time left, to the second."""
-    whole = round(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, seconds_left = divmod(rest, 60)
-    if hours:
-        return f"{hours}:{minutes:02d}:{seconds_left:02d}"
-    if minutes:
-        return f"{minutes}:{seconds_left:02d}"
-    return f"{seconds_left} s"
+        yield report
 
 
 # -- balance ------------------------------------------------------------------------------------
@@ -607,7 +459,7 @@ def balance_command(
     does the first seat's advantage grow or shrink with skill?).
     """
     from partita.analysis.balance import balance
-    from partita.analysis.balance_report import describe_advantage, render_balance
+    from partita.analysis.report.balance import describe_advantage, render_balance
 
     scheduler = checked_scheduler(scheduler)
     if strengths is not None:
@@ -695,10 +547,10 @@ def _play_strengths(
         raise typer.BadParameter(str(error), param_hint="--strengths") from None
     if not agents:
         raise typer.BadParameter("name at least one agent", param_hint="--strengths")
-    game, configuration = configured(
-        selection.games[0], selection.sides[0] if selection.sides else None, {}
+    game, configuration = configured_game(
+        selection.games[0], {}, selection.sides[0] if selection.sides else None
     )
-    with _SimulationProgress(as_json=False) if not as_json else _Quiet() as report:
+    with _simulation_progress(bar=not as_json, lines=False) as report:
         play_strengths(
             game,
             configuration,
@@ -711,16 +563,6 @@ def _play_strengths(
             progress=report,
         )
     return dataclasses.replace(selection, events=(STRENGTHS_EVENT,))
-
-
-class _Quiet:
-    """No progress (``--json``, whose output is one document)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _score_value(score: int) -> str:

@@ -5,8 +5,7 @@ from typing import Annotated
 import typer
 
 from partita.cli.app import app
-from partita.cli.commands.maintenance import existing_archive
-from partita.cli.options import ArchiveOption
+from partita.cli.options import ArchiveOption, existing_archive
 
 
 @app.command()

@@ -15,7 +15,6 @@ CIRCULAR_REASONING = GameSpec(
     rollout="partita.games.circular_reasoning.heuristics:rollout",
     rollout_plies=10,
     docs="docs/circular-reasoning.md",
-    examples="partita.games.circular_reasoning.examples",
     rule_counters="partita.games.circular_reasoning.balance:rule_counters",
     openings="partita.games.circular_reasoning:openings.toml",
 )

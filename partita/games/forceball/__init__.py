@@ -7,7 +7,8 @@ turns), :mod:`.words` (the words messages share) and :mod:`.cards` (cards and de
 as values). Around it: :mod:`.decks` reads deck files (shipped ones in
 ``shipped_decks/``, the user's in ``$PARTITA_DECKS``), :mod:`.notation` is the
 turn-log grammar, :mod:`.board` the SVG table, :mod:`.report` the report's
-statistics, :mod:`.cli` the ``decks`` command, :mod:`.examples` the seeded example
-generator and :mod:`.spec` the spec partita finds through the ``partita.games``
-entry points.
+statistics, :mod:`.cli` the ``decks`` command, :mod:`.player` the seeded heuristic
+player (the playout policy, and the player of the shipped examples, which
+``tools/examples/forceball.py`` writes outside the package) and :mod:`.spec` the spec
+partita finds through the ``partita.games`` entry points.
 """

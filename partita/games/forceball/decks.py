@@ -19,6 +19,7 @@ import os
 import re
 import tomllib
 from collections.abc import Iterator
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -331,25 +332,25 @@ def user_deck_files() -> list[Path]:
     return files
 
 
-_CACHE: dict[tuple[str, int, int], Deck | DeckError] = {}
-
-
 def _load_cached(path: Path) -> Deck:
     """:func:`load_deck`, remembered per (file, modification time, size)."""
     try:
         stat = path.stat()
     except OSError as error:
         raise DeckError(f"{path}: cannot read the deck file ({error})") from None
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
-    if key not in _CACHE:
-        try:
-            _CACHE[key] = load_deck(path)
-        except DeckError as error:
-            _CACHE[key] = error
-    found = _CACHE[key]
+    found = _load_version(str(path), stat.st_mtime_ns, stat.st_size)
     if isinstance(found, DeckError):
         raise found
     return found
+
+
+@cache
+def _load_version(path: str, mtime_ns: int, size: int) -> Deck | DeckError:
+    """One version of a deck file, or why it is no deck (remembered too)."""
+    try:
+        return load_deck(Path(path))
+    except DeckError as error:
+        return error
 
 
 class DeckProblem(NamedTuple):

@@ -10,7 +10,7 @@
   The evaluation reads only what both players see: scores, piles' sizes, who
   attacks, how many cards each holds.
 * Playout policy: the examples' seeded heuristic player
-  (:func:`partita.games.forceball.examples.heuristic_turn`): draw unless the top
+  (:func:`partita.games.forceball.player.heuristic_turn`): draw unless the top
   card is a Stress card it can avoid, keep the speed near 3, answer with the
   cheapest maneuver that beats the force to beat, take the reward, play Lucky
   shot and Goalie when it can.
@@ -54,7 +54,7 @@ class ForceballHeuristics:
         return (first, 1.0 - first)
 
     def choose(self, state: ForceballState, rng: Any) -> Any:
-        from partita.games.forceball.examples import heuristic_turn
+        from partita.games.forceball.player import heuristic_turn
 
         return heuristic_turn(self.rules, state, rng)
 

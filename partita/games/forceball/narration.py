@@ -1,7 +1,7 @@
 """What a Forceball ply made happen, in a player's words: goals, fouls, stakes,
 Stress, rewards, the end of a period.
 
-The shipped example records' comments (:mod:`.examples`) and a game being played
+The shipped example records' comments (``tools/examples/forceball.py``) and a game being played
 (:meth:`ForceballRules.events`) narrate from this one place. Told to a ``viewer``
 seat, the narration names no card the rules hide from that seat: the deal names
 only the viewer's hand, and a Stress card drawn by the opponent is not named.

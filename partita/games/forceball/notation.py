@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
@@ -121,8 +122,6 @@ MOVE = lazy_grammar(_move)
 _FAST_ACTIONS = [re.compile(pattern) for pattern, _ in _ACTION_PATTERNS]
 _FAST_SHUFFLE = re.compile(_SHUFFLE_PATTERN)
 _FAST_FACE = re.compile(_FACE_PATTERN)
-#: Moves by token, shared by every configuration (syntax does not depend on it).
-_PARSED: dict[str, Any] = {}
 
 _LIST = rf"-|{_ID}(?:,{_ID})*"
 _MANEUVER = rf"{_ID}(?:=[SPDIBT])?(?:\^{_ID})*"
@@ -167,6 +166,14 @@ def _ids_text(ids: Sequence[str]) -> str:
     return ",".join(ids) if ids else "-"
 
 
+@lru_cache(maxsize=100_000)
+def _cached_move(text: str) -> Shuffle | FaceOff | Turn:
+    """The move a token spells, remembered for every configuration (syntax does not
+    depend on it)."""
+    move = _fast_move(text)
+    return parse_token(text) if move is None else move
+
+
 class ForceballNotation(GameNotation[ForceballState, Shuffle | FaceOff | Turn]):
     """Turn-log tokens and table positions around a :class:`ForceballRules` engine."""
 
@@ -193,14 +200,7 @@ class ForceballNotation(GameNotation[ForceballState, Shuffle | FaceOff | Turn]):
     # -- moves -------------------------------------------------------------------------
     def move(self, text: str) -> Shuffle | FaceOff | Turn:
         """The move a token spells (syntax only); ``NotationError`` if malformed."""
-        move = _PARSED.get(text)
-        if move is None:
-            move = _fast_move(text)
-            if move is None:
-                move = parse_token(text)
-            if len(_PARSED) < 100_000:
-                _PARSED[text] = move
-        return move
+        return _cached_move(text)
 
     def canonical_token(self, text: str) -> str:
         return _format(self.move(text))

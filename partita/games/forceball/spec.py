@@ -17,6 +17,5 @@ FORCEBALL = GameSpec(
     rollout="partita.games.forceball.heuristics:rollout",
     rollout_plies=10,
     docs="docs/forceball.md",
-    examples="partita.games.forceball.examples",
     rule_counters="partita.games.forceball.balance:rule_counters",
 )

@@ -2,7 +2,7 @@
 
 One rules engine (:mod:`.rules`) serves every gravity set-up; :mod:`.notation` holds
 the entry-code move and position grammars, :mod:`.board` the SVG grid,
-:mod:`.solver` the exact solver (pure-Python cores with an optional C core),
-:mod:`.examples` the seeded generator of the shipped examples and :mod:`.spec` the
-two specs partita finds through the ``partita.games`` entry points.
+:mod:`.solver` the exact solver (pure-Python cores with an optional C core) and
+:mod:`.spec` the two specs partita finds through the ``partita.games`` entry points.
+The shipped examples are written by ``tools/examples/gravity.py``, outside the package.
 """

@@ -21,7 +21,6 @@ FORZA4X4 = GameSpec(
     evaluation="partita.games.gravity.heuristics:evaluation",
     rollout="partita.games.gravity.heuristics:rollout",
     docs="docs/forza4x4.md",
-    examples="partita.games.gravity.examples",
     rule_counters="partita.games.gravity.balance:rule_counters",
     openings="partita.games.gravity:openings/forza4x4.toml",
 )
@@ -34,7 +33,6 @@ CONNECT4 = GameSpec(
     solver="partita.games.gravity.solver:Solver",
     evaluation="partita.games.gravity.heuristics:evaluation",
     docs="docs/forza4x4.md",
-    examples="partita.games.gravity.examples",
     rule_counters="partita.games.gravity.balance:rule_counters",
     openings="partita.games.gravity:openings/connect4.toml",
 )

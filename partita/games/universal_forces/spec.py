@@ -15,7 +15,6 @@ UNIVERSAL_FORCES = GameSpec(
     rollout="partita.games.universal_forces.heuristics:rollout",
     rollout_plies=0,
     docs="docs/universal-forces.md",
-    examples="partita.games.universal_forces.examples",
     rule_counters="partita.games.universal_forces.balance:rule_counters",
     openings="partita.games.universal_forces:openings.toml",
 )

@@ -4,7 +4,7 @@ Writes ``examples/circular-reasoning/*.pgr`` (the hand-made invalid records in
 ``examples/invalid/circular-reasoning/`` are not touched). Seeded and deterministic:
 the same code gives the same files. Run from the repository root::
 
-    .venv/bin/python partita/games/circular_reasoning/examples.py [--out examples]
+    .venv/bin/python tools/examples/circular_reasoning.py [--out examples]
 
 How a game is made: a seeded heuristic player picks among the engine's legal moves
 (win if it can, then prefer the Goal Area, then moves that bring a token nearer the

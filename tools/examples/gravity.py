@@ -4,7 +4,7 @@ Writes ``examples/forza4x4/*.pgr`` and ``examples/connect4/*.pgr`` (the hand-mad
 ``examples/invalid/`` is not touched). Seeded and deterministic: the same code gives
 the same files. Run from the repository root::
 
-    .venv/bin/python partita/games/gravity/examples.py [--out examples]
+    .venv/bin/python tools/examples/gravity.py [--out examples]
 
 How a game is made: a seeded heuristic player (win if it can, block an immediate
 loss, prefer moves that extend its own lines and make threats, else random, with an

@@ -7,7 +7,7 @@ studies from set-up positions show the endings that ordinary play seldom reaches
 (a pin win, a board on which no side can move). Comments are added where
 something worth noting happens: the first move of each kind, forced passes, the end.
 
-Run ``python partita/games/universal_forces/examples.py`` from the repository
+Run ``python tools/examples/universal_forces.py`` from the repository
 root; ``--check`` only reports whether the shipped files are up to date.
 """
 

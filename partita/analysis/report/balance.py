@@ -16,7 +16,7 @@ from typing import Any
 
 from partita.analysis import charts
 from partita.analysis.balance import ConfigurationBalance, balance
-from partita.analysis.report import Section, Table
+from partita.analysis.report.options import Section, Table
 from partita.game.notation import GameNotation
 
 __all__ = [
