@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from partita.database.keys import KeyListFolder, key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
+from partita.game.configuration import Configuration
 from partita.game.registry import all_games
 from partita.notation.chunks import ChunkData, raw_records
 from partita.notation.problems import Problem
@@ -185,8 +186,8 @@ def _problem_row(problem: Problem) -> tuple:
     )
 
 
-#: Key folders by game name (each process keeps its own).
-_FOLDERS: dict[str, KeyListFolder] = {}
+#: Key folders by game name and set-up (each process keeps its own).
+_FOLDERS: dict[Configuration, KeyListFolder] = {}
 #: ``json.dumps(tags, ensure_ascii=False)``, its encoder made once (``dumps`` makes
 #: one per call when given an option).
 _tags_json = json.JSONEncoder(ensure_ascii=False).encode
@@ -248,7 +249,7 @@ def prepare_record(
     if replayed.folded_keys is not None:
         keys = replayed.folded_keys
     elif game is not None and replayed.keys:
-        keys = archive_folder(game.name)(replayed.keys)
+        keys = archive_folder(Configuration.of(game, sides, tags))(replayed.keys)
     return StoredRecord(
         digest,
         row,
@@ -260,21 +261,24 @@ def prepare_record(
     )
 
 
-def archive_folder(game: str) -> KeyListFolder:
-    """The archive's key fold of one game (:func:`~partita.database.keys.key_list_folder`),
-    made once per process."""
-    fold = _FOLDERS.get(game)
+def archive_folder(configuration: Configuration) -> KeyListFolder:
+    """The archive's key fold of one game's set-up
+    (:func:`~partita.database.keys.key_list_folder`), made once per process."""
+    fold = _FOLDERS.get(configuration)
     if fold is None:
-        fold = _FOLDERS[game] = key_list_folder(game)
+        fold = _FOLDERS[configuration] = key_list_folder(configuration.game, configuration)
     return fold
 
 
 def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int], list[str]]]:
     """The variations of a replayed record as the archive stores them
     (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
-    if replayed.game is None or not replayed.variations:
+    game = replayed.game
+    if game is None or not replayed.variations:
         return []
-    fold = archive_folder(replayed.game.name)
+    tags = replayed.record.tags
+    sides = count_sides(tags, game.rules.min_sides)[0]
+    fold = archive_folder(Configuration.of(game, sides, tags))
     return [
         (line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)

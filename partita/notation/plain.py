@@ -40,6 +40,7 @@ from partita.notation.splitter import RawRecord
 from partita.notation.writer import LINE_WIDTH, Notes, tag_order, write_mainline
 
 if TYPE_CHECKING:
+    from partita.game.configuration import Configuration
     from partita.game.notation import KeyFolder
 
 __all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
@@ -99,7 +100,7 @@ def replay_raw(
     strict: bool,
     *,
     text: bool = True,
-    folders: Callable[[str], KeyFolder] | None = None,
+    folders: Callable[[Configuration], KeyFolder] | None = None,
 ) -> tuple[ReplayedRecord, str] | None:
     """The replay of a plain raw record without problems, exactly as the full path
     makes it, and its canonical text (``""`` unless ``text``: validation needs

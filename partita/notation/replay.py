@@ -28,6 +28,7 @@ from partita.errors import (
     illegal_move_message,
     quoted,
 )
+from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation, KeyFolder
 from partita.game.registry import get_game
 from partita.game.rules import POSITIVE, WIN, Outcome, parse_result_token
@@ -272,7 +273,7 @@ def replay_plain(
     numbers: list[tuple[int, bool] | None],
     strict: bool = False,
     labels: list[tuple[int, bool]] | None = None,
-    folders: Callable[[str], KeyFolder] | None = None,
+    folders: Callable[[Configuration], KeyFolder] | None = None,
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
     no node; ``moves`` are its move tokens, ``numbers`` the move number written
@@ -289,7 +290,7 @@ def replay_plain(
     number as :func:`_check_number` wants it, and the result. ``states`` stays
     empty (no state but the last is built); ``labels`` (when given) receives the
     rules' ``move_number`` before each move: what the canonical writer numbers the
-    moves with. ``folders`` (a game's name to its archive key fold): the keys come
+    moves with. ``folders`` (a game's set-up to its archive key fold): the keys come
     folded, in ``folded_keys`` (the game's ``replay_keys`` folds them).
     """
     collect = _Collector(record)
@@ -302,7 +303,13 @@ def replay_plain(
     if len(moves) > KEPT_STATES:
         return None  # the full replay's bounded memory for a huge record
     rules = game.rules
-    fold = None if folders is None else folders(game.name)
+    fold = (
+        None
+        if folders is None
+        else folders(
+            Configuration.of(game, count_sides(record.tags, rules.min_sides)[0], record.tags)
+        )
+    )
     keys: list[Hashable] = []
     befores: list[tuple[int, bool]] = labels if labels is not None else []
     before = start
