@@ -213,9 +213,5 @@ def test_a_novelty_is_found_among_the_games_of_the_record_s_set_up(fresh):
     record = parse_record(text)
     setup = Configuration.of(get_game(GAME), count_sides(record.tags, 2)[0], record.tags)
     novelty = novelty_against_archive(record, fresh, game_id=9)
-    same = [
-        game_id
-        for game_id, other in _setups(fresh).items()
-        if other == setup and game_id != 9
-    ]
+    same = [game_id for game_id, other in _setups(fresh).items() if other == setup and game_id != 9]
     assert novelty.reference_games == len(same)

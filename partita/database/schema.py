@@ -311,9 +311,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         8,
         "position keys fold the game's set-up (sides and settings)",
-        lambda db, progress: import_module("partita.database.upgrades").upgrade_to_v8(
-            db, progress
-        ),
+        lambda db, progress: import_module("partita.database.upgrades").upgrade_to_v8(db, progress),
         reports_progress=True,
     ),
 )
