@@ -87,13 +87,13 @@ def upgrade_to_v8(db: Database, progress: Callable[[int, int], object] | None = 
         rules = notation.rules
         if rules.min_sides < rules.max_sides or any(not spec.cosmetic for spec in rules.tags):
             settings[name] = [spec.name for spec in rules.tags if not spec.cosmetic]
+    total = conn.execute("SELECT count(*) FROM games").fetchone()[0]
     if not settings:
+        if progress is not None:
+            progress(total, total)
         return
     marks = ", ".join("?" * len(settings))
-    total = conn.execute(
-        f"SELECT count(*) FROM games WHERE game IN ({marks})", list(settings)
-    ).fetchone()[0]
-    done = last = 0
+    last = 0
     while batch := conn.execute(
         "SELECT id, game, sides, tags, pgr, source_file, source_index, source_line, "
         f"source_offset FROM games WHERE id > ? AND game IN ({marks}) ORDER BY id LIMIT ?",
@@ -115,6 +115,10 @@ def upgrade_to_v8(db: Database, progress: Callable[[int, int], object] | None = 
             bulk = pending is not None and game_id >= pending
             insert_positions(conn, game_id, json.dumps([stored.keys]), bulk=bulk)
             conn.executemany(VARIATIONS_INSERT, variation_rows(game_id, stored.variations))
-        done += len(batch)
-        if progress is not None:
-            progress(done, total)
+        if progress is not None:  # the games looked at: every game up to the last re-keyed
+            progress(
+                conn.execute("SELECT count(*) FROM games WHERE id <= ?", (last,)).fetchone()[0],
+                total,
+            )
+    if progress is not None:
+        progress(total, total)
