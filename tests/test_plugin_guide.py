@@ -591,3 +591,22 @@ def test_the_report_viewer_draws_each_game_on_its_own_board(plugin, sized, page)
         )
         assert set(fills) == {"#d7263d", "#f5c400"}, game  # x red, o yellow: no grey
     no_console_errors(page)
+
+
+def test_the_web_pages_read_a_position_under_its_set_up(plugin_server):
+    """The explorer opens a 5 x 5 position on the 5 x 5 games without being told the
+    set-up (its text reads under that one only), and the position API counts the
+    games of the set-up it names, not those of the other size whose keys are equal."""
+    import json
+    import urllib.parse
+
+    big = urllib.parse.quote("5/5/5/5/x4 o")
+    status, _, page = _get(plugin_server, f"/explorer?game=tictactoe&position={big}")
+    assert status == 200 and _board_label(page) == "5/5/5/5/x4 o"
+    assert "a5" in re.findall(r'<a class="down" href="[^"]+">([^<]+)<', page)
+    small = urllib.parse.quote("3/3/x2 o")
+    status, _, text = _get(plugin_server, f"/api/positions?game=tictactoe&position={small}")
+    assert status == 200 and json.loads(text)["games"] == 2  # games 2 and 4
+    query = f"game=tictactoe&tag=Size=5&tag=Line=4&position={big}"
+    status, _, text = _get(plugin_server, f"/api/positions?{query}")
+    assert status == 200 and json.loads(text)["games"] == 1  # the big-board game

@@ -19,6 +19,7 @@ __all__ = [
     "choose_configuration",
     "configurations_from_archive",
     "name_openings",
+    "reads_position",
     "tree_from_archive",
 ]
 
@@ -58,7 +59,7 @@ def choose_configuration(
         notation = get_game(game)
         return Configuration.of(notation, notation.rules.min_sides, {})
     if position is not None:
-        reading = [item for item in found if _reads(item[0], game, position)]
+        reading = [item for item in found if reads_position(item[0], game, position)]
         found = reading or found  # none: the root's own error says why
     if len(found) > 1:
         varying = varying_settings([configuration for configuration, _ in found])
@@ -74,7 +75,7 @@ def choose_configuration(
     return found[0][0]
 
 
-def _reads(configuration: Configuration, game: str, position: str) -> bool:
+def reads_position(configuration: Configuration, game: str, position: str) -> bool:
     """Whether ``position`` is a position of ``game`` set up as ``configuration``."""
     notation = configuration.configure(get_game(game))
     try:
