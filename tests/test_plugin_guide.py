@@ -27,6 +27,7 @@ import pytest
 from partita.analysis.diagrams import Board, Layout
 from partita.game.notation import GameNotation
 from partita.game.rules import Rules
+from partita.game.solver import BookableSolver, ExactSolution, ExactSolver
 from partita.game.spec import GameSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +87,9 @@ def _public(cls: type) -> set[str]:
         pytest.param({field.name for field in fields(GameSpec)}, id="GameSpec"),
         pytest.param(_public(Board) - {"game"}, id="Board"),
         pytest.param({field.name for field in fields(Layout)} - {"notes"}, id="Layout"),
+        pytest.param(_public(ExactSolution), id="ExactSolution"),
+        pytest.param(_public(ExactSolver) | _public(BookableSolver), id="ExactSolver"),
+        pytest.param({"SolverFactory", "table_size", "memory="}, id="SolverFactory"),
     ],
 )
 def test_the_guide_documents_every_member_of_the_contracts(members):
