@@ -22,7 +22,7 @@ from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation
 from partita.game.rules import DRAW, WIN, parse_result_token
 from partita.notation.model import Record
-from partita.notation.replay import ReplayedRecord, count_sides, move_label, replay
+from partita.notation.replay import ReplayedRecord, move_label, replay
 
 __all__ = [
     "ArchiveReference",
@@ -108,14 +108,6 @@ class _Seen:
     next_move: str | None
 
 
-def record_configuration(replayed: ReplayedRecord) -> Configuration:
-    """The set-up of a replayed record of a known game: its sides and settings."""
-    game = replayed.game
-    assert game is not None, "a record of a known game"
-    tags = replayed.record.tags
-    return Configuration.of(game, count_sides(tags, game.rules.min_sides)[0], tags)
-
-
 class RecordsReference:
     """A reference set held in memory: the mainlines of records of one game set up
     as ``configuration`` (by default the game's default set-up; positions of two
@@ -141,7 +133,7 @@ class RecordsReference:
                 continue
             if replayed.initial_state is None:
                 continue
-            if record_configuration(replayed) != wanted:
+            if replayed.configuration != wanted:
                 continue
             if skip is not None and replayed.record.same_game(skip):
                 continue
@@ -320,7 +312,7 @@ def novelty_against_archive(record: Record, target: Any, *, game_id: int | None 
         with archive(target, readonly=True) as db:
             exclude.update(game_ids_with_hash(db, digest))
     reference = ArchiveReference(
-        target, replayed.game, exclude, configuration=record_configuration(replayed)
+        target, replayed.game, exclude, configuration=replayed.configuration
     )
     try:
         return find_novelty(replayed, reference)
@@ -339,6 +331,6 @@ def novelty_against_file(record: Record, reference_file: str | Path) -> Novelty:
         replayed.game,
         read_records(Path(reference_file)),
         skip=record,
-        configuration=record_configuration(replayed),
+        configuration=replayed.configuration,
     )
     return find_novelty(replayed, reference)

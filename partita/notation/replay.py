@@ -85,6 +85,15 @@ class ReplayedRecord:
         return len(self.moves)
 
     @property
+    def configuration(self) -> Configuration | None:
+        """The record's set-up (its sides and its game's rule tags); ``None`` for a
+        record of no known game."""
+        if self.game is None:
+            return None
+        tags = self.record.tags
+        return Configuration.of(self.game, count_sides(tags, self.game.rules.min_sides)[0], tags)
+
+    @property
     def final_position(self) -> str | None:
         if self.game is None or self.final_state is None:
             return None

@@ -87,7 +87,10 @@ def viewer_game(record: Record, game_id: int | str) -> dict | None:
     return {
         "id": game_id,
         "game": game.name,
-        "board": {**board.layout.as_dict(), "pieces": dict(board.piece_colours)},
+        "board": {
+            **board.layout.as_dict(),
+            "pieces": {code: list(colours) for code, colours in board.piece_colours.items()},
+        },
         "title": " - ".join(players) or f"game {game_id}",
         "result": tags.get("Result", record.result or "*"),
         "tags": [list(pair) for pair in tags.items()],

@@ -196,5 +196,7 @@ def name_openings(tree: OpeningTree, files: Sequence[str] = ()) -> None:
     for stats in tree.edges():
         child = stats.child
         if child not in names:
-            names[child] = book.name_of_state(tree.states[child], symmetric=tree.symmetry)
+            names[child] = book.name_of_state(
+                tree.states[child], symmetric=tree.symmetry, configuration=tree.configuration
+            )
         stats.opening = names[child]
