@@ -326,7 +326,7 @@ def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():
             plain = plain_reading.replay_raw(raw, False)
             if plain is None or not plain[0].moves:
                 continue
-            folded = plain_reading.replay_raw(raw, False, folders=preparing.archive_folder)
+            folded = plain_reading.replay_raw(raw, False, folders=preparing.record_folder)
             assert folded is not None
             name = plain[0].game.name
             games.add(name)

@@ -282,7 +282,7 @@ def replay_plain(
     numbers: list[tuple[int, bool] | None],
     strict: bool = False,
     labels: list[tuple[int, bool]] | None = None,
-    folders: Callable[[Configuration], KeyFolder] | None = None,
+    folders: Callable[[GameNotation[Any, Any], dict[str, str]], KeyFolder] | None = None,
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
     no node; ``moves`` are its move tokens, ``numbers`` the move number written
@@ -299,8 +299,9 @@ def replay_plain(
     number as :func:`_check_number` wants it, and the result. ``states`` stays
     empty (no state but the last is built); ``labels`` (when given) receives the
     rules' ``move_number`` before each move: what the canonical writer numbers the
-    moves with. ``folders`` (a game's set-up to its archive key fold): the keys come
-    folded, in ``folded_keys`` (the game's ``replay_keys`` folds them).
+    moves with. ``folders`` (the configured game and the record's tags to the
+    archive's key fold of the record's set-up): the keys come folded, in
+    ``folded_keys`` (the game's ``replay_keys`` folds them).
     """
     collect = _Collector(record)
     game = _check_tags(record, collect)
@@ -312,13 +313,7 @@ def replay_plain(
     if len(moves) > KEPT_STATES:
         return None  # the full replay's bounded memory for a huge record
     rules = game.rules
-    fold = (
-        None
-        if folders is None
-        else folders(
-            Configuration.of(game, count_sides(record.tags, rules.min_sides)[0], record.tags)
-        )
-    )
+    fold = None if folders is None else folders(game, record.tags)
     keys: list[Hashable] = []
     befores: list[tuple[int, bool]] = labels if labels is not None else []
     before = start
