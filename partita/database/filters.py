@@ -617,7 +617,10 @@ def _readings(
     readings: dict[Configuration, Any] = {}
     reasons: list[str] = []
     for configuration, wanted_sides in candidates:
-        configured = configuration.configure(notation)
+        try:
+            configured = configuration.configure(notation)
+        except TagError:
+            continue  # an invalid record's set-up: none of its positions is stored
         try:
             state = configured.parse_position(position, wanted_sides)
         except (NotationError, SetupError) as error:
