@@ -611,11 +611,33 @@ def _readings(
     errors: list[str],
 ) -> list[tuple[Configuration, Any]]:
     """``(set-up, state)`` of each set-up of ``notation``'s game the filter allows
-    (see :func:`position_setups`) under which ``position`` reads; the first reason
-    it does not read is added to ``errors``."""
-    candidates = _candidate_setups(notation, tags, sides, db)
+    (see :func:`position_setups`) under which ``position`` reads: the archive's
+    set-ups first, else those the filter names (a position of no stored set-up
+    finds no game rather than failing); the first reason it does not read is added
+    to ``errors``."""
     readings: dict[Configuration, Any] = {}
     reasons: list[str] = []
+    stored, named = _candidate_setups(notation, tags, sides, db)
+    for candidates in (stored, named):
+        _read_under(position, notation, candidates, sides, readings, reasons)
+        if readings:
+            break
+    if not readings and reasons:
+        errors.append(f"{notation.name}: {reasons[0]}")
+    return list(readings.items())
+
+
+def _read_under(
+    position: str,
+    notation: GameNotation[Any, Any],
+    candidates: list[tuple[Configuration, int | None]],
+    sides: set[int],
+    readings: dict[Configuration, Any],
+    reasons: list[str],
+) -> None:
+    """``position`` read under each candidate set-up: ``readings`` gets the
+    set-ups (with the sides the position has) and states, ``reasons`` why it
+    does not read under the others."""
     for configuration, wanted_sides in candidates:
         try:
             configured = configuration.configure(notation)
@@ -633,30 +655,25 @@ def _readings(
         if found_sides != configuration.sides:
             configuration = Configuration.of(notation, found_sides, configuration.tags())
         readings.setdefault(configuration, state)
-    if not readings and reasons:
-        errors.append(f"{notation.name}: {reasons[0]}")
-    return list(readings.items())
 
 
 def _candidate_setups(
     notation: GameNotation[Any, Any], tags: dict[str, set[str]], sides: set[int], db: Any
-) -> list[tuple[Configuration, int | None]]:
+) -> tuple[list[tuple[Configuration, int | None]], list[tuple[Configuration, int | None]]]:
     """The set-ups a position filter may mean, each with the sides to read the
     position with (``None``: as its text says): the archive's set-ups the tag and
-    sides filters allow, else those the tag filters name (defaults filled in)."""
+    sides filters allow, and those the tag filters name (defaults filled in)."""
     one_side = next(iter(sides)) if len(sides) == 1 else None
     default = Configuration.default(notation)
     specs = [spec for spec in notation.rules.tags if not spec.cosmetic]
     if not specs:
-        return [(default, one_side)]
+        return [], [(default, one_side)]
     stored: list[tuple[Configuration, int | None]] = [
         (configuration, configuration.sides)
         for configuration in (archive_setups(db, notation) if db is not None else [])
         if (not sides or configuration.sides in sides)
         and all(value in tags.get(name, {value}) for name, value in configuration.settings)
     ]
-    if stored:
-        return stored
     named: list[tuple[Configuration, int | None]] = []
     for values in product(*(sorted(tags.get(spec.name, {spec.default or ""})) for spec in specs)):
         settings = {spec.name: value for spec, value in zip(specs, values, strict=True) if value}
@@ -665,7 +682,7 @@ def _candidate_setups(
         except TagError:
             continue  # a combination the game refuses (a tag of another league)
         named.append((Configuration.of(notation, default.sides, settings), one_side))
-    return named
+    return stored, named
 
 
 def _position_join(setups: list[PositionSetup], mainline_only: bool) -> tuple[str, list]:
