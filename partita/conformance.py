@@ -31,7 +31,8 @@ What is checked (``docs/plugins.md`` says it for authors):
 * :func:`check_bad_input`: malformed moves and positions raise partita's errors,
   never another exception (which would reach a user as an internal error);
 * :func:`check_board`: the board draws every position (one piece code per cell of
-  its layout, marks on cells, JSON frames for the viewer, an SVG);
+  its layout, each with a declared colour, marks on cells, JSON frames for the
+  viewer, an SVG);
 * :func:`check_regions`: for a board that declares where moves are clicked, every
   legal move is clicked on regions of its position, those clicks spell the move
   back, and the interactive drawing carries every region.
@@ -581,8 +582,9 @@ def check_board(
 ) -> None:
     """The spec's board (or the text board of a game without one) draws positions
     along a random game: its layout and frames are JSON, a cell board gives one
-    piece code per cell of its layout and marks only its cells, and every position
-    renders as one ``<svg>`` element."""
+    piece code per cell of its layout, each with a colour in its ``piece_colours``
+    (an unknown code would be drawn grey), and marks only its cells, and every
+    position renders as one ``<svg>`` element."""
     from partita.analysis.diagrams import TextBoard, render_diagram
 
     notation = _configured(game, tags)
@@ -590,6 +592,7 @@ def check_board(
     factory = _spec(notation).board_factory() or TextBoard
     board = factory(notation)
     layout = board.layout
+    colours = board.piece_colours
     try:
         json.dumps(layout.as_dict())
     except (TypeError, ValueError) as error:
@@ -605,6 +608,12 @@ def check_board(
             _expect(
                 len(codes) == len(layout.cells),
                 f"{where}: {len(codes)} piece codes for the layout's {len(layout.cells)} cells",
+            )
+            unknown = sorted({code for code in codes if code and code[:1] not in colours})
+            _expect(
+                not unknown,
+                f"{where}: piece codes {unknown} have no colour in the board's piece_colours "
+                f"({', '.join(sorted(colours))})",
             )
         marks = board.marks(state)
         _expect(

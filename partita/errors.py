@@ -58,6 +58,11 @@ class TagError(PartitaError, ValueError):
         self.tag = tag
 
 
+class UsageError(PartitaError):
+    """The command's options do not say enough to do the work (which of several
+    set-ups a position means, say): the message names the options that would."""
+
+
 class ArchiveError(PartitaError):
     """The archive cannot be opened or used as asked."""
 

@@ -68,7 +68,20 @@ def test_query_by_sides_and_position(archive):
             if path.name.startswith(files)
         )
         assert len(rows) == expected
-    code, out, _ = partita("query", "--db", str(archive), "--position", SPEC_POSITION, "--json")
+    # basic and advanced games share their position text: the filter chooses
+    code, _, err = partita("query", "--db", str(archive), "--position", SPEC_POSITION, "--json")
+    assert code == 2
+    assert "2 set-ups of circular-reasoning" in err and "--tag Variant=basic" in err
+    code, out, _ = partita(
+        "query",
+        "--db",
+        str(archive),
+        "--position",
+        SPEC_POSITION,
+        "--tag",
+        "Variant=basic",
+        "--json",
+    )
     assert code == 0
     assert [row["event"] for row in json.loads(out)] == ["Spec example"]
     code, out, _ = partita(

@@ -17,7 +17,7 @@ from partita.notation.reader import read_records
 
 
 def _notation(*specs: TagSpec):
-    return SimpleNamespace(name="demo", rules=SimpleNamespace(tags=specs))
+    return SimpleNamespace(name="demo", rules=SimpleNamespace(tags=specs, min_sides=2))
 
 
 VARIANT = TagSpec("Variant", "rules variant", ("basic", "advanced"), default="basic")

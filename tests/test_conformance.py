@@ -89,6 +89,17 @@ def test_a_board_whose_clicks_spell_another_move_fails_the_regions_check(monkeyp
         conformance.check_regions("connect4", 2, seed=0)
 
 
+def test_a_board_that_draws_a_piece_it_has_no_colour_for_fails_the_board_check(monkeypatch):
+    """A piece code without a declared colour would be drawn grey: the suite refuses it."""
+    from partita.games.gravity.board import GravityBoard
+
+    monkeypatch.setattr(GravityBoard, "piece_colours", {"x": ("#d7263d", "#8c1020")})
+    with pytest.raises(
+        AssertionError, match=r"connect4, 2 sides.*piece codes \['o'\] have no colour"
+    ):
+        conformance.check_board("connect4", 2, seed=0)
+
+
 # -- the suite itself: its checks fail on a broken game, and say where --------------------------
 
 

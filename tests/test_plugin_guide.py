@@ -27,6 +27,7 @@ import pytest
 from partita.analysis.diagrams import Board, Layout
 from partita.game.notation import GameNotation
 from partita.game.rules import Rules
+from partita.game.solver import BookableSolver, ExactSolution, ExactSolver
 from partita.game.spec import GameSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +87,9 @@ def _public(cls: type) -> set[str]:
         pytest.param({field.name for field in fields(GameSpec)}, id="GameSpec"),
         pytest.param(_public(Board) - {"game"}, id="Board"),
         pytest.param({field.name for field in fields(Layout)} - {"notes"}, id="Layout"),
+        pytest.param(_public(ExactSolution), id="ExactSolution"),
+        pytest.param(_public(ExactSolver) | _public(BookableSolver), id="ExactSolver"),
+        pytest.param({"SolverFactory", "table_size", "memory="}, id="SolverFactory"),
     ],
 )
 def test_the_guide_documents_every_member_of_the_contracts(members):
@@ -445,3 +449,168 @@ def test_a_game_steps_in_the_browser(plugin_server, page):
     phone(page)
     no_horizontal_overflow(page)
     no_console_errors(page)
+
+
+# -- two sizes of the guide's game in one archive: every position under its own set-up --------
+
+#: Games beside the guide's records: two more on the 5 x 5 board with four in a row (the
+#: guide's big-board game is the first of that set-up) and one with five in a row. The
+#: rules' keys are the marks' bitboards, so x on a1 is the same int on every board:
+#: only the set-up in the archive's key keeps the sizes apart.
+SIZED_RECORDS = """[Game "tictactoe"]
+[Event "Big board, second game"]
+[Date "2026.05.05"]
+[Player1 "Cleo"]
+[Player2 "Ada"]
+[Result "*"]
+[Size "5"]
+[Line "4"]
+
+1. a1 a5 2. b2 e5 *
+
+[Game "tictactoe"]
+[Event "Big board, five in a row"]
+[Date "2026.05.06"]
+[Player1 "Ben"]
+[Player2 "Cleo"]
+[Result "*"]
+[Size "5"]
+[Line "5"]
+
+1. a1 b1 *
+"""
+
+
+@pytest.fixture(scope="module")
+def sized(plugin, tmp_path_factory) -> Path:
+    """An archive of the guide's records (games 1 to 5; 5 is the 5 x 5 one) and
+    :data:`SIZED_RECORDS` (games 6 and 7)."""
+    folder = tmp_path_factory.mktemp("sized")
+    (folder / "sized.pgr").write_text(SIZED_RECORDS, encoding="utf-8")
+    db = folder / "sized.db"
+    done = _partita(plugin, "import", str(plugin.package / "records"), str(folder), "--db", str(db))
+    assert done.returncode == 0 and "7 imported" in done.stdout, done.stdout + done.stderr
+    return db
+
+
+def _partita(plugin: Plugin, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        _argv(shlex.join(["partita", *args])),
+        cwd=plugin.package,
+        env=plugin.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _found(plugin: Plugin, db: Path, position: str, *options: str) -> list[tuple[int, int]]:
+    done = _partita(plugin, "query", "--db", str(db), "--position", position, "--json", *options)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    return [(row["id"], row["ply"]) for row in json.loads(done.stdout)]
+
+
+def test_query_position_reads_each_board_under_its_own_size(plugin, sized):
+    # x on a1, o to move: on the 3 x 3 board games 2 and 4, never the 5 x 5 ones
+    assert _found(plugin, sized, "3/3/x2 o", "--game", "tictactoe") == [(2, 1), (4, 1)]
+    # the 5 x 5 text reads under two stored set-ups (four and five in a row)
+    both = _partita(plugin, "query", "--db", str(sized), "--position", "5/5/5/5/x4 o")
+    assert both.returncode == 2
+    [line] = both.stderr.splitlines()
+    assert "2 set-ups of tictactoe" in line
+    assert "--tag Line=4" in line and "--tag Line=5" in line
+    assert _found(plugin, sized, "5/5/5/5/x4 o", "--tag", "Line=4") == [(5, 1), (6, 1)]
+    assert _found(plugin, sized, "5/5/5/5/x4 o", "--tag", "Line=5") == [(7, 1)]
+    # the start of one set-up: its games at ply 0, not those of the other sizes
+    assert _found(plugin, sized, "5/5/5/5/5 x", "--tag", "Line=4") == [(5, 0), (6, 0)]
+    assert _found(plugin, sized, "3/3/3 x") == [(1, 0), (2, 0), (3, 0), (4, 0)]
+
+
+def _tree_rows(out: str) -> list[tuple[str, str, str]]:
+    return re.findall(r"^(\w+)\s+(\d+)\s+\d+%\s+([\d/]+)\s", out, re.M)
+
+
+def test_tree_from_a_position_takes_the_set_up_its_text_reads_under(plugin, sized):
+    # no --tag: the 3 x 3 text reads under the 3 x 3 set-up only
+    small = _partita(plugin, "tree", "--db", str(sized), "--game", "tictactoe")
+    assert small.returncode == 1 and "set up in 3 different ways" in small.stderr
+    small = _partita(
+        plugin, "tree", "--db", str(sized), "--game", "tictactoe", "--from", "3/3/x2 o"
+    )
+    assert small.returncode == 0, small.stderr
+    assert sorted(row[0] for row in _tree_rows(small.stdout)) == ["b1", "b2"]  # games 4, 2
+    big = _partita(
+        plugin, "tree", "--db", str(sized), "--game", "tictactoe", "--from", "5/5/5/5/x4 o",
+        "--tag", "Line=4",
+    )  # fmt: skip
+    assert big.returncode == 0, big.stderr
+    assert [row[:2] for row in _tree_rows(big.stdout)] == [("a5", "2")]  # games 5 and 6
+
+
+def test_novelty_compares_with_the_games_of_the_same_size(plugin, sized):
+    import json
+
+    done = _partita(plugin, "novelty", "6", "--db", str(sized), "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    # the reference is game 5 alone (the other 5 x 5 game has five in a row)
+    assert found["reference_games"] == 1
+    assert (found["ply"], found["move"]) == (3, "b2")
+    assert [move["move"] for move in found["played"]] == ["b1"]
+
+
+def test_show_draws_each_game_on_its_own_board(plugin, sized):
+    def shown(game: str, ply: str, form: str) -> str:
+        done = _partita(plugin, "show", game, "--db", str(sized), "--ply", ply, "--format", form)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert shown("6", "2", "position").strip() == "o4/5/5/5/x4 x"
+    assert shown("2", "1", "position").strip() == "3/3/x2 o"
+    assert 'viewBox="0 0 272' in shown("6", "2", "svg")  # 5 x 5 cells of 48
+    assert 'viewBox="0 0 176' in shown("2", "1", "svg")
+
+
+def test_the_report_viewer_draws_each_game_on_its_own_board(plugin, sized, page):
+    """In Chromium: the report's viewer opens a 5 x 5 game on a 5 x 5 board and a
+    3 x 3 one on a 3 x 3 board, each mark in the board's own colours."""
+    from web_server import no_console_errors
+
+    html = sized.parent / "sized.html"
+    done = _partita(plugin, "report", "--db", str(sized), "-o", str(html))
+    assert done.returncode == 0, done.stderr
+    page.goto(html.resolve().as_uri())
+    for game, width, marks in (("6", 272, 4), ("2", 176, 8), ("7", 272, 2)):
+        page.locator(f'#games button.open[data-game="{game}"]').first.click()
+        page.wait_for_selector(f'#viewer[data-game="{game}"]:not([hidden])')
+        page.keyboard.press("End")
+        board = page.locator("#viewer-board svg")
+        assert board.get_attribute("viewBox").split()[2] == str(width), game
+        assert page.locator("#viewer-board circle.piece").count() == marks, game
+        fills = page.evaluate(
+            "[...document.querySelectorAll('#viewer-board circle.piece')]"
+            ".map(c => c.getAttribute('fill'))"
+        )
+        assert set(fills) == {"#d7263d", "#f5c400"}, game  # x red, o yellow: no grey
+    no_console_errors(page)
+
+
+def test_the_web_pages_read_a_position_under_its_set_up(plugin_server):
+    """The explorer opens a 5 x 5 position on the 5 x 5 games without being told the
+    set-up (its text reads under that one only), and the position API counts the
+    games of the set-up it names, not those of the other size whose keys are equal."""
+    import json
+    import urllib.parse
+
+    big = urllib.parse.quote("5/5/5/5/x4 o")
+    status, _, page = _get(plugin_server, f"/explorer?game=tictactoe&position={big}")
+    assert status == 200 and _board_label(page) == "5/5/5/5/x4 o"
+    assert "a5" in re.findall(r'<a class="down" href="[^"]+">([^<]+)<', page)
+    small = urllib.parse.quote("3/3/x2 o")
+    status, _, text = _get(plugin_server, f"/api/positions?game=tictactoe&position={small}")
+    assert status == 200 and json.loads(text)["games"] == 2  # games 2 and 4
+    query = f"game=tictactoe&tag=Size=5&tag=Line=4&position={big}"
+    status, _, text = _get(plugin_server, f"/api/positions?{query}")
+    assert status == 200 and json.loads(text)["games"] == 1  # the big-board game

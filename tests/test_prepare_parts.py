@@ -317,22 +317,28 @@ def test_the_twin_key_caches_stay_bounded():
 def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():
     """The fast path hands the game's ``replay_keys`` the archive's fold: the keys
     it gives back (gravity folds them in its compiled replay, the other games by
-    the generic path) are ``fold_key`` of the keys it gives without one."""
+    the generic path) are ``fold_key`` of the keys it gives without one, under
+    the record's set-up."""
     games = set()
+    setups = set()
     for path in sorted(EXAMPLES.rglob("*.pgr")):
         for raw in split_records(path):
             plain = plain_reading.replay_raw(raw, False)
             if plain is None or not plain[0].moves:
                 continue
-            folded = plain_reading.replay_raw(raw, False, folders=preparing.archive_folder)
+            folded = plain_reading.replay_raw(raw, False, folders=preparing.record_folder)
             assert folded is not None
             name = plain[0].game.name
             games.add(name)
             assert folded[0].keys == []
-            assert folded[0].folded_keys == [fold_key(name, key) for key in plain[0].keys]
+            tags = plain[0].record.tags
+            setup = Configuration.of(plain[0].game, count_sides(tags, 2)[0], tags)
+            setups.add(setup.is_default)
+            assert folded[0].folded_keys == [fold_key(name, key, setup) for key in plain[0].keys]
             assert folded[0].moves == plain[0].moves and folded[1] == plain[1]
             assert plain[0].folded_keys is None
     assert len(games) >= 4, games
+    assert setups == {True, False}  # default set-ups and others
 
 
 def test_the_plain_movetext_class_is_printable_ascii_without_delimiters():

@@ -24,11 +24,11 @@ drawn for a viewer seat (:meth:`Board.svg_for`), hiding what that seat cannot se
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from html import escape
-from typing import Any
+from typing import Any, ClassVar
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -133,6 +133,12 @@ class Layout:
 
 class Board:
     """The picture of one game's positions (see the module docstring)."""
+
+    #: The colours of the pieces this board draws: ``(fill, stroke)`` by the first
+    #: character of a piece code (:meth:`cells`). A board whose codes are not those
+    #: of :data:`PIECE_STYLES` declares its own; the conformance suite refuses a code
+    #: the board declares no colour for.
+    piece_colours: ClassVar[Mapping[str, tuple[str, str]]] = PIECE_STYLES
 
     def __init__(self, game: GameNotation) -> None:
         self.game = game
@@ -413,7 +419,7 @@ def _render_diagram(
     for index, code in enumerate(cells):
         if not code:
             continue
-        fill, stroke = PIECE_STYLES.get(code[:1], ("#777", "#333"))
+        fill, stroke = board.piece_colours.get(code[:1], ("#777", "#333"))
         cx, cy = layout.cells[index]
         pieces.append(
             {

@@ -18,6 +18,7 @@ from typing import Any, TypeGuard
 
 from partita.database.connection import archive_errors
 from partita.errors import PartitaError
+from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation
 from partita.game.rules import DRAW, WIN, parse_result_token
 from partita.notation.model import Record
@@ -108,8 +109,9 @@ class _Seen:
 
 
 class RecordsReference:
-    """A reference set held in memory: the mainlines of records of one game
-    (records equal to ``skip``, the game under study, are left out)."""
+    """A reference set held in memory: the mainlines of records of one game set up
+    as ``configuration`` (by default the game's default set-up; positions of two
+    set-ups never meet), records equal to ``skip`` (the game under study) left out."""
 
     def __init__(
         self,
@@ -117,8 +119,10 @@ class RecordsReference:
         records: Iterable[Record | ReplayedRecord],
         *,
         skip: Record | None = None,
+        configuration: Configuration | None = None,
     ) -> None:
         self.game = game
+        wanted = configuration or Configuration.default(game)
         self._seen: dict[Hashable, list[_Seen]] = defaultdict(list)
         self.size = 0
         number = 0
@@ -128,6 +132,8 @@ class RecordsReference:
             if replayed.game is None or replayed.game.name != game.name:
                 continue
             if replayed.initial_state is None:
+                continue
+            if replayed.configuration != wanted:
                 continue
             if skip is not None and replayed.record.same_game(skip):
                 continue
@@ -145,23 +151,34 @@ class RecordsReference:
 
 
 class ArchiveReference:
-    """The archive's valid games of one game as the reference, through its
-    position index (invalid games are left out, as in the opening tree: their
-    results may contradict their moves); ``exclude`` leaves out game ids (the
-    game itself, when it is there)."""
+    """The archive's valid games of one game set up as ``configuration`` (by
+    default the game's default set-up) as the reference, through its position
+    index (invalid games are left out, as in the opening tree: their results may
+    contradict their moves; games of other set-ups too: their positions never
+    meet); ``exclude`` leaves out game ids (the game itself, when it is there)."""
 
-    def __init__(self, target: Any, game: GameNotation, exclude: Iterable[int] = ()) -> None:
+    def __init__(
+        self,
+        target: Any,
+        game: GameNotation,
+        exclude: Iterable[int] = (),
+        configuration: Configuration | None = None,
+    ) -> None:
         from partita.database.keys import key_folder
         from partita.database.schema import open_archive
-        from partita.database.selection import valid_game_ids
+        from partita.database.selection import configured_game_ids
 
+        configuration = configuration or Configuration.default(game)
         self.game = game
         self.db = open_archive(target, readonly=True)
-        self.fold = key_folder(game.name)
+        self.fold = key_folder(game.name, configuration)
         self.exclude = set(exclude)
-        self.size = sum(
-            1 for game_id in valid_game_ids(self.db, game.name) if game_id not in self.exclude
+        self.ids = set(
+            configured_game_ids(
+                self.db, game.name, configuration.sides, configuration.tag_filters()
+            )
         )
+        self.size = len(self.ids - self.exclude)
 
     def close(self) -> None:
         self.db.close()
@@ -201,7 +218,7 @@ class ArchiveReference:
                     continue
         found = []
         for game_id, result, date, moves in rows:
-            if game_id in self.exclude:
+            if game_id in self.exclude or game_id not in self.ids:
                 continue
             first = moves.split(maxsplit=1)
             found.append(_Seen(game_id, result, date, first[0] if first else None))
@@ -294,7 +311,9 @@ def novelty_against_archive(record: Record, target: Any, *, game_id: int | None 
         digest = hashlib.sha256(stored_text(replayed).encode("utf-8")).hexdigest()
         with archive(target, readonly=True) as db:
             exclude.update(game_ids_with_hash(db, digest))
-    reference = ArchiveReference(target, replayed.game, exclude)
+    reference = ArchiveReference(
+        target, replayed.game, exclude, configuration=replayed.configuration
+    )
     try:
         return find_novelty(replayed, reference)
     finally:
@@ -308,5 +327,10 @@ def novelty_against_file(record: Record, reference_file: str | Path) -> Novelty:
     replayed = replay(record)
     if replayed.game is None:
         raise PartitaError("the record names no supported game")
-    reference = RecordsReference(replayed.game, read_records(Path(reference_file)), skip=record)
+    reference = RecordsReference(
+        replayed.game,
+        read_records(Path(reference_file)),
+        skip=record,
+        configuration=replayed.configuration,
+    )
     return find_novelty(replayed, reference)

@@ -1,24 +1,11 @@
 """Exact solvers as the framework sees them: found through a game's spec.
 
 A game with an exact solver names its factory in the ``solver`` field of its
-:class:`~partita.game.spec.GameSpec`: ``factory(notation, table_size=N)`` returns an
-object whose ``solve(state, max_nodes=..., max_seconds=...)`` gives a solution with
-``value`` (``"win"``, ``"draw"`` or ``"loss"`` for the side to move), ``score``
-(positive a win, 0 a draw, negative a loss; larger is better), ``best`` (the best
-moves), ``moves`` (every legal move with its ``score``), ``nodes`` and ``seconds``,
-and ``own_moves(score)``, and that raises
-:class:`~partita.errors.BudgetExceeded` when its budget runs out (with what it
-found in ``found``: bounds, the moves solved, the best move so far). A solution
-may say which ``engine`` answered (``"search"``, ``"book"``, or an engine the
-game package names); every solution is exact. A factory may also take
-``memory=`` (bytes) to size its transposition table. ``solve`` and ``annotate``
-use nothing else.
-
-Scores are negamax scores: a move's score for its mover is minus the score of the
-position it leads to for the side to move there (or that score, when the same side
-moves again). A solver that also offers ``solution(state, scores, nodes=, seconds=)``
-(the solution made from given move scores, without search) can have an opening
-book in front of it (:mod:`partita.analysis.book`): ``solver_for(game, book=...)``.
+:class:`~partita.game.spec.GameSpec`; the contract (a factory, the solver, its
+solutions, an optional ``solution(state, scores)`` for an opening book in front of
+it) is the protocols of :mod:`partita.game.solver`. ``solve``, ``annotate``,
+``endgame``, the book and the web app use nothing else. A factory may also take
+``memory=`` (bytes) to size its transposition table (:func:`takes_memory`).
 """
 
 from __future__ import annotations
@@ -30,6 +17,7 @@ from partita.game.registry import get_spec
 
 if TYPE_CHECKING:  # only named in annotations: the CLI imports this module at start-up
     from partita.game.notation import GameNotation
+    from partita.game.solver import ExactSolver
 
 __all__ = [
     "DEFAULT_TABLE_SIZE",
@@ -80,7 +68,7 @@ def solver_for(
     table_size: int = DEFAULT_TABLE_SIZE,
     book: Any = None,
     memory: int | None = None,
-) -> Any:
+) -> ExactSolver:
     """An exact solver for ``game`` (configured as a record's tags say), or
     ``PartitaError`` naming the games that have one; with ``book`` (a
     :class:`~partita.analysis.book.Book`), the positions the book has solved are
@@ -91,8 +79,9 @@ def solver_for(
     if factory is None:
         known = ", ".join(solvable_games()) or "none"
         raise PartitaError(f"{game.name} has no exact solver (games with one: {known})")
+    solver: ExactSolver
     if memory is not None and takes_memory(factory):
-        solver = factory(game, table_size=table_size, memory=memory)
+        solver = factory(game, table_size=table_size, memory=memory)  # type: ignore[call-arg]
     else:
         solver = factory(game, table_size=table_size)
     if book is None:

@@ -18,7 +18,7 @@ import typer
 import typer.core
 
 from partita import __version__
-from partita.errors import PartitaError
+from partita.errors import PartitaError, UsageError
 
 #: How `partita --help` groups the commands, by task: a command no section names (a
 #: game's own, a plugin's) is listed under "More".
@@ -228,6 +228,8 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         _quiet_stdout()  # the reader stopped (`partita query | head`): nothing to say
         raise SystemExit(EXIT_DOMAIN) from None
+    except UsageError as error:  # the options do not say enough: found before any work
+        _fail(str(error), EXIT_USAGE, error, debug)
     except PartitaError as error:
         _exit_if_interrupted_in_sql()  # an archive error made of a Ctrl-C
         _fail(str(error), EXIT_DOMAIN, error, debug)

@@ -20,7 +20,7 @@ from __future__ import annotations
 __all__ = ["CURRENT_SCHEMA", "CURRENT_SCHEMA_VERSION", "CURRENT_STATEMENTS"]
 
 #: The migration :data:`CURRENT_SCHEMA` is the schema after.
-CURRENT_SCHEMA_VERSION = 7
+CURRENT_SCHEMA_VERSION = 8
 
 #: Every table and index of an archive at :data:`CURRENT_SCHEMA_VERSION`, as
 #: ``sqlite_master`` holds them after the migrations (sqlite-utils' quoting for the

@@ -16,7 +16,7 @@ hunting a bug.
 
 from __future__ import annotations
 
-from partita.database.prepare import Refusal, StoredRecord, archive_folder, prepare_record
+from partita.database.prepare import Refusal, StoredRecord, prepare_record, record_folder
 from partita.notation.plain import FULL_PATH_VARIABLE, fast_path_enabled, replay_raw
 from partita.notation.reader import build_record
 from partita.notation.replay import replay
@@ -39,7 +39,7 @@ def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     """The rows of a plain record without problems, exactly as the full path makes
     them (the keys folded by the game's replay as it makes them); ``None`` when the
     record is not plain, or replay might find a problem."""
-    plain = replay_raw(raw, strict, folders=archive_folder)
+    plain = replay_raw(raw, strict, folders=record_folder)
     if plain is None:
         return None
     replayed, text = plain

@@ -57,14 +57,25 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 from typing import Any
 
 from partita.database.folding import fold, number
 from partita.database.keys import fold_key
-from partita.errors import ArchiveError, NotationError, SetupError
+from partita.errors import ArchiveError, NotationError, SetupError, TagError, UsageError
+from partita.game.configuration import Configuration, varying_settings
+from partita.game.notation import GameNotation
 from partita.game.registry import all_games, all_specs, get_game
 
-__all__ = ["GameFilter", "TagCondition", "fold", "number"]
+__all__ = [
+    "GameFilter",
+    "PositionSetup",
+    "TagCondition",
+    "archive_setups",
+    "fold",
+    "number",
+    "position_setups",
+]
 
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:[.-](\d{2}|\?\?))?(?:[.-](\d{2}|\?\?))?")
 _DATE_OPERAND = re.compile(r"\d{4}(?:[.-]\d{2}){0,2}")
@@ -262,17 +273,54 @@ class GameFilter:
             found.extend(inner.described())
         return found
 
+    def position_setups(self, db: Any = None) -> list[PositionSetup]:
+        """The position filter read under each set-up it can mean: per game whose
+        notation reads it (the one game chosen, else every game), under the
+        set-up the filter names (``sides``, ``NAME=VALUE`` tags of the game's
+        settings), a setting it leaves open taken from the set-ups of ``db``'s
+        games of that game (without ``db``: its default). The position text
+        decides between set-ups where it reads under one only; when it reads
+        under several, ``UsageError`` names the options that choose each."""
+        assert self.position is not None
+        return position_setups(
+            self.position, self.only_game(), self.tag_values(), self.all_sides(), db
+        )
+
+    def tag_values(self) -> dict[str, set[str]]:
+        """The values the ``NAME=VALUE`` tag filters allow, per tag name (OR within
+        a filter, AND with the narrowing ones)."""
+        found: dict[str, set[str]] = {}
+        for level in (self, *self.within):
+            allowed: dict[str, set[str]] = {}
+            for condition in map(TagCondition.parse, level.tags):
+                if condition.operator == "=":
+                    allowed.setdefault(condition.name, set()).add(condition.value)
+            for name, values in allowed.items():
+                found[name] = found[name] & values if name in found else values
+        return found
+
+    def all_sides(self) -> set[int]:
+        """The sides the filter allows (narrowing filters included; empty: any)."""
+        found = set(self.sides)
+        for inner in self.within:
+            if inner.sides:
+                found = set(inner.sides) if not found else found & set(inner.sides)
+        return found
+
     def only_game(self) -> str | None:
         """The one game chosen, if exactly one is."""
         return self.games[0] if len(self.games) == 1 else None
 
-    def sql(self) -> tuple[str, str, list]:
+    def sql(self, db: Any = None) -> tuple[str, str, list]:
         """The FROM part (with the position join: ``hit.ply``, ``hit.line``), the
-        WHERE part and its parameters, over ``games g``."""
+        WHERE part and its parameters, over ``games g``. ``db``: the archive (a
+        sqlite-utils ``Database`` or a ``sqlite3`` connection) whose set-ups a
+        position is read under when the filter does not name one
+        (:meth:`position_setups`)."""
         joins = "games g"
         params: list = []
         if self.position is not None:
-            joins, params = _position_join(self.position, self.only_game(), self.mainline_only)
+            joins, params = _position_join(self.position_setups(db), self.mainline_only)
         clauses, where_params = self._clauses(self.opening_files)
         if self.pattern is not None:
             # Last, so that SQLite replays only the games every other filter kept.
@@ -476,73 +524,203 @@ def _tag_clause(condition: TagCondition) -> tuple[str, list]:
     return clause, params
 
 
-def _position_keys(position: str, game: str | None) -> list[tuple[str, int, bool, int]]:
-    """(game, folded key, is the game's initial position, sides) of every game whose
-    notation reads ``position``."""
+@dataclass(frozen=True, slots=True)
+class PositionSetup:
+    """A position filter read under one set-up of one game: the game, its set-up,
+    the folded key (:func:`~partita.database.keys.fold_key` under that set-up),
+    and whether it is the set-up's initial position."""
 
-    def entry(notation, state) -> tuple[str, int, bool, int]:
-        key = notation.rules.key(state)
-        sides = notation.rules.sides(state)
-        initial = key == notation.rules.key(notation.initial(sides))
-        return notation.name, fold_key(notation.name, key), initial, sides
+    game: str
+    configuration: Configuration
+    key: int
+    initial: bool
 
-    if game is not None:
-        notation = get_game(game)
-        return [entry(notation, notation.parse_position(position))]
-    found = []
-    errors = []
-    for notation in all_games():
-        try:
-            state = notation.parse_position(position)
-        except (NotationError, SetupError) as error:
-            errors.append(f"{notation.name}: {error}")
-            continue
-        found.append(entry(notation, state))
+
+def archive_setups(db: Any, notation: GameNotation[Any, Any]) -> list[Configuration]:
+    """The set-ups of the archive's games of ``notation``'s game (a scan of that
+    game's rows; the game's default alone for a game without settings)."""
+    names = [spec.name for spec in notation.rules.tags if not spec.cosmetic]
+    if not names:
+        return []
+    conn = getattr(db, "conn", db)
+    values = "".join(f", json_extract(tags, '$.\"{name}\"')" for name in names)
+    found = set()
+    for row in conn.execute(
+        f"SELECT DISTINCT sides{values} FROM games WHERE game = ?", (notation.name,)
+    ):
+        tags = {name: value for name, value in zip(names, row[1:], strict=True) if value}
+        found.add(Configuration.of(notation, row[0] or notation.rules.min_sides, tags))
+    return sorted(found, key=lambda configuration: configuration.label)
+
+
+def position_setups(
+    position: str,
+    game: str | None,
+    tags: dict[str, set[str]],
+    sides: set[int],
+    db: Any = None,
+) -> list[PositionSetup]:
+    """:meth:`GameFilter.position_setups`: ``tags`` the values each tag filter
+    allows, ``sides`` the sides allowed (empty: any)."""
+    notations = [get_game(game)] if game is not None else list(all_games())
+    found: list[PositionSetup] = []
+    errors: list[str] = []
+    for notation in notations:
+        readings = _readings(position, notation, tags, sides, db, errors)
+        if len(readings) > 1:
+            varying = varying_settings([configuration for configuration, _ in readings])
+            options = "; ".join(configuration.options(varying) for configuration, _ in readings)
+            raise UsageError(
+                f"position '{position}' is a position of {len(readings)} set-ups of "
+                f"{notation.name} in the archive: choose one ({options})"
+            )
+        for configuration, state in readings:
+            configured = configuration.configure(notation)
+            rules = configured.rules
+            key = rules.key(state)
+            initial = key == rules.key(configured.initial(configuration.sides))
+            found.append(
+                PositionSetup(
+                    notation.name,
+                    configuration,
+                    fold_key(notation.name, key, configuration),
+                    initial,
+                )
+            )
     if not found:
+        if game is not None and len(errors) == 1:
+            raise NotationError(errors[0].split(": ", 1)[1])
         raise NotationError(
             f"position '{position}' is no position of any supported game ({'; '.join(errors)})"
         )
     return found
 
 
-def _position_join(position: str, game: str | None, mainline_only: bool) -> tuple[str, list]:
-    """The games joined to ``hit`` (game_id, ply, line: where the game stood on
-    ``position`` first, the mainline before the variations, see the module
-    docstring)."""
-    pairs = _position_keys(position, game)
+def _readings(
+    position: str,
+    notation: GameNotation[Any, Any],
+    tags: dict[str, set[str]],
+    sides: set[int],
+    db: Any,
+    errors: list[str],
+) -> list[tuple[Configuration, Any]]:
+    """``(set-up, state)`` of each set-up of ``notation``'s game the filter allows
+    (see :func:`position_setups`) under which ``position`` reads: the archive's
+    set-ups first, else those the filter names (a position of no stored set-up
+    finds no game rather than failing); the first reason it does not read is added
+    to ``errors``."""
+    readings: dict[Configuration, Any] = {}
+    reasons: list[str] = []
+    stored, named = _candidate_setups(notation, tags, sides, db)
+    for candidates in (stored, named):
+        _read_under(position, notation, candidates, sides, readings, reasons)
+        if readings:
+            break
+    if not readings and reasons:
+        errors.append(f"{notation.name}: {reasons[0]}")
+    return list(readings.items())
+
+
+def _read_under(
+    position: str,
+    notation: GameNotation[Any, Any],
+    candidates: list[tuple[Configuration, int | None]],
+    sides: set[int],
+    readings: dict[Configuration, Any],
+    reasons: list[str],
+) -> None:
+    """``position`` read under each candidate set-up: ``readings`` gets the
+    set-ups (with the sides the position has) and states, ``reasons`` why it
+    does not read under the others."""
+    for configuration, wanted_sides in candidates:
+        try:
+            configured = configuration.configure(notation)
+        except TagError:
+            continue  # an invalid record's set-up: none of its positions is stored
+        try:
+            state = configured.parse_position(position, wanted_sides)
+        except (NotationError, SetupError) as error:
+            reasons.append(str(error))
+            continue
+        found_sides = configured.rules.sides(state)
+        if sides and found_sides not in sides:
+            reasons.append(f"the position has {found_sides} sides")
+            continue
+        if found_sides != configuration.sides:
+            configuration = Configuration.of(notation, found_sides, configuration.tags())
+        readings.setdefault(configuration, state)
+
+
+def _candidate_setups(
+    notation: GameNotation[Any, Any], tags: dict[str, set[str]], sides: set[int], db: Any
+) -> tuple[list[tuple[Configuration, int | None]], list[tuple[Configuration, int | None]]]:
+    """The set-ups a position filter may mean, each with the sides to read the
+    position with (``None``: as its text says): the archive's set-ups the tag and
+    sides filters allow, and those the tag filters name (defaults filled in)."""
+    one_side = next(iter(sides)) if len(sides) == 1 else None
+    default = Configuration.default(notation)
+    specs = [spec for spec in notation.rules.tags if not spec.cosmetic]
+    if not specs:
+        return [], [(default, one_side)]
+    stored: list[tuple[Configuration, int | None]] = [
+        (configuration, configuration.sides)
+        for configuration in (archive_setups(db, notation) if db is not None else [])
+        if (not sides or configuration.sides in sides)
+        and all(value in tags.get(name, {value}) for name, value in configuration.settings)
+    ]
+    named: list[tuple[Configuration, int | None]] = []
+    for values in product(*(sorted(tags.get(spec.name, {spec.default or ""})) for spec in specs)):
+        settings = {spec.name: value for spec, value in zip(specs, values, strict=True) if value}
+        try:
+            notation.configure(settings)
+        except TagError:
+            continue  # a combination the game refuses (a tag of another league)
+        named.append((Configuration.of(notation, default.sides, settings), one_side))
+    return stored, named
+
+
+def _position_join(setups: list[PositionSetup], mainline_only: bool) -> tuple[str, list]:
+    """The games joined to ``hit`` (game_id, ply, line: where the game stood on the
+    position of ``setups`` first, the mainline before the variations, see the
+    module docstring)."""
     # One range of the positions primary key per (game, key) pair, and as many of
     # the variation_positions one. The positions table has no row for ply 0, so a
-    # game's initial position matches every game of it that did not start from a
-    # setup and has as many sides, at ply 0.
-    mainline = " OR ".join("(p.key = ? AND g.game = ?)" for _ in pairs)
-    starts = "".join(
-        " UNION ALL SELECT s.id, 0, 0 FROM games s WHERE s.game = ? AND s.sides = ? "
-        "AND coalesce(json_extract(s.tags, '$.SetUp'), '0') != '1'"
-        for _name, _key, initial, _sides in pairs
-        if initial
-    )
-    # CROSS JOIN: the key's index range drives (SQLite keeps the left table outer),
-    # whatever the planner would guess for a game with many games.
+    # set-up's initial position matches every game of that set-up that did not
+    # start from a setup, at ply 0.
+    mainline = " OR ".join("(p.key = ? AND g.game = ?)" for _ in setups)
+    starts = ""
+    start_params: list = []
+    for setup in setups:
+        if setup.initial:
+            clauses = [
+                _tag_clause(TagCondition.parse(text)) for text in setup.configuration.tag_filters()
+            ]
+            starts += (
+                " UNION ALL SELECT g.id, 0, 0 FROM games g WHERE g.game = ? AND g.sides = ? "
+                "AND coalesce(json_extract(g.tags, '$.SetUp'), '0') != '1'"
+                + "".join(f" AND {clause}" for clause, _ in clauses)
+            )
+            start_params.extend((setup.game, setup.configuration.sides))
+            for _, values in clauses:
+                start_params.extend(values)
     hits = (
         "SELECT p.game_id, p.ply, 0 AS line FROM positions p "
         f"CROSS JOIN games g ON g.id = p.game_id WHERE {mainline}{starts}"
     )
     params: list = []
-    for name, key, _initial, _sides in pairs:
-        params.extend((key, name))
-    for name, _key, initial, sides in pairs:
-        if initial:
-            params.extend((name, sides))
+    for setup in setups:
+        params.extend((setup.key, setup.game))
+    params.extend(start_params)
     if mainline_only:
         chosen = f"SELECT game_id, min(ply) AS ply, 0 AS line FROM ({hits}) GROUP BY game_id"
     else:
-        variation = " OR ".join("(v.key = ? AND g.game = ?)" for _ in pairs)
+        variation = " OR ".join("(v.key = ? AND g.game = ?)" for _ in setups)
         hits += (
             " UNION ALL SELECT v.game_id, v.ply, v.line FROM variation_positions v "
             f"CROSS JOIN games g ON g.id = v.game_id WHERE {variation}"
         )
-        for name, key, _initial, _sides in pairs:
-            params.extend((key, name))
+        for setup in setups:
+            params.extend((setup.key, setup.game))
         # Per game the first hit: the mainline's first, else the earliest ply of a
         # variation (the lowest line at that ply).
         chosen = (

@@ -4,7 +4,15 @@ A rules engine's key (:meth:`partita.game.rules.Rules.key`) is an int, a string,
 bytes, or a tuple of those, of any size (an 8x8 bitboard with its side to move is a 129-bit int). SQLite
 indexes a 64-bit INTEGER best, so the archive stores
 
-    fold(game, key) = int.from_bytes(blake2b(game + NUL + encode(key), 8 bytes), "little", signed)
+    fold(game, key) = int.from_bytes(blake2b(prefix + encode(key), 8 bytes), "little", signed)
+
+where ``prefix`` (:func:`prefix_for`) is ``game + NUL`` for the game's default
+set-up (:attr:`Configuration.is_default <partita.game.configuration.Configuration.is_default>`)
+and ``game + NUL + "c" + encode((sides, settings))`` for any other, ``settings``
+the tags away from their default as ``(name, value)`` pairs sorted by name. A 5 x 5
+board and a 3 x 3 one, or a three-sided game and a two-sided one, never share a
+key; the ``c`` is no type tag of the encoding, so no prefix is the start of another
+set-up's data.
 
 where ``encode`` is a canonical byte encoding, a type tag then the value:
 
@@ -16,7 +24,8 @@ where ``encode`` is a canonical byte encoding, a type tag then the value:
 * ``tuple`` (and ``list``): ``t``, the element count, each element encoded;
 * ``None``: ``n``.
 
-The game's tag goes into the hash, so equal keys of two games never meet. The fold
+The game's name and set-up go into the hash, so equal keys of two games, or of two
+set-ups of one game, never meet. The fold
 is stable across runs, platforms and Python versions (no ``hash()``), which is what
 lets a query made today find a game imported last year. Two different positions
 share a folded key with probability about 2**-64 per pair: negligible for any
@@ -28,9 +37,19 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from hashlib import blake2b
 from struct import unpack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["KeyListFolder", "encode_key", "fold_key", "key_folder", "key_list_folder"]
+if TYPE_CHECKING:
+    from partita.game.configuration import Configuration
+
+__all__ = [
+    "KeyListFolder",
+    "encode_key",
+    "fold_key",
+    "key_folder",
+    "key_list_folder",
+    "prefix_for",
+]
 
 _LENGTH = 4
 
@@ -72,20 +91,31 @@ def encode_key(key: Hashable) -> bytes:
     return b"".join(parts)
 
 
-def fold_key(game: str, key: Hashable) -> int:
-    """The signed 64-bit integer the archive stores for ``key`` of game ``game``."""
-    digest = blake2b(game.encode("utf-8") + b"\x00" + encode_key(key), digest_size=8).digest()
+def prefix_for(game: str, configuration: Configuration | None = None) -> bytes:
+    """What the hash reads before a key's encoding for a position of ``game`` set up
+    as ``configuration`` (``None``: the default set-up); see the module docstring."""
+    head = game.encode("utf-8") + b"\x00"
+    if configuration is None or configuration.is_default:
+        return head
+    settings = tuple(sorted(configuration.tags().items()))
+    return head + b"c" + encode_key((configuration.sides, settings))
+
+
+def fold_key(game: str, key: Hashable, configuration: Configuration | None = None) -> int:
+    """The signed 64-bit integer the archive stores for ``key`` of game ``game`` set
+    up as ``configuration`` (``None``: the default set-up)."""
+    digest = blake2b(prefix_for(game, configuration) + encode_key(key), digest_size=8).digest()
     return int.from_bytes(digest, "little", signed=True)
 
 
-def key_folder(game: str) -> Callable[[Hashable], int]:
-    """``fold_key`` bound to one game, with a fast path for plain int keys.
+def key_folder(game: str, configuration: Configuration | None = None) -> Callable[[Hashable], int]:
+    """``fold_key`` bound to one game and set-up, with a fast path for plain int keys.
 
     The importer folds every ply of every record; hashing a prepared prefix copy
     and skipping the general encoder for ints (bitboard keys) is about
     twice as fast and gives the same values (a test checks it).
     """
-    fold_all = key_list_folder(game)
+    fold_all = key_list_folder(game, configuration)
 
     def fold(key: Hashable) -> int:
         return fold_all((key,))[0]
@@ -93,26 +123,27 @@ def key_folder(game: str) -> Callable[[Hashable], int]:
     return fold
 
 
-def key_list_folder(game: str) -> KeyListFolder:
-    """``fold_key`` of each key of a list, bound to one game: the importer's form
-    of :func:`key_folder` (a record's keys in one call, the digests turned into
-    integers all at once); the same values (a test checks it)."""
-    return KeyListFolder(game)
+def key_list_folder(game: str, configuration: Configuration | None = None) -> KeyListFolder:
+    """``fold_key`` of each key of a list, bound to one game and set-up: the
+    importer's form of :func:`key_folder` (a record's keys in one call, the digests
+    turned into integers all at once); the same values (a test checks it)."""
+    return KeyListFolder(game, configuration)
 
 
 class KeyListFolder:
-    """``fold_key`` of each key of a list for one game (:func:`key_list_folder`).
+    """``fold_key`` of each key of a list for one game and set-up (:func:`key_list_folder`).
 
-    ``prefix`` is what the hash reads before each key's encoding (the game's name
-    and NUL): a game's replay given this folder
+    ``prefix`` is what the hash reads before each key's encoding
+    (:func:`prefix_for`), opaque bytes to whoever folds with it: a game's replay
+    given this folder
     (:meth:`~partita.game.notation.GameNotation.replay_keys`) may fold its keys
     itself, a compiled replay without a Python call per key, to the same ints.
     """
 
     __slots__ = ("_fold", "prefix")
 
-    def __init__(self, game: str) -> None:
-        self.prefix = game.encode("utf-8") + b"\x00"
+    def __init__(self, game: str, configuration: Configuration | None = None) -> None:
+        self.prefix = prefix_for(game, configuration)
         self._fold = _list_folder(self.prefix)
 
     def __call__(self, keys: Sequence[Hashable]) -> list[int]:

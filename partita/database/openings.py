@@ -14,7 +14,9 @@ of ``$PARTITA_OPENINGS`` (paths separated by ``os.pathsep``), then the files a
 command is given (``--openings FILE``); a later file's name replaces an earlier
 one for the same position, and adds the others. A name belongs to a *position*
 (its folded key, the archive's ``positions.key``), so a game that reaches it by
-another order of moves has the name too.
+another order of moves has the name too. The key is folded with the set-up of the
+entry's sides and the game's default settings: games of another set-up (an
+advanced variant, another board size) never stand on it and have no name.
 
 The name of a game is its **deepest** named position: of the named positions its
 legal mainline stood on, the one of the most plies (``depth``: the length of the
@@ -36,6 +38,7 @@ from typing import Any
 
 from partita.database.keys import fold_key, key_folder
 from partita.errors import PartitaError
+from partita.game.configuration import Configuration
 from partita.game.registry import all_specs, get_game, get_spec
 
 __all__ = [
@@ -109,13 +112,20 @@ class OpeningBook:
                 best, found = (entry.depth, ply), entry
         return found
 
-    def name_of_state(self, state: Any, *, symmetric: bool = False) -> str | None:
+    def name_of_state(
+        self, state: Any, *, symmetric: bool = False, configuration: Configuration | None = None
+    ) -> str | None:
         """The name of one position (any of its symmetric images with
-        ``symmetric``), or ``None``."""
-        rules = get_game(self.game).rules
+        ``symmetric``) of a game set up as ``configuration`` (by default the
+        default settings, as many sides as the state has), or ``None``. Names
+        belong to the default settings: another set-up's positions have none."""
+        notation = get_game(self.game)
+        rules = notation.rules
+        if configuration is None:
+            configuration = Configuration.of(notation, rules.sides(state), {})
         keys = rules.symmetric_keys(state) if symmetric else (rules.key(state),)
         for key in keys:
-            entry = self.by_key.get(fold_key(self.game, key))
+            entry = self.by_key.get(fold_key(self.game, key, configuration))
             if entry is not None:
                 return entry.name
         return None
@@ -227,21 +237,24 @@ def _entry(source: str, game: str, name: str, value: Any) -> OpeningName:
         raise PartitaError(f"{where}: {error}") from None
     if depth < 1:
         raise PartitaError(f"{where}: the starting position needs no name (give moves)")
-    return OpeningName(
-        name.strip(), game, fold_key(game, rules.key(state)), depth, moves, sides, source
-    )
+    key = fold_key(game, rules.key(state), Configuration.of(notation, sides, {}))
+    return OpeningName(name.strip(), game, key, depth, moves, sides, source)
 
 
 def opening_of_line(
-    game: str, keys: Sequence[Hashable], files: Sequence[str | Path] = ()
+    game: str,
+    keys: Sequence[Hashable],
+    files: Sequence[str | Path] = (),
+    configuration: Configuration | None = None,
 ) -> OpeningName | None:
-    """The opening name of a line given the position keys (the rules engine's)
-    after each of its plies: what :func:`openings_of_games` finds for an archived
-    game, for a record that is not in the archive."""
+    """The opening name of a line of a game set up as ``configuration`` (``None``:
+    the default set-up) given the position keys (the rules engine's) after each of
+    its plies: what :func:`openings_of_games` finds for an archived game, for a
+    record that is not in the archive."""
     book = opening_book(game, files)
     if not book:
         return None
-    fold = key_folder(game)
+    fold = key_folder(game, configuration)
     return book.deepest((fold(key), ply) for ply, key in enumerate(keys, start=1))
 
 

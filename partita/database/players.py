@@ -92,11 +92,11 @@ def _scores(result: str | None, sides: int) -> tuple[float, ...] | None:
     return None if fields is None else tuple(float(value) for value in fields)
 
 
-def games_sql(filters: dict[str, Any]) -> tuple[str, list[Any]]:
+def games_sql(filters: dict[str, Any], db: Any = None) -> tuple[str, list[Any]]:
     """The query of the games the statistics read, and its parameters. It reads the
     table in its own order (a sort in Python is cheaper than reading it through an
     index); the tags only of a record that has a rating tag."""
-    joins, where, params = GameFilter.of(**filters).sql()
+    joins, where, params = GameFilter.of(**filters).sql(db)
     players = ", ".join(f"g.player{seat}" for seat in range(1, _SEATS + 1))
     sql = (
         f"SELECT g.id, g.game, g.sides, g.date, g.date_min, g.status, g.result, g.event, "
@@ -109,7 +109,7 @@ def games_sql(filters: dict[str, Any]) -> tuple[str, list[Any]]:
 def _games(db: Database, filters: dict[str, Any]) -> list[_Game]:
     """The selected games with all their seats named, by game, then date (the first
     day it can mean; undated games first), then id."""
-    sql, params = games_sql(filters)
+    sql, params = games_sql(filters, db)
     games = []
     for row in db.execute(sql, params):
         game_id, game, sides, date, date_min, status, result, event, *names, tags = row

@@ -17,11 +17,12 @@ import re
 import signal
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from partita.database.keys import KeyListFolder, key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
+from partita.game.configuration import Configuration
 from partita.game.registry import all_games
 from partita.notation.chunks import ChunkData, raw_records
 from partita.notation.problems import Problem
@@ -30,6 +31,8 @@ from partita.notation.replay import ReplayedRecord, count_sides, replay
 
 if TYPE_CHECKING:
     import multiprocessing.process
+
+    from partita.game.notation import GameNotation
 
 __all__ = [
     "ChunkData",
@@ -185,8 +188,8 @@ def _problem_row(problem: Problem) -> tuple:
     )
 
 
-#: Key folders by game name (each process keeps its own).
-_FOLDERS: dict[str, KeyListFolder] = {}
+#: Key folders by game name and set-up (each process keeps its own).
+_FOLDERS: dict[Configuration, KeyListFolder] = {}
 #: ``json.dumps(tags, ensure_ascii=False)``, its encoder made once (``dumps`` makes
 #: one per call when given an option).
 _tags_json = json.JSONEncoder(ensure_ascii=False).encode
@@ -248,7 +251,7 @@ def prepare_record(
     if replayed.folded_keys is not None:
         keys = replayed.folded_keys
     elif game is not None and replayed.keys:
-        keys = archive_folder(game.name)(replayed.keys)
+        keys = record_folder(game, tags)(replayed.keys)
     return StoredRecord(
         digest,
         row,
@@ -260,21 +263,49 @@ def prepare_record(
     )
 
 
-def archive_folder(game: str) -> KeyListFolder:
-    """The archive's key fold of one game (:func:`~partita.database.keys.key_list_folder`),
-    made once per process."""
-    fold = _FOLDERS.get(game)
+def archive_folder(configuration: Configuration) -> KeyListFolder:
+    """The archive's key fold of one game's set-up
+    (:func:`~partita.database.keys.key_list_folder`), made once per process."""
+    fold = _FOLDERS.get(configuration)
     if fold is None:
-        fold = _FOLDERS[game] = key_list_folder(game)
+        fold = _FOLDERS[configuration] = key_list_folder(configuration.game, configuration)
+    return fold
+
+
+#: Key folders by what picks a record's set-up: the game, the sides, the values of
+#: its rule tags as written (so a record costs a tuple and a look-up, not a
+#: :class:`Configuration`).
+_RECORD_FOLDERS: dict[tuple[Any, ...], KeyListFolder] = {}
+#: The rule tags of each game (its tags but the cosmetic ones), by name.
+_RULE_TAGS: dict[str, tuple[str, ...]] = {}
+
+
+def record_folder(game: GameNotation[Any, Any], tags: dict[str, str]) -> KeyListFolder:
+    """The archive's key fold of a record of ``game`` (configured) with these tags:
+    :func:`archive_folder` of its set-up, found without building the set-up for a
+    record of a set-up seen before."""
+    names = _RULE_TAGS.get(game.name)
+    if names is None:
+        names = _RULE_TAGS[game.name] = tuple(
+            spec.name for spec in game.rules.tags if not spec.cosmetic
+        )
+    sides = count_sides(tags, game.rules.min_sides)[0]
+    known = (game.name, sides, *map(tags.get, names))
+    fold = _RECORD_FOLDERS.get(known)
+    if fold is None:
+        if len(_RECORD_FOLDERS) >= 1024:
+            _RECORD_FOLDERS.clear()
+        fold = _RECORD_FOLDERS[known] = archive_folder(Configuration.of(game, sides, tags))
     return fold
 
 
 def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int], list[str]]]:
     """The variations of a replayed record as the archive stores them
     (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
-    if replayed.game is None or not replayed.variations:
+    game = replayed.game
+    if game is None or not replayed.variations:
         return []
-    fold = archive_folder(replayed.game.name)
+    fold = record_folder(game, replayed.record.tags)
     return [
         (line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)

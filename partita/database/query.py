@@ -72,7 +72,7 @@ def select_games(
     ``columns`` is an SQL column list over ``g`` (and ``hit.ply``, ``hit.line``
     for a position filter), with ``column_params`` for its parameters.
     """
-    joins, where, params = GameFilter.of(selection, **filters).sql()
+    joins, where, params = GameFilter.of(selection, **filters).sql(db)
     params = [*column_params, *params]
     sql = f"SELECT {columns} FROM {joins} WHERE {where} ORDER BY {_order_by(order, descending)}"
     if limit is not None or offset:
@@ -176,7 +176,7 @@ def count_games(
     with archive(target, readonly=True) as db:
         chosen = GameFilter.of(selection, **filters)
         if limit is None:
-            joins, where, params = chosen.sql()
+            joins, where, params = chosen.sql(db)
             distinct = "DISTINCT g.id" if chosen.position is not None else "*"
             sql = f"SELECT count({distinct}) FROM {joins} WHERE {where}"
             return int(db.execute(sql, params).fetchone()[0])

@@ -308,6 +308,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "positions without the moves (key, game_id, ply); game_positions in game order",
         _upgrade_to_v7,
     ),
+    Migration(
+        8,
+        "position keys fold the game's set-up (sides and settings)",
+        lambda db, progress: import_module("partita.database.upgrades").upgrade_to_v8(db, progress),
+        reports_progress=True,
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -20,6 +20,7 @@ from partita.database.query import select_games
 
 __all__ = [
     "annotated_games",
+    "configured_game_ids",
     "decisive_candidates",
     "first_plies_at",
     "frequent_positions",
@@ -170,6 +171,17 @@ def stored_pgr(db: Database, game_id: int) -> str | None:
     """The stored record text of game ``game_id`` (``None`` if there is none)."""
     row = db.execute("SELECT pgr FROM games WHERE id = ?", (game_id,)).fetchone()
     return row[0] if row is not None else None
+
+
+def configured_game_ids(
+    db: Database, game: str, sides: int, tag_filters: Sequence[str]
+) -> list[int]:
+    """The ids of the valid games of ``game`` set up with ``sides`` sides and the
+    tags of ``tag_filters`` (``NAME=VALUE``, a tag left out counting as its
+    default: :meth:`Configuration.tag_filters
+    <partita.game.configuration.Configuration.tag_filters>`), by id."""
+    rows = select_games(db, "g.id, g.status", game=game, sides=sides, tags=list(tag_filters))
+    return sorted(row["id"] for row in rows if row["status"] == "valid")
 
 
 def valid_game_ids(db: Database, game: str) -> list[int]:

@@ -59,8 +59,11 @@ class TwinGroup:
         return data
 
 
-def _groups_sql(fuzzy_depth: int | None, filters: dict[str, Any]) -> tuple[str, list[Any]]:
-    """The query giving one row per group: the ids of its games, comma-separated."""
+def _groups_sql(
+    fuzzy_depth: int | None, filters: dict[str, Any], db: Any = None
+) -> tuple[str, list[Any]]:
+    """The query giving one row per group: the ids of its games, comma-separated
+    (``db``: the archive a position filter reads its set-ups from)."""
     from partita.database.filters import GameFilter
 
     selection = GameFilter.of(**filters)
@@ -72,13 +75,13 @@ def _groups_sql(fuzzy_depth: int | None, filters: dict[str, Any]) -> tuple[str, 
                 "GROUP BY twin_key HAVING count(*) > 1",
                 [],
             )
-        joins, where, params = selection.sql()
+        joins, where, params = selection.sql(db)
         return (
             f"SELECT group_concat(g.id) FROM {joins} WHERE {where} AND g.twin_key IS NOT NULL "
             "GROUP BY g.twin_key HAVING count(*) > 1",
             params,
         )
-    joins, where, params = selection.sql()
+    joins, where, params = selection.sql(db)
     # CROSS JOIN: the games drive, each finds its ply by game_positions' key.
     return (
         f"SELECT group_concat(g.id) FROM {joins} CROSS JOIN game_positions twin "
@@ -98,7 +101,7 @@ def find_twins(
     if fuzzy_depth is not None and fuzzy_depth < 1:
         raise ArchiveError(f"the fuzzy depth counts plies from 1, not {fuzzy_depth}")
     with archive(target, readonly=True) as db:
-        sql, params = _groups_sql(fuzzy_depth, filters)
+        sql, params = _groups_sql(fuzzy_depth, filters, db)
         groups = sorted(
             sorted(int(game_id) for game_id in ids.split(",")) for (ids,) in db.execute(sql, params)
         )

@@ -39,6 +39,8 @@ class Configuration:
     settings: tuple[tuple[str, str], ...] = ()
     #: The value an absent tag stands for, per setting (not part of the identity).
     defaults: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    #: The sides of the game's default set-up (its ``min_sides``; not part of the identity).
+    default_sides: int = field(default=2, compare=False)
 
     @classmethod
     def of(
@@ -48,7 +50,18 @@ class Configuration:
         specs = [spec for spec in notation.rules.tags if not spec.cosmetic]
         settings = tuple((spec.name, tags.get(spec.name) or spec.default or "") for spec in specs)
         defaults = tuple((spec.name, spec.default or "") for spec in specs)
-        return cls(notation.name, sides, settings, defaults)
+        return cls(notation.name, sides, settings, defaults, notation.rules.min_sides)
+
+    @classmethod
+    def default(cls, notation: GameNotation[Any, Any]) -> Configuration:
+        """The game's default set-up: its fewest sides, every tag at its default."""
+        return cls.of(notation, notation.rules.min_sides, {})
+
+    @property
+    def is_default(self) -> bool:
+        """Whether this is the game's default set-up (the fewest sides, no tag
+        away from its default): the set-up of a record that names no setting."""
+        return self.sides == self.default_sides and not self.tags()
 
     def tags(self) -> dict[str, str]:
         """The settings as record tags: those that differ from their default (a

@@ -27,6 +27,7 @@ from partita.errors import PartitaError
 if TYPE_CHECKING:  # the notation layer sits above this module
     from partita.game.notation import GameNotation
     from partita.game.rules import Rules, TagSpec
+    from partita.game.solver import SolverFactory
 
 __all__ = ["GameSpec", "resolve"]
 
@@ -61,7 +62,8 @@ class GameSpec:
     * ``report_sections``: builders ``builder(db, notation, game_ids) -> Section | None``
       of extra report sections (:mod:`partita.analysis.report`).
     * ``solver``: a factory ``solver(notation, table_size=...)`` of an exact solver
-      (see :mod:`partita.analysis.solving`); ``None`` if the game has none.
+      (the protocols of :mod:`partita.game.solver`: :class:`SolverFactory
+      <partita.game.solver.SolverFactory>`); ``None`` if the game has none.
     * ``evaluation``: a factory ``evaluation(rules) -> evaluate`` of the game's
       heuristic: ``evaluate(state)`` is the expected score of every side (seat order,
       each from 0 to 1) in a position that is not over, for searches that stop
@@ -139,11 +141,11 @@ class GameSpec:
             for reference in self.report_sections
         ]
 
-    def solver_factory(self) -> Callable[..., Any] | None:
+    def solver_factory(self) -> SolverFactory | None:
         """The exact solver's factory, or ``None`` when the game has none."""
         if self.solver is None:
             return None
-        factory: Callable[..., Any] = resolve(self.solver, what=f"solver of {self.name}")
+        factory: SolverFactory = resolve(self.solver, what=f"solver of {self.name}")
         return factory
 
     def evaluation_factory(self) -> Callable[[Any], Callable[[Any], tuple[float, ...]]] | None:

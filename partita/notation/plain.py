@@ -29,7 +29,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from itertools import repeat
 from operator import is_not, itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from partita.game.rules import MAX_DIGITS
 from partita.notation.model import Record
@@ -40,7 +40,7 @@ from partita.notation.splitter import RawRecord
 from partita.notation.writer import LINE_WIDTH, Notes, tag_order, write_mainline
 
 if TYPE_CHECKING:
-    from partita.game.notation import KeyFolder
+    from partita.game.notation import GameNotation, KeyFolder
 
 __all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
 
@@ -99,7 +99,7 @@ def replay_raw(
     strict: bool,
     *,
     text: bool = True,
-    folders: Callable[[str], KeyFolder] | None = None,
+    folders: Callable[[GameNotation[Any, Any], dict[str, str]], KeyFolder] | None = None,
 ) -> tuple[ReplayedRecord, str] | None:
     """The replay of a plain raw record without problems, exactly as the full path
     makes it, and its canonical text (``""`` unless ``text``: validation needs

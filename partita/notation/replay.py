@@ -28,6 +28,7 @@ from partita.errors import (
     illegal_move_message,
     quoted,
 )
+from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation, KeyFolder
 from partita.game.registry import get_game
 from partita.game.rules import POSITIVE, WIN, Outcome, parse_result_token
@@ -82,6 +83,15 @@ class ReplayedRecord:
     @property
     def plies(self) -> int:
         return len(self.moves)
+
+    @property
+    def configuration(self) -> Configuration | None:
+        """The record's set-up (its sides and its game's rule tags); ``None`` for a
+        record of no known game."""
+        if self.game is None:
+            return None
+        tags = self.record.tags
+        return Configuration.of(self.game, count_sides(tags, self.game.rules.min_sides)[0], tags)
 
     @property
     def final_position(self) -> str | None:
@@ -289,7 +299,7 @@ def replay_plain(
     numbers: list[tuple[int, bool] | None],
     strict: bool = False,
     labels: list[tuple[int, bool]] | None = None,
-    folders: Callable[[str], KeyFolder] | None = None,
+    folders: Callable[[GameNotation[Any, Any], dict[str, str]], KeyFolder] | None = None,
 ) -> ReplayedRecord | None:
     """The replay of a record that is tags and a mainline only (``record.root`` holds
     no node; ``moves`` are its move tokens, ``numbers`` the move number written
@@ -306,8 +316,9 @@ def replay_plain(
     number as :func:`_check_number` wants it, and the result. ``states`` stays
     empty (no state but the last is built); ``labels`` (when given) receives the
     rules' ``move_number`` before each move: what the canonical writer numbers the
-    moves with. ``folders`` (a game's name to its archive key fold): the keys come
-    folded, in ``folded_keys`` (the game's ``replay_keys`` folds them).
+    moves with. ``folders`` (the configured game and the record's tags to the
+    archive's key fold of the record's set-up): the keys come folded, in
+    ``folded_keys`` (the game's ``replay_keys`` folds them).
     """
     collect = _Collector(record)
     game = _check_tags(record, collect)
@@ -319,7 +330,7 @@ def replay_plain(
     if len(moves) > KEPT_STATES:
         return None  # the full replay's bounded memory for a huge record
     rules = game.rules
-    fold = None if folders is None else folders(game.name)
+    fold = None if folders is None else folders(game, record.tags)
     keys: list[Hashable] = []
     befores: list[tuple[int, bool]] = labels if labels is not None else []
     before = start

@@ -72,7 +72,9 @@ def api_position(request: Request) -> Response:
             "legal_moves": []
             if outcome is not None
             else [game.format_move(state, move) for move in rules.legal_moves(state)],
-            "games": count_games(settings(request).db, game=ref.game, position=text),
+            "games": count_games(
+                settings(request).db, game=ref.game, position=text, **ref.set_up_filters()
+            ),
         }
     )
 

@@ -36,17 +36,24 @@ def explore(db: Any, params: Any) -> tuple[PositionRef, Any, list[tuple[Any, int
     """The position, its one-level tree and the game's configurations in the
     archive (most played first)."""
     from partita.analysis.tree import tree_from_archive
-    from partita.analysis.tree.from_archive import configurations_from_archive
+    from partita.analysis.tree.from_archive import configurations_from_archive, reads_position
     from partita.game.configuration import Configuration
 
-    ref = position_from(params)
     narrowing = _narrowing(params)
-    configurations = configurations_from_archive(db, ref.game, **narrowing)
+    game = text(params, "game")
+    configurations = [] if game is None else configurations_from_archive(db, game, **narrowing)
     if "sides" not in params and "tag" not in params and configurations:
-        chosen = configurations[0][0]  # the most played set-up
-        ref = PositionRef(ref.game, chosen.sides, tuple(chosen.tags().items()), ref.position,
-                          ref.moves)  # fmt: skip
-        ref.states()
+        # No set-up named: the most played one the position (if any) reads under,
+        # so that a 5 x 5 board's position opens on the 5 x 5 games.
+        position = text(params, "position")
+        reading = [
+            configuration
+            for configuration, _ in configurations
+            if position is None or reads_position(configuration, configuration.game, position)
+        ]
+        ref = position_from(params, set_up=(reading or [configurations[0][0]])[0])
+    else:
+        ref = position_from(params)
     configuration = Configuration.of(ref.notation(), ref.sides, dict(ref.tags))
     symmetry = (text(params, "symmetry") or "0") not in ("0", "false", "no")
     root = None if ref.position is None and not ref.moves else ref.text()
@@ -169,7 +176,7 @@ def explorer_page(request: Request) -> Response:
         )
     set_ups = _set_ups(ref, configurations)
     here_games = url("/", game=ref.game, sides=ref.sides,
-                     tag=[f"{n}={v}" for n, v in ref.tags], position=ref.text(),
+                     tag=ref.set_up_filters()["tags"], position=ref.text(),
                      mainline_only=1, **narrowing)  # fmt: skip
     return render(
         request,

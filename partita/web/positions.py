@@ -96,13 +96,26 @@ class PositionRef:
         """The URL query naming the position reached (its notation, no moves)."""
         return {**self.query(with_moves=False), "position": self.text()}
 
+    def set_up_filters(self) -> dict[str, Any]:
+        """The archive filters that select this position's set-up exactly (``sides``
+        and every setting, defaults included), so that a position filter reads the
+        position under it and under no other set-up."""
+        from partita.game.configuration import Configuration
+
+        configuration = Configuration.of(self.notation(), self.sides, dict(self.tags))
+        return {"sides": self.sides, "tags": configuration.tag_filters()}
+
     def configuration_label(self) -> str:
         parts = [f"{self.sides} sides", *(f"{name} {value}" for name, value in self.tags)]
         return ", ".join(parts)
 
 
-def position_from(params: QueryParams, *, default_game: str | None = None) -> PositionRef:
-    """The :class:`PositionRef` of a query string (errors in a player's words)."""
+def position_from(
+    params: QueryParams, *, default_game: str | None = None, set_up: Any = None
+) -> PositionRef:
+    """The :class:`PositionRef` of a query string (errors in a player's words);
+    ``set_up`` (a :class:`~partita.game.configuration.Configuration`): its sides
+    and settings in place of the query's."""
     from partita.game.registry import get_game
 
     game_name = text(params, "game", default_game)
@@ -112,6 +125,8 @@ def position_from(params: QueryParams, *, default_game: str | None = None) -> Po
     sides = number(params, "sides", game.rules.min_sides, 1, 16)
     # A form's empty tag field is no tag.
     tags = parse_pairs(item for item in params.getlist("tag") if item.strip())
+    if set_up is not None:
+        sides, tags = set_up.sides, dict(set_up.tags())
     moves = tuple((text(params, "moves") or "").split())
     if len(moves) > MOST_MOVES:
         raise PartitaError(f"at most {MOST_MOVES} moves")

@@ -9,7 +9,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from partita.analysis.diagrams import PIECE_STYLES
 from partita.analysis.report.game_part import game_part, part_steps
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.overview import glance, players_table
@@ -58,7 +57,7 @@ def build_report(
             "glance": glance(rows),
             "players": players_table(rows, options.players),
             "games": [],
-            "viewer": {"layouts": {}, "games": {}, "pieces": PIECE_STYLES},
+            "viewer": {"layouts": {}, "games": {}},
             "listed": [],
         }
         planned = []

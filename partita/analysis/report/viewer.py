@@ -24,7 +24,6 @@ from partita.analysis.diagrams import board_for
 from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.progress import Steps
 from partita.errors import PartitaError
-from partita.game.registry import get_game
 from partita.notation.model import Record
 from partita.notation.nags import NAGS
 
@@ -40,8 +39,9 @@ __all__ = [
 
 
 def viewer_game(record: Record, game_id: int | str) -> dict | None:
-    """A game for the viewer: its tags and every node of its move tree (mainline
-    and variations) with the board after it (``f``), its children (``k``) and its
+    """A game for the viewer: its tags, the layout of its set-up's board with its
+    piece colours (``board``), and every node of its move tree (mainline and
+    variations) with the board after it (``f``), its children (``k``) and its
     parent (``p``). ``None`` if the record's game or setup cannot be used."""
     from partita.notation.replay import record_move_start, replay
 
@@ -87,6 +87,10 @@ def viewer_game(record: Record, game_id: int | str) -> dict | None:
     return {
         "id": game_id,
         "game": game.name,
+        "board": {
+            **board.layout.as_dict(),
+            "pieces": {code: list(colours) for code, colours in board.piece_colours.items()},
+        },
         "title": " - ".join(players) or f"game {game_id}",
         "result": tags.get("Result", record.result or "*"),
         "tags": [list(pair) for pair in tags.items()],
@@ -204,6 +208,19 @@ def referenced_games(parts: Iterable[dict]) -> list[int]:
     return list(found)
 
 
+def _layout_id(layouts: dict[str, dict], board: dict) -> str:
+    """The key of ``board`` (a layout with its piece colours) in the viewer's
+    ``layouts``, added there the first time: each record is drawn with the board
+    of its own set-up (a 5 x 5 board, a third side), and games of one set-up share
+    one copy."""
+    for key, known in layouts.items():
+        if known == board:
+            return key
+    key = str(len(layouts))
+    layouts[key] = board
+    return key
+
+
 def viewer_data(
     db: Any,
     rows: list[dict],
@@ -242,9 +259,8 @@ def viewer_data(
         if entry is not None:
             for node in entry["nodes"]:
                 nags.update(node.get("g", ()))
+            entry["layout"] = _layout_id(layouts, entry.pop("board"))
             games[str(game_id)] = encode_game(compact_game(entry))
-            if entry["game"] not in layouts:
-                layouts[entry["game"]] = board_for(get_game(entry["game"])).layout.as_dict()
         if steps is not None:
             steps.advance()
     data["viewer"]["nags"] = {str(nag): list(NAGS[nag]) for nag in sorted(nags) if nag in NAGS}

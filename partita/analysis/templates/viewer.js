@@ -77,7 +77,7 @@
   }
 
   function drawBoard(node) {
-    var layout = data.layouts[game.game];
+    var layout = data.layouts[game.layout];
     var frame = node.f;
     while (board.firstChild) { board.removeChild(board.firstChild); }
     board.setAttribute("data-node", String(current));
@@ -103,7 +103,7 @@
     var before = node.p >= 0 ? cellsOf(game.nodes[node.p].f) : cells;
     cells.forEach(function (code, index) {
       if (!code) { return; }
-      var style = data.pieces[code.charAt(0)] || ["#777777", "#333333"];
+      var style = layout.pieces[code.charAt(0)] || ["#777777", "#333333"];
       var centre = layout.cells[index];
       root.appendChild(svg("circle", {cx: centre[0], cy: centre[1], r: layout.radius,
         fill: style[0], stroke: style[1], "stroke-width": 2, "class": "piece piece-" + code}));

@@ -19,6 +19,7 @@ __all__ = [
     "choose_configuration",
     "configurations_from_archive",
     "name_openings",
+    "reads_position",
     "tree_from_archive",
 ]
 
@@ -42,14 +43,24 @@ def configurations_from_archive(
 
 
 def choose_configuration(
-    target: Any, game: str, *, include_invalid: bool = False, **filters: Any
+    target: Any,
+    game: str,
+    *,
+    include_invalid: bool = False,
+    position: str | None = None,
+    **filters: Any,
 ) -> Configuration:
     """The one configuration of the selected games; an error listing them (with the
-    options that pick each) when the selection mixes several."""
+    options that pick each) when the selection mixes several. ``position`` (a
+    tree's root): only the configurations under which it reads count, so that the
+    position's text chooses where it can (a 5 x 5 board's position, a three-sided one)."""
     found = configurations_from_archive(target, game, include_invalid=include_invalid, **filters)
     if not found:
         notation = get_game(game)
         return Configuration.of(notation, notation.rules.min_sides, {})
+    if position is not None:
+        reading = [item for item in found if reads_position(item[0], game, position)]
+        found = reading or found  # none: the root's own error says why
     if len(found) > 1:
         varying = varying_settings([configuration for configuration, _ in found])
         listed = "\n".join(
@@ -62,6 +73,16 @@ def choose_configuration(
             f"positions never meet; choose one with the options shown:\n{listed}"
         )
     return found[0][0]
+
+
+def reads_position(configuration: Configuration, game: str, position: str) -> bool:
+    """Whether ``position`` is a position of ``game`` set up as ``configuration``."""
+    notation = configuration.configure(get_game(game))
+    try:
+        state = notation.parse_position(position, configuration.sides)
+    except PartitaError:
+        return False
+    return bool(notation.rules.sides(state) == configuration.sides)
 
 
 def _counted(
@@ -111,7 +132,7 @@ def tree_from_archive(
     selection = GameFilter.of(**{**filters, "mainline_only": True})
     if configuration is None:
         configuration = choose_configuration(
-            target, game, include_invalid=include_invalid, selection=selection
+            target, game, include_invalid=include_invalid, position=root, selection=selection
         )
     # One configuration: AND with the user's filters, even on the same tags.
     selection = GameFilter.of(
@@ -175,5 +196,7 @@ def name_openings(tree: OpeningTree, files: Sequence[str] = ()) -> None:
     for stats in tree.edges():
         child = stats.child
         if child not in names:
-            names[child] = book.name_of_state(tree.states[child], symmetric=tree.symmetry)
+            names[child] = book.name_of_state(
+                tree.states[child], symmetric=tree.symmetry, configuration=tree.configuration
+            )
         stats.opening = names[child]

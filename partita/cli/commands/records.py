@@ -184,7 +184,7 @@ def show(
     position = game.format_position(state)
     from partita.database.openings import opening_of_line
 
-    named = opening_of_line(game.name, replayed.keys, openings or ())
+    named = opening_of_line(game.name, replayed.keys, openings or (), replayed.configuration)
     opening = None if named is None else named.name
     if output_format is ShowFormat.position:
         typer.echo(printable(position))

@@ -16,9 +16,10 @@ Goal Area and twelve reserve places (one per token, seat by seat).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from html import escape
+from typing import ClassVar
 
 from partita.analysis.diagrams import PIECE_STYLES, Board, Label, Layout, Region, Shape, svg_open
 from partita.games.circular_reasoning.notation import CircularReasoningNotation
@@ -180,6 +181,12 @@ class CircularReasoningBoard(Board):
     """Draws Circular Reasoning positions (see the module docstring)."""
 
     rules: CircularReasoningRules
+    #: The tokens by their side's colour letter; the gateways (``GL``, ``GM``,
+    #: ``GS``) in the purple of the board's own drawing.
+    piece_colours: ClassVar[Mapping[str, tuple[str, str]]] = {
+        **PIECE_STYLES,
+        "G": ("#4b2c82", "#2a1850"),
+    }
 
     def __init__(self, game: CircularReasoningNotation) -> None:
         super().__init__(game)

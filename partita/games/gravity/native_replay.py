@@ -41,9 +41,9 @@ class NativeReplay(Protocol):
         """From the position whose ``x | o << W*H`` is ``board`` (little-endian, 2*W*H
         bits) at ``ply``: the keys, the move-number labels, the last position's
         ``x | o << W*H``, ply and line; ``None`` when it gives up. With ``prefix``
-        (a :class:`~partita.database.keys.KeyListFolder`'s: the game's name and
-        NUL), each key comes folded as the archive stores it, by a BLAKE2b in C
-        (the same ints as :func:`~partita.database.keys.fold_key`)."""
+        (a :class:`~partita.database.keys.KeyListFolder`'s, opaque bytes: what the
+        hash reads before each key), each key comes folded as the archive stores
+        it, by a BLAKE2b in C (the same ints as :func:`~partita.database.keys.fold_key`)."""
         ...
 
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from partita.analysis.solving import DEFAULT_TABLE_SIZE, score_value
 from partita.errors import PartitaError
@@ -573,3 +573,10 @@ def solve(
     """Solve one position of a gravity game with a fresh :class:`Solver`."""
     solver = Solver(game, table_size=table_size, engine=engine)
     return solver.solve(state, max_nodes=max_nodes, max_seconds=max_seconds)
+
+
+if TYPE_CHECKING:  # mypy holds the solver to the framework's contract
+    from partita.game.solver import BookableSolver, SolverFactory
+
+    _FACTORY: SolverFactory = Solver
+    _BOOKABLE: type[BookableSolver] = Solver
