@@ -272,21 +272,6 @@ def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, mon
     assert modes == [True, False, False]
 
 
-def test_the_archive_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
-    probe = (
-        "import sys\n"
-        "from partita.database import schema\n"
-        "schema.open_archive(':memory:').close()\n"  # the Database it returns
-        "print('numpy' in sys.modules, 'pandas' in sys.modules)\n"
-        "import numpy, sqlite_utils.db\n"
-        "print(numpy.__name__, sqlite_utils.db.np is None)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert done.stdout.split() == ["False", "False", "numpy", "True"]
-
-
 def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp_path, monkeypatch):
     from sqlite_utils import Database
 

@@ -13,10 +13,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from partita.database.light_sqlite_utils import install as _install_light_sqlite_utils
-
-_install_light_sqlite_utils()
-
 if TYPE_CHECKING:
     from partita.database.export import ExportOptions, export_games, export_to_folder
     from partita.database.filters import GameFilter
