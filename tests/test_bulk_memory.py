@@ -11,13 +11,12 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from sqlite_utils import Database
 from test_import import check_whole_games, write_games
 
 from partita.database import archive_writer, import_paths, importer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading
-from partita.database.schema import archive_for_writing
+from partita.database.schema import archive, open_archive
 from partita.notation.files import expand_paths
 from partita.notation.reader import read_records
 from partita.notation.replay import replay_records
@@ -41,7 +40,8 @@ def _replayed(folder):
 def test_pieces_make_the_archive_whole_batches_make(tmp_path, monkeypatch):
     write_games(tmp_path / "in" / "a.pgr", 40, seed=31)
     whole = tmp_path / "whole.db"
-    import_paths(whole, [tmp_path / "in"], batch_size=15, bulk=True)
+    with archive(whole) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=15, bulk=True)
     sizes = []
     real = ArchiveWriter._write
 
@@ -52,7 +52,8 @@ def test_pieces_make_the_archive_whole_batches_make(tmp_path, monkeypatch):
     monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 4)
     monkeypatch.setattr(ArchiveWriter, "_write", write)
     pieces = tmp_path / "pieces.db"
-    summary = import_paths(pieces, [tmp_path / "in"], batch_size=15, bulk=True)
+    with archive(pieces) as opened:
+        summary = import_paths(opened, [tmp_path / "in"], batch_size=15, bulk=True)
     assert summary.imported == 40
     assert max(sizes) == 4 and sum(sizes) == 40  # never more than a piece in Python
     assert _contents(pieces) == _contents(whole)
@@ -70,7 +71,8 @@ def test_a_piece_bounded_by_plies(tmp_path, monkeypatch):
 
     monkeypatch.setattr(archive_writer, "PIECE_PLIES", 30)
     monkeypatch.setattr(ArchiveWriter, "_write", write)
-    import_paths(tmp_path / "db.sqlite", [tmp_path / "in"], batch_size=100, bulk=True)
+    with archive(tmp_path / "db.sqlite") as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=100, bulk=True)
     assert sum(sizes) == sum(plies)
     # a piece closes on the record that reaches 30 plies (records hold at most 24)
     assert len(sizes) > 1 and all(size < 30 + 24 for size in sizes)
@@ -81,7 +83,7 @@ def test_written_pieces_stay_invisible_and_uncounted_until_the_commit(tmp_path, 
     replayed = _replayed(tmp_path / "in")
     monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 3)
     database = tmp_path / "db.sqlite"
-    with archive_for_writing(database) as conn:
+    with archive(database) as conn:
         writer = ArchiveWriter(conn, bulk=True, batch_size=10)
         for count, record in enumerate(replayed, 1):
             writer.add(record)
@@ -111,8 +113,8 @@ def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypat
 
     monkeypatch.setattr(ArchiveWriter, "_insert_games", fail_in_the_second_batch)
     database = tmp_path / "db.sqlite"
-    with pytest.raises(OSError, match="disk unplugged"):
-        import_paths(database, [tmp_path / "in"], batch_size=8, bulk=True)
+    with pytest.raises(OSError, match="disk unplugged"), archive(database) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=8, bulk=True)
     conn = sqlite3.connect(database)
     assert conn.execute("SELECT count(*) FROM games").fetchone() == (8,)
     # The committed batch's rows wait in game order, not yet sorted into positions.
@@ -122,7 +124,8 @@ def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypat
     assert conn.execute("SELECT count(*) FROM game_tags WHERE game_id > 8").fetchone() == (0,)
     conn.close()
     monkeypatch.setattr(ArchiveWriter, "_insert_games", real)
-    rerun = import_paths(database, [tmp_path / "in"], batch_size=8)
+    with archive(database) as opened:
+        rerun = import_paths(opened, [tmp_path / "in"], batch_size=8)
     assert (rerun.imported, rerun.duplicates) == (12, 8)
     check_whole_games(database)
 
@@ -146,7 +149,7 @@ def test_a_bulk_import_writes_with_the_bulk_cache_and_gives_the_callers_back(tmp
 
     monkeypatch.setattr(ArchiveWriter, "flush", flush)
     monkeypatch.setattr(importer, "BULK_CACHE_KIB", 777)
-    db = Database(database)
+    db = open_archive(database)
     db.execute("PRAGMA cache_size = -1234")
     import_paths(db, [tmp_path / "in"], batch_size=5, bulk=True)
     assert seen and set(seen) == {-777}

@@ -18,7 +18,7 @@ from partita.database.schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
     Migration,
-    archive_for_writing,
+    archive,
 )
 from partita.errors import ArchiveError
 
@@ -51,12 +51,12 @@ def migrated_archive(path: Path, monkeypatch) -> None:
     with monkeypatch.context() as patch:
         patch.setattr(schema, "CURRENT_SCHEMA_VERSION", 0)
         patch.setattr(schema, "_create_current", None)  # never called
-        with archive_for_writing(path):
+        with archive(path):
             pass
 
 
 def one_step_archive(path: Path) -> None:
-    with archive_for_writing(path):
+    with archive(path):
         pass
 
 
@@ -112,7 +112,8 @@ def test_a_new_archive_runs_no_migration(tmp_path, monkeypatch):
         for step in MIGRATIONS
     )
     monkeypatch.setattr(schema, "MIGRATIONS", steps)
-    assert import_paths(tmp_path / "new.db", [RULEBOOK]).imported == 1
+    with archive(tmp_path / "new.db") as opened:
+        assert import_paths(opened, [RULEBOOK]).imported == 1
     conn = sqlite3.connect(tmp_path / "new.db")
     assert conn.execute("SELECT max(version) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
     conn.close()
@@ -151,9 +152,11 @@ def test_an_import_into_a_new_archive_loads_no_sqlite_utils(tmp_path, monkeypatc
         raise AssertionError("the import made a sqlite-utils Database")
 
     monkeypatch.setattr(opening, "_utils_database", lambda conn: refused())
-    summary = import_paths(tmp_path / "new.db", [RULEBOOK])
+    with archive(tmp_path / "new.db") as opened:
+        summary = import_paths(opened, [RULEBOOK])
     assert summary.imported == 1
-    assert import_paths(tmp_path / "new.db", [RULEBOOK]).duplicates == 1
+    with archive(tmp_path / "new.db") as opened:
+        assert import_paths(opened, [RULEBOOK]).duplicates == 1
     monkeypatch.undo()
     db = Database(tmp_path / "new.db")
     assert db["games"].count == 1 and db["positions"].count == summary.plies
@@ -171,12 +174,13 @@ def test_a_ctrl_c_while_the_import_s_archive_closes_waits_until_it_is_one_file(
         leave_wal(conn)
 
     monkeypatch.setattr(schema, "_leave_wal", interrupted_while_leaving)
-    with pytest.raises(KeyboardInterrupt):
-        import_paths(tmp_path / "new.db", [RULEBOOK])
+    with pytest.raises(KeyboardInterrupt), archive(tmp_path / "new.db") as opened:
+        import_paths(opened, [RULEBOOK])
     assert os.listdir(tmp_path) == ["new.db"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     monkeypatch.undo()
-    assert import_paths(tmp_path / "new.db", [RULEBOOK]).duplicates == 1
+    with archive(tmp_path / "new.db") as opened:
+        assert import_paths(opened, [RULEBOOK]).duplicates == 1
 
 
 def test_the_writing_connection_refuses_what_open_archive_refuses(tmp_path):

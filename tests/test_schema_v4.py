@@ -20,7 +20,7 @@ from partita.database import import_paths
 from partita.database.filters import GameFilter, fold
 from partita.database.maintenance import delete_games, set_tag, unset_tag
 from partita.database.merge import merge_archive
-from partita.database.schema import SCHEMA_VERSION, migrate_archive, open_archive
+from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
 from partita.errors import ArchiveError
 
 EXAMPLES = ROOT / "examples"
@@ -29,7 +29,8 @@ EXAMPLES = ROOT / "examples"
 @pytest.fixture(scope="module")
 def examples_archive(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("v4") / "examples.db"
-    import_paths(path, [EXAMPLES])
+    with archive(path) as opened:
+        import_paths(opened, [EXAMPLES])
     return path
 
 
@@ -106,17 +107,24 @@ def test_migrating_a_version_3_archive_fills_them(examples_archive, tmp_path):
 def test_tag_changes_deletions_and_merges_keep_them_true(examples_archive, tmp_path):
     path = tmp_path / "a.db"
     shutil.copy(examples_archive, path)
-    set_tag(path, 1, "Event", "Zoë's Cup")
-    set_tag(path, 2, "Player1", "Ångström")
-    set_tag(path, 3, "Rating", "1850")
-    unset_tag(path, 4, "Event")
-    delete_games(path, [5, 6])
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, 1, "Event", "Zoë's Cup")
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, 2, "Player1", "Ångström")
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, 3, "Rating", "1850")
+    with archive(path, readonly=True) as opened:
+        unset_tag(opened, 4, "Event")
+    with archive(path, readonly=True) as opened:
+        delete_games(opened, [5, 6])
     assert_indexed_rows_true(path)
     assert ("Rating", "1850", 1850.0) in {row[1:] for row in stored_rows(path)[1] if row[0] == 3}
     merged = tmp_path / "merged.db"
     write_games(tmp_path / "other.pgr", 5, seed=3)
-    import_paths(merged, [tmp_path / "other.pgr"])
-    merge_archive(merged, path)
+    with archive(merged) as opened:
+        import_paths(opened, [tmp_path / "other.pgr"])
+    with archive(merged) as opened:
+        merge_archive(opened, path)
     assert_indexed_rows_true(merged)
     assert len(stored_rows(merged)[0]) == len(stored_rows(path)[0]) + 10
 
@@ -165,8 +173,10 @@ def game_positions_dump(path: Path) -> list[tuple]:
 def test_a_bulk_import_stores_what_a_batched_one_does(tmp_path):
     write_games(tmp_path / "in" / "a.pgr", 60, seed=21)
     batched, bulk = tmp_path / "batched.db", tmp_path / "bulk.db"
-    first = import_paths(batched, [tmp_path / "in"], batch_size=7, bulk=False)
-    second = import_paths(bulk, [tmp_path / "in"], batch_size=7, bulk=True)
+    with archive(batched) as opened:
+        first = import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=False)
+    with archive(bulk) as opened:
+        second = import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=True)
     assert first.as_dict() == second.as_dict()
     assert positions_dump(bulk) == positions_dump(batched)
     assert counts(bulk) == counts(batched)
@@ -181,12 +191,13 @@ def test_a_bulk_import_stores_what_a_batched_one_does(tmp_path):
 
 KILLED_BULK_IMPORT = """
 import sys
-from partita.database import import_paths
+from partita.database import archive, import_paths
 
 def progress(done):
     print(done.imported, flush=True)
 
-import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress, workers=1, bulk=True)
+with archive(sys.argv[1]) as opened:
+    import_paths(opened, [sys.argv[2]], batch_size=5, progress=progress, workers=1, bulk=True)
 print("finished", flush=True)
 """
 
@@ -242,7 +253,8 @@ def test_a_killed_bulk_import_holds_whole_games_and_a_rerun_completes_it(tmp_pat
         assert whole_with_loaded_positions(database) == 0
         check_whole_games(database)
         assert counts(database)["games"] == stored
-    summary = import_paths(database, [tmp_path / "in"], batch_size=50)
+    with archive(database) as opened:
+        summary = import_paths(opened, [tmp_path / "in"], batch_size=50)
     assert (summary.imported + summary.duplicates, summary.duplicates) == (400, stored)
     assert counts(database) == {"games": 400, "positions": sum(plies), "problems": 0}
     assert whole_with_loaded_positions(database) == 0
@@ -265,26 +277,28 @@ def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, mon
 
     monkeypatch.setattr(importer, "ArchiveWriter", spy)
     monkeypatch.setattr(importer, "BULK_MIN_BYTES", 1000)
-    import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"])
-    import_paths(tmp_path / "db.sqlite", [tmp_path / "b.pgr"])  # positions there now
+    with archive(tmp_path / "db.sqlite") as opened:
+        import_paths(opened, [tmp_path / "a.pgr"])
+    with archive(tmp_path / "db.sqlite") as opened:
+        import_paths(opened, [tmp_path / "b.pgr"])  # positions there now
     monkeypatch.setattr(importer, "BULK_MIN_BYTES", 10**9)
-    import_paths(tmp_path / "small.sqlite", [tmp_path / "a.pgr"])
+    with archive(tmp_path / "small.sqlite") as opened:
+        import_paths(opened, [tmp_path / "a.pgr"])
     assert modes == [True, False, False]
 
 
 def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp_path, monkeypatch):
-    from sqlite_utils import Database
 
     from partita.database import importer
 
     write_games(tmp_path / "a.pgr", 6, seed=9)
-    db = Database(tmp_path / "db.sqlite")
+    db = open_archive(tmp_path / "db.sqlite")
     db.execute("PRAGMA cache_size = -1234")
     seen = []
     real = importer.ArchiveWriter.flush
 
     def flush(self):
-        seen.append(self.db.execute("PRAGMA cache_size").fetchone()[0])
+        seen.append(self.conn.execute("PRAGMA cache_size").fetchone()[0])
         real(self)
 
     monkeypatch.setattr(importer.ArchiveWriter, "flush", flush)
@@ -321,7 +335,8 @@ def test_a_bulk_import_builds_the_games_indexes_it_deferred_exactly_as_the_schem
 
     write_games(tmp_path / "in" / "a.pgr", 30, seed=23)
     batched, bulk = tmp_path / "batched.db", tmp_path / "bulk.db"
-    import_paths(batched, [tmp_path / "in"], batch_size=7, bulk=False)
+    with archive(batched) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=False)
     seen = []
     real = archive_writer.ArchiveWriter._insert_games
 
@@ -332,7 +347,8 @@ def test_a_bulk_import_builds_the_games_indexes_it_deferred_exactly_as_the_schem
         real(self, conn, rows)
 
     monkeypatch.setattr(archive_writer.ArchiveWriter, "_insert_games", insert_games)
-    import_paths(bulk, [tmp_path / "in"], batch_size=7, bulk=True)
+    with archive(bulk) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=True)
     assert len(seen) == 5
     for names in seen:  # every batch of the bulk import writes games without them
         assert not {name for name, _ in indexed.DEFERRED_INDEXES} & set(names)
@@ -355,7 +371,8 @@ def test_an_archive_missing_a_deferred_index_counts_as_loading_until_a_writer_bu
 
     write_games(tmp_path / "in" / "a.pgr", 12, seed=24)
     database = tmp_path / "db.sqlite"
-    import_paths(database, [tmp_path / "in"], bulk=False)
+    with archive(database) as opened:
+        import_paths(opened, [tmp_path / "in"], bulk=False)
     whole = schema_entries(database)
     # As a bulk import stopped after committing batches of games without positions
     # (records of an unknown game) leaves it: the heap empty, the indexes dropped.

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from partita.database.connection import archive_errors
 from partita.errors import PartitaError
@@ -22,6 +22,9 @@ from partita.game.notation import GameNotation
 from partita.game.rules import DRAW, WIN, parse_result_token
 from partita.notation.model import Record
 from partita.notation.replay import ReplayedRecord, move_label, replay
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "ArchiveReference",
@@ -150,21 +153,17 @@ class ArchiveReference:
     results may contradict their moves); ``exclude`` leaves out game ids (the
     game itself, when it is there)."""
 
-    def __init__(self, target: Any, game: GameNotation, exclude: Iterable[int] = ()) -> None:
+    def __init__(self, target: Archive, game: GameNotation, exclude: Iterable[int] = ()) -> None:
         from partita.database.keys import key_folder
-        from partita.database.schema import open_archive
         from partita.database.selection import valid_game_ids
 
         self.game = game
-        self.db = open_archive(target, readonly=True)
+        self.db = target
         self.fold = key_folder(game.name)
         self.exclude = set(exclude)
         self.size = sum(
             1 for game_id in valid_game_ids(self.db, game.name) if game_id not in self.exclude
         )
-
-    def close(self) -> None:
-        self.db.close()
 
     def games_at(self, state: Any, key: Hashable, ply: int) -> list[_Seen]:
         if ply == 0:
@@ -274,7 +273,9 @@ def _continuations(seen: list[_Seen], mover: int, sides: int) -> list[Continuati
 
 
 @archive_errors
-def novelty_against_archive(record: Record, target: Any, *, game_id: int | None = None) -> Novelty:
+def novelty_against_archive(
+    record: Record, target: Archive, *, game_id: int | None = None
+) -> Novelty:
     """The novelty of ``record`` against the archive's games of its game. The game
     itself is left out: by ``game_id`` when it comes from the archive, else by its
     content hash when the archive holds a copy."""
@@ -288,17 +289,11 @@ def novelty_against_archive(record: Record, target: Any, *, game_id: int | None 
         import hashlib
 
         from partita.database.importer import stored_text
-        from partita.database.schema import archive
         from partita.database.selection import game_ids_with_hash
 
         digest = hashlib.sha256(stored_text(replayed).encode("utf-8")).hexdigest()
-        with archive(target, readonly=True) as db:
-            exclude.update(game_ids_with_hash(db, digest))
-    reference = ArchiveReference(target, replayed.game, exclude)
-    try:
-        return find_novelty(replayed, reference)
-    finally:
-        reference.close()
+        exclude.update(game_ids_with_hash(target, digest))
+    return find_novelty(replayed, ArchiveReference(target, replayed.game, exclude))
 
 
 def novelty_against_file(record: Record, reference_file: str | Path) -> Novelty:

@@ -18,7 +18,7 @@ import base64
 import json
 import zlib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.diagrams import board_for
 from partita.analysis.report.options import ReportOptions
@@ -27,6 +27,9 @@ from partita.errors import PartitaError
 from partita.game.registry import get_game
 from partita.notation.model import Record
 from partita.notation.nags import NAGS
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "compact_game",
@@ -205,7 +208,7 @@ def referenced_games(parts: Iterable[dict]) -> list[int]:
 
 
 def viewer_data(
-    db: Any,
+    db: Archive,
     rows: list[dict],
     options: ReportOptions,
     data: dict,

@@ -61,7 +61,8 @@ def load_source(source: str, index: int, db: Path) -> "Record":
             raise typer.BadParameter(
                 f"{source} is no game id (they go up to {LARGEST})", param_hint="SOURCE"
             )
-        return database.get_record(db, int(source))
+        with database.archive(db, readonly=True) as opened:
+            return database.get_record(opened, int(source))
     if path.is_dir():
         inside = sorted(path.glob("*.pgr"))
         example = f" such as {inside[0]}" if inside else ""
@@ -103,15 +104,18 @@ def import_(
     summary = None
     if inputs.files:
         sizes = [input_size(file) for file in inputs.files]
-        with progress_bar(
-            "importing",
-            total=sum(sizes) or 1,
-            enabled=not as_json,
-            unit="bytes",
-            redraw_thread=False,  # no thread: the workers may fork
-        ) as update:
+        with (
+            database.archive(target) as opened,
+            progress_bar(
+                "importing",
+                total=sum(sizes) or 1,
+                enabled=not as_json,
+                unit="bytes",
+                redraw_thread=False,  # no thread: the workers may fork
+            ) as update,
+        ):
             summary = database.import_paths(
-                target,
+                opened,
                 inputs.files,
                 strict=strict,
                 progress=lambda done: update(done.bytes_done),
@@ -213,7 +217,8 @@ def query(
     terminal = not formats and sys.stdout.isatty()
     shown = TERMINAL_LIMIT if terminal and limit is None else limit
     # One game more than shown tells whether there are more.
-    rows = database.query_games(target, selection, limit=None if shown is None else shown + 1)
+    with database.archive(target, readonly=True) as opened:
+        rows = database.query_games(opened, selection, limit=None if shown is None else shown + 1)
     more = shown is not None and len(rows) > shown
     rows = rows[:shown] if shown is not None else rows
     with_ply = selection is not None and selection.position is not None

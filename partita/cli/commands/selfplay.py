@@ -278,15 +278,18 @@ def book(
             source = archive_path(db)
             if not source.is_file():
                 raise PartitaError(f"no archive at {source} to gather the games from")
-            summary = books.build_statistics_book(
-                target,
-                source,
-                game_name,
-                depth,
-                archive=output is None,
-                configuration=configuration,
-                progress=report,
-            )
+            from partita.database.schema import archive
+
+            with archive(source, readonly=True) as opened:
+                summary = books.build_statistics_book(
+                    target,
+                    opened,
+                    game_name,
+                    depth,
+                    archive=output is None,
+                    configuration=configuration,
+                    progress=report,
+                )
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
         return
@@ -617,7 +620,10 @@ def balance_command(
     source = archive_path(db)
     if not source.is_file():
         raise PartitaError(f"no archive at {source}")
-    entries = balance(source, workers=workers, scheduler=scheduler, selection=selection)
+    from partita.database.schema import archive
+
+    with archive(source, readonly=True) as opened:
+        entries = balance(opened, workers=workers, scheduler=scheduler, selection=selection)
     if output is not None:
         markdown = output.suffix.lower() in (".md", ".markdown")
         with writing(output), replaced_file(output) as stream:
