@@ -95,7 +95,7 @@ def test_written_pieces_stay_invisible_and_uncounted_until_the_commit(tmp_path, 
         assert reader.execute("SELECT count(*) FROM games").fetchone() == (10,)
         reader.close()
         assert (writer.pending, writer.summary.imported) == (0, 10)
-        finish_loading(conn)
+        finish_loading(conn.conn)
     check_whole_games(database)
 
 

@@ -78,7 +78,7 @@ def test_the_mark_names_the_first_game_of_the_first_bulk_batch(records, tmp_path
         assert pending(path) == [(25,)]  # the first game after the 24 held
         assert loading_pending(conn)
         assert len(by_key(path)) == held  # nothing sorted in yet
-        moved = finish_loading(conn)
+        moved = finish_loading(conn.conn)
         assert not loading_pending(conn)
     assert moved == len(by_game(path)) - held > 0
     assert pending(path) == []

@@ -17,7 +17,6 @@ from test_import import write_games
 
 from partita.database import import_paths
 from partita.database.archive_writer import ArchiveWriter
-from partita.database.current_schema import CURRENT_STATEMENTS
 from partita.database.prepare import StoredRecord, prepare_record
 from partita.database.schema import (
     GAME_COLUMNS,
@@ -186,9 +185,7 @@ _KEYS = st.lists(st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1), max
 def test_the_writer_stores_every_key_with_its_game_and_ply(games, bulk):
     """Whatever the keys (the extremes of 64 bits, none, repeated), each stored game
     gets the row ``(key, id, ply)`` for its ``ply``-th key; duplicates get none."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    for statement in CURRENT_STATEMENTS:
-        conn.execute(statement)
+    conn = open_archive(":memory:")
     writer = ArchiveWriter(conn, bulk=bulk)
     for content, keys in games:
         digest = f"{content:064x}"

@@ -763,13 +763,28 @@ def register_filter_functions(conn: sqlite3.Connection) -> None:
     """The SQL functions :class:`partita.database.filters.GameFilter` uses:
     ``partita_fold`` (accent- and case-insensitive names), ``partita_number`` (a tag
     value as a number), ``regexp`` (SQLite's ``REGEXP`` operator) and
-    ``partita_pattern`` (a game's first ply matching a position pattern)."""
-    from partita.database.filters import regexp
-    from partita.database.patterns import first_matching_ply
-
+    ``partita_pattern`` (a game's first ply matching a position pattern). The
+    last two import their modules on their first call: an import never filters."""
     register_indexing_functions(conn)
-    register(conn, "regexp", 2, regexp)
-    register(conn, "partita_pattern", 6, first_matching_ply)
+    register(conn, "regexp", 2, _on_first_call("partita.database.filters", "regexp"))
+    register(
+        conn,
+        "partita_pattern",
+        6,
+        _on_first_call("partita.database.patterns", "first_matching_ply"),
+    )
+
+
+def _on_first_call(module: str, name: str) -> Callable[..., object]:
+    """The function ``module.name``, imported when it is first called."""
+    found: list[Callable[..., object]] = []
+
+    def call(*arguments: object) -> object:
+        if not found:
+            found.append(getattr(import_module(module), name))
+        return found[0](*arguments)
+
+    return call
 
 
 def _casefold(text: str | None) -> str | None:
