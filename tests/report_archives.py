@@ -215,5 +215,6 @@ def simulated_archive(
     for number, (name, share, limit) in enumerate(plan):
         count = left if number == len(plan) - 1 else round(games * share)
         left -= count
-        simulate(get_game(name), count, ["random"], db=archive, seed=seed, max_plies=limit)
+        with opened_archive(archive) as opened:
+            simulate(get_game(name), count, ["random"], db=opened, seed=seed, max_plies=limit)
     return archive

@@ -74,7 +74,8 @@ def test_the_first_seats_advantage_by_skill():
 
 def test_the_balance_names_the_agents_of_simulated_games(tmp_path):
     db = tmp_path / "games.db"
-    simulate(get_game("forza4x4"), 12, ["greedy", "random"], rotate=True, seed=4, db=db)
+    with archive(db) as opened:
+        simulate(get_game("forza4x4"), 12, ["greedy", "random"], rotate=True, seed=4, db=opened)
     with archive(db, readonly=True) as opened:
         (entry,) = balance(opened)
     assert entry.agents is not None and entry.agents.games == 12

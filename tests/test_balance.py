@@ -46,10 +46,20 @@ def simulated(tmp_path_factory) -> tuple[Path, Path]:
     """An archive of simulated games of two games, and the shards they came from."""
     folder = tmp_path_factory.mktemp("balance")
     db, shards = folder / "games.db", folder / "shards"
-    simulate(get_game("connect4"), 40, ["random"], seed=2, output=shards / "c4", db=db)
+    with opened_archive(db) as opened:
+        simulate(get_game("connect4"), 40, ["random"], seed=2, output=shards / "c4", db=opened)
     game = get_game("universal-forces").configure({"RoundLimit": "12"})
     configuration = Configuration.of(get_game("universal-forces"), 3, {"RoundLimit": "12"})
-    simulate(game, 12, ["random"], configuration=configuration, seed=2, output=shards / "uf", db=db)
+    with opened_archive(db) as opened:
+        simulate(
+            game,
+            12,
+            ["random"],
+            configuration=configuration,
+            seed=2,
+            output=shards / "uf",
+            db=opened,
+        )
     return db, shards
 
 

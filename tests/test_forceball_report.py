@@ -135,7 +135,8 @@ def test_a_report_over_random_forceball_games_builds(tmp_path):
     from partita.analysis.tree import tree_from_archive
 
     db = tmp_path / "random.db"
-    simulate(get_game("forceball"), 10, ["random"], db=db, seed=1)
+    with opened_archive(db) as opened:
+        simulate(get_game("forceball"), 10, ["random"], db=opened, seed=1)
     with opened_archive(db, readonly=True) as opened:
         tree = tree_from_archive(opened, "forceball", depth=8)
     assert tree.games == 10 and tree.moves()

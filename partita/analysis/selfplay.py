@@ -308,7 +308,7 @@ def simulate(
     seed: int = 0,
     rotate: bool = False,
     output: str | Path | None = None,
-    db: str | Path | None = None,
+    db: Archive | None = None,
     shard_size: int = DEFAULT_SHARD_SIZE,
     max_plies: int = DEFAULT_MAX_PLIES,
     workers: int | None = 1,
@@ -368,9 +368,9 @@ def simulate(
         )
 
     from partita.database.importer import ArchiveWriter
-    from partita.database.schema import archive
+    from partita.database.schema import writing
 
-    with archive(db) if db is not None else nullcontext() as connection:
+    with writing(db) if db is not None else nullcontext() as connection:
         archived = (
             _archived(connection, settings, configuration, game, games)
             if connection is not None

@@ -441,7 +441,14 @@ def simulate(
         raise typer.BadParameter(str(error), param_hint="--agents") from None
     scheduler = checked_scheduler(scheduler)
     target = db if db is not None else (archive_path(None) if output is None else None)
-    with _SimulationProgress(as_json) as report:
+    from contextlib import nullcontext
+
+    from partita.database.schema import archive
+
+    with (
+        archive(target) if target is not None else nullcontext() as opened,
+        _SimulationProgress(as_json) as report,
+    ):
         summary = run(
             game,
             games,
@@ -450,7 +457,7 @@ def simulate(
             seed=seed,
             rotate=rotate,
             output=output,
-            db=target,
+            db=opened,
             shard_size=shard_size,
             max_plies=max_plies,
             workers=workers,
@@ -704,13 +711,18 @@ def _play_strengths(
     game, configuration = configured(
         selection.games[0], selection.sides[0] if selection.sides else None, {}
     )
-    with _SimulationProgress(as_json=False) if not as_json else _Quiet() as report:
+    from partita.database.schema import archive
+
+    with (
+        archive(archive_path(db)) as opened,
+        _SimulationProgress(as_json=False) if not as_json else _Quiet() as report,
+    ):
         play_strengths(
             game,
             configuration,
             agents,
             games,
-            archive_path(db),
+            opened,
             seed=seed,
             workers=workers,
             scheduler=scheduler,
