@@ -35,6 +35,7 @@ from partita.database import (
     query_games,
     schema,
 )
+from partita.database.maintenance import set_tag
 from partita.database.schema import APPLICATION_ID, SCHEMA_VERSION, Migration, archive
 from partita.errors import ArchiveError
 from partita.notation.reader import read_records
@@ -502,3 +503,41 @@ def test_opening_an_archive_looks_for_no_sqlite_utils_plugins(tmp_path, monkeypa
         assert opened.execute("SELECT count(*) FROM games").fetchone() == (1,)
     with archive(":memory:") as in_memory:
         assert in_memory.execute("SELECT count(*) FROM games").fetchone() == (0,)
+
+
+# -- the one archive object ---------------------------------------------------------------------
+
+
+def test_one_open_archive_serves_reads_and_a_change_that_opens_for_writing(forza_archive):
+    """An archive open for reading serves the readers; a tag change through it that
+    changes nothing leaves the file as it was, one that changes something opens the
+    file for writing for that change alone, and the reader sees it afterwards."""
+    with archive(forza_archive, readonly=True) as opened:
+        assert opened.readonly and opened.name == str(forza_archive)
+        game_id = query_games(opened)[0]["id"]
+        event = get_record(opened, game_id).tags.get("Event")
+        before = snapshot(forza_archive)
+        assert not set_tag(opened, game_id, "Event", event).changed
+        assert snapshot(forza_archive) == before  # nothing to change: not opened to write
+        change = set_tag(opened, game_id, "Event", "Elsewhere")
+        assert change.before == event and change.after == "Elsewhere"
+        assert get_record(opened, game_id).tags["Event"] == "Elsewhere"
+    assert sorted(os.listdir(forza_archive.parent)) == ["forza.db"]  # at rest: one file
+
+
+def test_an_archive_loads_sqlite_utils_only_when_asked_for_it(tmp_path):
+    probe = (
+        "import sys\n"
+        "from partita.database import archive, import_paths, query_games\n"
+        f"with archive({str(tmp_path / 'a.db')!r}) as opened:\n"
+        f"    import_paths(opened, [{str(RULEBOOK)!r}])\n"
+        f"with archive({str(tmp_path / 'a.db')!r}, readonly=True) as opened:\n"
+        "    found = len(query_games(opened))\n"
+        "    before = 'sqlite_utils' in sys.modules\n"
+        "    tables = 'games' in opened.db.table_names()\n"
+        "print(found, before, tables, 'sqlite_utils' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["1", "False", "True", "True"]
