@@ -33,6 +33,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from partita.database.schema import archive as opened_archive
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -91,11 +93,13 @@ def make_archive(path: Path, games: int, twins: int) -> None:
         files = write_forza_corpus(Path(folder) / "corpus", games)
         print(f"corpus of {games:,} records written in {time.perf_counter() - started:.1f} s")
         started = time.perf_counter()
-        summary = import_paths(path, files, workers=None)
+        with opened_archive(path) as opened:
+            summary = import_paths(opened, files, workers=None)
         print(f"imported in {time.perf_counter() - started:.1f} s: {summary.imported:,} games")
         extra = Path(folder) / "twins.pgr"
         extra.write_text("\n".join(twin_texts(files, twins, games)), encoding="utf-8")
-        summary = import_paths(path, [extra])
+        with opened_archive(path) as opened:
+            summary = import_paths(opened, [extra])
         print(f"{summary.imported:,} twin records imported, {len(summary.twins):,} twins reported")
 
 

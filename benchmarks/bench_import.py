@@ -75,6 +75,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from partita.database.schema import archive as opened_archive
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -157,7 +159,8 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
 
     def full(workers: int | None = 1) -> Callable[[], object]:
         def run() -> object:
-            return database.import_paths(fresh_db(work / "full.db"), [corpus], workers=workers)
+            with opened_archive(fresh_db(work / "full.db")) as opened:
+                return database.import_paths(opened, [corpus], workers=workers)
 
         return run
 
@@ -285,7 +288,8 @@ PARTS = (
 def profile_import(corpus: Path, work: Path) -> dict:
     profiler = cProfile.Profile()
     profiler.enable()
-    database.import_paths(fresh_db(work / "profile.db"), [corpus], workers=1)  # one process
+    with opened_archive(fresh_db(work / "profile.db")) as opened:
+        database.import_paths(opened, [corpus], workers=1)  # one process
     profiler.disable()
     stats = pstats.Stats(profiler)
     total = stats.total_tt
@@ -319,7 +323,8 @@ def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, f
 
     def full() -> object:
         prepare._FOLDERS.clear()  # the key folders are cached across imports
-        return database.import_paths(fresh_db(work / "ablation.db"), [corpus], workers=1)
+        with opened_archive(fresh_db(work / "ablation.db")) as opened:
+            return database.import_paths(opened, [corpus], workers=1)
 
     results = [("full import", best_of(repeat, full)[1])]
     switches = {
@@ -679,7 +684,8 @@ def measure_fast_path(
     for label, workers in (("workers=1", 1), ("workers=auto", None)):
 
         def run(workers: int | None = workers) -> object:
-            return database.import_paths(fresh_db(work / "ab.db"), [corpus], workers=workers)
+            with opened_archive(fresh_db(work / "ab.db")) as opened:
+                return database.import_paths(opened, [corpus], workers=workers)
 
         result = alternate(repeat, {"full": _with_path(True, run), "fast": _with_path(False, run)})
         for side in ("full", "fast"):
@@ -779,7 +785,8 @@ def measure_native_replay(corpus: Path, work: Path, repeat: int) -> dict:
         return [stored for item in data for stored in prepare_chunk(item)]
 
     def one_process() -> object:
-        return database.import_paths(fresh_db(work / "native.db"), [corpus], workers=1)
+        with opened_archive(fresh_db(work / "native.db")) as opened:
+            return database.import_paths(opened, [corpus], workers=1)
 
     figures: dict = {"lines": len(lines), "line_plies": sum(map(len, lines))}
     for label, run in (

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from partita.database.schema import archive as opened_archive
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -36,7 +38,8 @@ def build_archive(work: Path, games: int, seed: int) -> Path:
         partial = work / f"queries-{games}-{seed}.partial.db"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{partial}{suffix}").unlink(missing_ok=True)
-        import_paths(partial, [forza_corpus(work, games, seed)], workers=None)
+        with opened_archive(partial) as opened:
+            import_paths(opened, [forza_corpus(work, games, seed)], workers=None)
         partial.rename(path)
     return path
 

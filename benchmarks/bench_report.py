@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from partita.database.schema import archive as opened_archive
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 10.0
 TARGET_MB = 5.0
@@ -37,7 +39,8 @@ def measure(archive: Path, page: Path) -> dict:
     from partita.analysis.report import build_report, render_html
 
     wall, cpu = time.perf_counter(), time.process_time()
-    data = build_report(archive)
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened)
     built_wall, built_cpu = time.perf_counter(), time.process_time()
     html = render_html(data)
     done_wall, done_cpu = time.perf_counter(), time.process_time()

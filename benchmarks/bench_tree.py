@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from partita.database.schema import archive as opened_archive
+
 TARGET_SECONDS = 10.0
 TARGET_MB = 500.0
 
@@ -115,7 +117,10 @@ def build_once(path: str, depth: int, min_games: int | None, symmetry: bool) -> 
     from partita.analysis.tree import tree_from_archive
 
     started = time.perf_counter()
-    tree = tree_from_archive(path, "forza4x4", depth=depth, min_games=min_games, symmetry=symmetry)
+    with opened_archive(path, readonly=True) as opened:
+        tree = tree_from_archive(
+            opened, "forza4x4", depth=depth, min_games=min_games, symmetry=symmetry
+        )
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     top = [(stats.move, stats.games) for stats in tree.moves()[:3]]

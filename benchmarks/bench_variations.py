@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from partita.database.schema import archive as opened_archive
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -45,7 +47,8 @@ def build_archive(work: Path, games: int, seed: int) -> tuple[Path, float]:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{partial}{suffix}").unlink(missing_ok=True)
     start = time.perf_counter()
-    import_paths(partial, [corpus], workers=None)
+    with opened_archive(partial) as opened:
+        import_paths(opened, [corpus], workers=None)
     seconds = time.perf_counter() - start
     partial.rename(path)
     return path, seconds
@@ -112,7 +115,10 @@ def in_process(
     found = 0
     for _ in range(repeat):
         start, cpu = time.perf_counter(), time.process_time()
-        found = len(query_games(path, game=game, position=position, mainline_only=mainline_only))
+        with opened_archive(path, readonly=True) as opened:
+            found = len(
+                query_games(opened, game=game, position=position, mainline_only=mainline_only)
+            )
         best_wall = min(best_wall, time.perf_counter() - start)
         best_cpu = min(best_cpu, time.process_time() - cpu)
     return best_wall, best_cpu, found

@@ -82,7 +82,7 @@ def timed(run, final=False):
 
 before = write_bytes()
 start = time.perf_counter()
-with archive(database) as db, _tuned_for_import(db):
+with archive(database) as db, _tuned_for_import(db.conn):
     writer = ArchiveWriter(db, bulk=True)
     limit = batch_limit(None, 0)
     set_bulk_cache(db.conn, 0)

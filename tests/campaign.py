@@ -33,6 +33,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from partita.database.schema import archive
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -188,11 +190,16 @@ def run_round(
     if result.code not in (0, 1) or "internal error" in result.stderr:
         figures.failures.append(f"{name}: validate exit {result.code}: {result.stderr[:300]}")
     first, second = folder / f"{name}-a.db", folder / f"{name}-b.db"
-    database.import_paths(first, sources)
+    with archive(first) as opened:
+        database.import_paths(opened, sources)
     exported = folder / f"{name}-export.pgr"
-    with exported.open("w", encoding="utf-8", newline="\n") as stream:
-        figures.exported += database.export_games(first, stream)
-    database.import_paths(second, [exported])
+    with (
+        exported.open("w", encoding="utf-8", newline="\n") as stream,
+        archive(first, readonly=True) as opened,
+    ):
+        figures.exported += database.export_games(opened, stream)
+    with archive(second) as opened:
+        database.import_paths(opened, [exported])
     before, after = archive_games(first), archive_games(second)
     games = [row for row in before if len(row) == 5]
     figures.stored += len(games)
@@ -205,7 +212,8 @@ def run_round(
         differing = [row[0] for row in games if kept.get(row[0]) != row]
         figures.same += len(games) - len(differing)
         figures.failures.append(f"{name}: games {differing[:10]} differ after export")
-    again = database.import_paths(first, [exported])
+    with archive(first) as opened:
+        again = database.import_paths(opened, [exported])
     if again.imported:
         figures.failures.append(f"{name}: the export imported {again.imported} new games")
 

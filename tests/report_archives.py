@@ -20,6 +20,7 @@ from typing import NamedTuple
 from xml.etree import ElementTree
 
 from partita.database import import_paths, query_games
+from partita.database.schema import archive as opened_archive
 from partita.game.rules import WIN, parse_result_token
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +84,8 @@ def doubled_examples(folder: Path) -> Path:
             (records / f"{game.name}-{source.name}").write_text(text, encoding="utf-8")
             (records / f"{game.name}-copy-{source.name}").write_text(copy, encoding="utf-8")
     archive = folder / "doubled.db"
-    summary = import_paths(archive, [records])
+    with opened_archive(archive) as opened:
+        summary = import_paths(opened, [records])
     assert summary.duplicates == 0 and summary.imported % 2 == 0, summary
     return archive
 
@@ -91,15 +93,16 @@ def doubled_examples(folder: Path) -> Path:
 def decisive_games(archive: Path) -> dict[tuple[str, int], set[int]]:
     """The valid games with one winner, by (game, sides): read off their Result tags."""
     found: dict[tuple[str, int], set[int]] = {}
-    for row in query_games(archive):
-        if row["status"] != "valid":
-            continue
-        try:
-            scores = parse_result_token(row["result"] or "*", row["sides"])
-        except ValueError:
-            continue
-        if scores is not None and sum(score == WIN for score in scores) == 1:
-            found.setdefault((row["game"], row["sides"]), set()).add(row["id"])
+    with opened_archive(archive, readonly=True) as opened:
+        for row in query_games(opened):
+            if row["status"] != "valid":
+                continue
+            try:
+                scores = parse_result_token(row["result"] or "*", row["sides"])
+            except ValueError:
+                continue
+            if scores is not None and sum(score == WIN for score in scores) == 1:
+                found.setdefault((row["game"], row["sides"]), set()).add(row["id"])
     return found
 
 
@@ -110,8 +113,10 @@ def examples_report(folder: Path) -> ExamplesReport:
     archive = doubled_examples(folder)
     hostile = folder / "hostile.pgr"
     hostile.write_text(HOSTILE_RECORD + "\n" + IMAGE_RECORD, encoding="utf-8")
-    import_paths(archive, [EXAMPLES / "invalid", hostile])
-    data = build_report(archive)
+    with opened_archive(archive) as opened:
+        import_paths(opened, [EXAMPLES / "invalid", hostile])
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened)
     html = render_html(data)
     page = folder / "report.html"
     page.write_text(html, encoding="utf-8", newline="\n")
@@ -203,11 +208,13 @@ def simulated_archive(
         folder / f"simulated-{games}{'-mixed' if mixed else ''}{'' if examples else '-only'}.db"
     )
     if examples:
-        import_paths(archive, example_folders())
+        with opened_archive(archive) as opened:
+            import_paths(opened, example_folders())
     plan = SIMULATED_MIX if mixed else (("forza4x4", 1.0, 1000),)
     left = games
     for number, (name, share, limit) in enumerate(plan):
         count = left if number == len(plan) - 1 else round(games * share)
         left -= count
-        simulate(get_game(name), count, ["random"], db=archive, seed=seed, max_plies=limit)
+        with opened_archive(archive) as opened:
+            simulate(get_game(name), count, ["random"], db=opened, seed=seed, max_plies=limit)
     return archive

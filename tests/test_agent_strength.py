@@ -11,6 +11,7 @@ import pytest
 from partita.analysis.agent_strength import AgentFigures, agent_rank, agents_of
 from partita.analysis.balance import balance
 from partita.analysis.selfplay import simulate
+from partita.database.schema import archive
 from partita.game.registry import get_game
 
 WIN, DRAW, LOSS = Fraction(1), Fraction(1, 2), Fraction(0)
@@ -73,8 +74,10 @@ def test_the_first_seats_advantage_by_skill():
 
 def test_the_balance_names_the_agents_of_simulated_games(tmp_path):
     db = tmp_path / "games.db"
-    simulate(get_game("forza4x4"), 12, ["greedy", "random"], rotate=True, seed=4, db=db)
-    (entry,) = balance(db)
+    with archive(db) as opened:
+        simulate(get_game("forza4x4"), 12, ["greedy", "random"], rotate=True, seed=4, db=opened)
+    with archive(db, readonly=True) as opened:
+        (entry,) = balance(opened)
     assert entry.agents is not None and entry.agents.games == 12
     data = entry.as_dict()["agents"]
     assert [agent["agent"] for agent in data["agents"]] == ["random", "greedy"]

@@ -27,6 +27,7 @@ from partita.database import (
 )
 from partita.database.importer import date_bounds
 from partita.database.keys import encode_key, key_folder
+from partita.database.schema import archive as opened_archive
 from partita.errors import ArchiveError, NotationError, SetupError
 from partita.game.registry import get_game
 from partita.notation.reader import read_records
@@ -39,7 +40,7 @@ EXAMPLES = ROOT / "examples"
 
 
 def test_a_new_archive_has_the_tables_keys_and_indexes(tmp_path):
-    db = open_archive(tmp_path / "a.db")
+    db = open_archive(tmp_path / "a.db").db
     assert set(db.table_names()) == {
         "games", "positions", "problems", "book", "schema_version",
         "game_players", "game_tags", "variation_positions", "game_positions",
@@ -95,13 +96,13 @@ def test_a_new_archive_has_the_tables_keys_and_indexes(tmp_path):
 
 def test_reopening_applies_no_migration_twice(tmp_path):
     open_archive(tmp_path / "a.db").close()
-    db = open_archive(tmp_path / "a.db")
+    db = open_archive(tmp_path / "a.db").db
     assert db["schema_version"].count == SCHEMA_VERSION
     db.close()
 
 
 def test_an_archive_from_a_newer_partita_is_refused(tmp_path):
-    db = open_archive(tmp_path / "a.db")
+    db = open_archive(tmp_path / "a.db").db
     db["schema_version"].insert({"version": SCHEMA_VERSION + 1, "description": "future"})
     db.close()
     with pytest.raises(ArchiveError, match="newer than this partita"):
@@ -117,8 +118,11 @@ def test_other_files_are_refused_as_archives(tmp_path):
     (tmp_path / "notes.db").write_text("shopping list\n" * 200, encoding="utf-8")
     with pytest.raises(ArchiveError, match="notes.db"):
         open_archive(tmp_path / "notes.db")
-    with pytest.raises(ArchiveError, match="no archive at"):
-        query_games(tmp_path / "missing.db")
+    with (
+        pytest.raises(ArchiveError, match="no archive at"),
+        opened_archive(tmp_path / "missing.db", readonly=True) as opened,
+    ):
+        query_games(opened)
     assert not (tmp_path / "missing.db").exists()
 
 
@@ -199,7 +203,8 @@ def hand_text() -> str:
 @pytest.fixture
 def hand_archive(tmp_path) -> Path:
     (tmp_path / "hand.pgr").write_text(hand_text(), encoding="utf-8")
-    summary = import_paths(tmp_path / "hand.db", [tmp_path / "hand.pgr"])
+    with opened_archive(tmp_path / "hand.db") as opened:
+        summary = import_paths(opened, [tmp_path / "hand.pgr"])
     assert (summary.imported, summary.invalid) == (6, 1)
     return tmp_path / "hand.db"
 
@@ -249,56 +254,86 @@ E = ("Club night", "Anna")
     ],
 )
 def test_query_filters(hand_archive, filters, expected):
-    assert who(query_games(hand_archive, **filters)) == expected
+    with opened_archive(hand_archive, readonly=True) as opened:
+        assert who(query_games(opened, **filters)) == expected
 
 
 def test_query_rows_carry_the_summary_of_each_game(hand_archive):
-    (row,) = query_games(hand_archive, event="broken")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        (row,) = query_games(opened, event="broken")
     assert row["game"] == "forza4x4" and row["status"] == "invalid" and row["plies"] == 1
     assert row["players"] == ["Anna Rossi", "Elena"] and row["date"] == "2022.01.01"
-    (row,) = query_games(hand_archive, opening="t4 r5 r5 t2 l8")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        (row,) = query_games(opened, opening="t4 r5 r5 t2 l8")
     assert row["status"] == "valid" and row["plies"] == 5 and row["result"] == "*"
     assert row["final_position"] == "8/8/8/1o6/ox6/8/8/2xx4 o"  # the spec's example
     assert "ply" not in row
 
 
 def test_position_query_gives_the_ply_where_the_position_stood(hand_archive):
-    rows = query_games(hand_archive, position="8/8/8/1o6/ox6/8/8/2xx4 o", game="forza4x4")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        rows = query_games(opened, position="8/8/8/1o6/ox6/8/8/2xx4 o", game="forza4x4")
     assert who(rows) == [A] and rows[0]["ply"] == 5
-    after_t4 = query_games(hand_archive, position="8/8/8/8/8/8/8/3x4 o")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        after_t4 = query_games(opened, position="8/8/8/8/8/8/8/3x4 o")
     assert who(after_t4) == [A, B, C, F]
     assert [row["ply"] for row in after_t4] == [1, 1, 1, 1]
-    after_t4_t4 = query_games(hand_archive, position="8/8/8/8/8/8/3o4/3x4 x")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        after_t4_t4 = query_games(opened, position="8/8/8/8/8/8/3o4/3x4 x")
     assert who(after_t4_t4) == [C] and after_t4_t4[0]["ply"] == 2
-    connect = query_games(hand_archive, position="7/7/7/7/7/3x3 o")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        connect = query_games(opened, position="7/7/7/7/7/3x3 o")
     assert who(connect) == [E] and connect[0]["ply"] == 1
-    assert query_games(hand_archive, position="8/8/8/8/8/8/8/x7 o", game="forza4x4") == []
-    assert who(query_games(hand_archive, position="8/8/8/8/8/8/8/3x4 o", player="bruno")) == [A, B]
+    with opened_archive(hand_archive, readonly=True) as opened:
+        assert query_games(opened, position="8/8/8/8/8/8/8/x7 o", game="forza4x4") == []
+    with opened_archive(hand_archive, readonly=True) as opened:
+        assert who(query_games(opened, position="8/8/8/8/8/8/8/3x4 o", player="bruno")) == [A, B]
 
 
 def test_bad_filters_are_errors_that_name_them(hand_archive):
-    with pytest.raises(NotationError, match="no position of any supported game"):
-        query_games(hand_archive, position="hello")
-    with pytest.raises((NotationError, SetupError), match="8/8/8 o"):
-        query_games(hand_archive, position="8/8/8 o", game="forza4x4")
-    with pytest.raises(NotationError, match="'z9'"):
-        query_games(hand_archive, opening="t4 z9", game="forza4x4")
-    with pytest.raises(ArchiveError, match="'2024/03'"):
-        query_games(hand_archive, date_from="2024/03")
-    with pytest.raises(ArchiveError, match="month 13"):
-        query_games(hand_archive, date_to="2024.13")
+    with (
+        pytest.raises(NotationError, match="no position of any supported game"),
+        opened_archive(hand_archive, readonly=True) as opened,
+    ):
+        query_games(opened, position="hello")
+    with (
+        pytest.raises((NotationError, SetupError), match="8/8/8 o"),
+        opened_archive(hand_archive, readonly=True) as opened,
+    ):
+        query_games(opened, position="8/8/8 o", game="forza4x4")
+    with (
+        pytest.raises(NotationError, match="'z9'"),
+        opened_archive(hand_archive, readonly=True) as opened,
+    ):
+        query_games(opened, opening="t4 z9", game="forza4x4")
+    with (
+        pytest.raises(ArchiveError, match="'2024/03'"),
+        opened_archive(hand_archive, readonly=True) as opened,
+    ):
+        query_games(opened, date_from="2024/03")
+    with (
+        pytest.raises(ArchiveError, match="month 13"),
+        opened_archive(hand_archive, readonly=True) as opened,
+    ):
+        query_games(opened, date_to="2024.13")
 
 
 def query_plan(db_path: Path, **filters) -> str:
     """The query plan of the SQL query_games runs for these filters."""
     statements = []
-    db = Database(db_path, tracer=lambda sql, params: statements.append((sql, params)))
-    query_games(db, **filters)
-    sql, params = next(
-        (s, p) for s, p in statements if s.startswith("SELECT") and "FROM games" in s
-    )
-    plan = db.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
-    db.close()
+    with opened_archive(db_path, readonly=True) as opened:
+        execute = opened.execute
+
+        def traced(sql, parameters=()):
+            statements.append((sql, parameters))
+            return execute(sql, parameters)
+
+        opened.execute = traced  # the archive's statements, seen as they run
+        query_games(opened, **filters)
+        sql, params = next(
+            (s, p) for s, p in statements if s.startswith("SELECT") and "FROM games" in s
+        )
+        plan = execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
     return "\n".join(row[-1] for row in plan)
 
 
@@ -325,18 +360,25 @@ def test_date_bounds_cover_every_day_a_date_can_mean():
 
 
 def test_get_record_reads_back_the_stored_record(hand_archive):
-    (row,) = query_games(hand_archive, opening="t4 r5 r5 t2 l8")
-    record = get_record(hand_archive, row["id"])
+    with opened_archive(hand_archive, readonly=True) as opened:
+        (row,) = query_games(opened, opening="t4 r5 r5 t2 l8")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        record = get_record(opened, row["id"])
     (original,) = [r for r in read_records(hand_text()) if r.tags.get("Date") == "2024.03.10"]
     assert record.same_game(original)
     assert record.source.file == f"archive:{row['id']}"
-    with pytest.raises(ArchiveError, match="no game 99"):
-        get_record(hand_archive, 99)
+    with (
+        pytest.raises(ArchiveError, match="no game 99"),
+        opened_archive(hand_archive, readonly=True) as opened,
+    ):
+        get_record(opened, 99)
 
 
 def test_problems_of_a_stored_invalid_game(hand_archive):
-    (row,) = query_games(hand_archive, event="broken")
-    (problem,) = game_problems(hand_archive, row["id"])
+    with opened_archive(hand_archive, readonly=True) as opened:
+        (row,) = query_games(opened, event="broken")
+    with opened_archive(hand_archive, readonly=True) as opened:
+        (problem,) = game_problems(opened, row["id"])
     assert problem["kind"] == "illegal-move" and problem["token"] == "b4"
     assert problem["ply"] == 2 and problem["severity"] == "error"
     assert "occupied" in problem["message"]
@@ -344,12 +386,14 @@ def test_problems_of_a_stored_invalid_game(hand_archive):
 
 def test_export_writes_the_chosen_games_separated_by_blank_lines(hand_archive):
     stream = io.StringIO()
-    assert export_games(hand_archive, stream, event="spring") == 2
+    with opened_archive(hand_archive, readonly=True) as opened:
+        assert export_games(opened, stream, event="spring") == 2
     text = stream.getvalue()
     assert text.count('[Game "forza4x4"]') == 2 and "\n\n[Game" in text
     events = [record.tags["Event"] for record in read_records(text)]
     assert events == ["Spring Open", "Spring Open"]
-    assert export_games(hand_archive, io.StringIO(), event="nothing like this") == 0
+    with opened_archive(hand_archive, readonly=True) as opened:
+        assert export_games(opened, io.StringIO(), event="nothing like this") == 0
 
 
 GAME_FIELDS = (
@@ -380,11 +424,17 @@ def archive_content(db_path: Path) -> dict:
 
 
 def round_trip(tmp_path: Path, sources: list[Path]) -> tuple[dict, dict]:
-    first = import_paths(tmp_path / "first.db", sources)
-    assert import_paths(tmp_path / "first.db", sources).imported == 0  # adds nothing
-    with (tmp_path / "export.pgr").open("w", encoding="utf-8", newline="\n") as stream:
-        assert export_games(tmp_path / "first.db", stream) == first.imported
-    second = import_paths(tmp_path / "second.db", [tmp_path / "export.pgr"])
+    with opened_archive(tmp_path / "first.db") as opened:
+        first = import_paths(opened, sources)
+    with opened_archive(tmp_path / "first.db") as opened:
+        assert import_paths(opened, sources).imported == 0  # adds nothing
+    with (
+        (tmp_path / "export.pgr").open("w", encoding="utf-8", newline="\n") as stream,
+        opened_archive(tmp_path / "first.db", readonly=True) as opened,
+    ):
+        assert export_games(opened, stream) == first.imported
+    with opened_archive(tmp_path / "second.db") as opened:
+        second = import_paths(opened, [tmp_path / "export.pgr"])
     assert second.imported == first.imported
     return archive_content(tmp_path / "first.db"), archive_content(tmp_path / "second.db")
 
@@ -436,15 +486,16 @@ def test_import_export_import_round_trips_the_examples(tmp_path):
     assert first["games"] == second["games"]
 
 
-def test_archive_functions_accept_an_open_database(tmp_path):
+def test_archive_functions_leave_the_archive_open_for_the_caller(tmp_path):
     (tmp_path / "hand.pgr").write_text(hand_text(), encoding="utf-8")
-    db = Database(tmp_path / "open.db")
-    import_paths(db, [tmp_path / "hand.pgr"])
-    assert len(query_games(db, game="forza4x4")) == 5
-    assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 6  # still open
-    db.close()
+    opened = open_archive(tmp_path / "open.db")
+    import_paths(opened, [tmp_path / "hand.pgr"])
+    assert len(query_games(opened, game="forza4x4")) == 5
+    assert opened.execute("SELECT count(*) FROM games").fetchone()[0] == 6  # still open
+    opened.close()
     with pytest.raises(sqlite3.ProgrammingError):
-        db.execute("SELECT 1")
+        opened.execute("SELECT 1")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["hand.pgr", "open.db"]
 
 
 #: The canonical token of ply ``p.ply`` of game ``g`` and the one played after it

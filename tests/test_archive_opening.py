@@ -35,6 +35,7 @@ from partita.database import (
     query_games,
     schema,
 )
+from partita.database.maintenance import set_tag
 from partita.database.schema import APPLICATION_ID, SCHEMA_VERSION, Migration, archive
 from partita.errors import ArchiveError
 from partita.notation.reader import read_records
@@ -63,7 +64,8 @@ def snapshot(path: Path) -> tuple[bytes, int, list[str]]:
 def forza_archive(tmp_path) -> Path:
     db = tmp_path / "archive" / "forza.db"
     db.parent.mkdir()
-    summary = import_paths(db, [FORZA])
+    with archive(db) as opened:
+        summary = import_paths(opened, [FORZA])
     assert summary.imported == summary.records > 10
     return db
 
@@ -120,15 +122,22 @@ def test_a_transaction_left_open_is_rolled_back_and_the_archive_left_one_file(
 
 def test_reading_functions_write_nothing(forza_archive):
     before = snapshot(forza_archive)
-    game_id = query_games(forza_archive, player="zoë")[0]["id"]
-    record = get_record(forza_archive, game_id)
-    game_problems(forza_archive, game_id)
+    with archive(forza_archive, readonly=True) as opened:
+        game_id = query_games(opened, player="zoë")[0]["id"]
+    with archive(forza_archive, readonly=True) as opened:
+        record = get_record(opened, game_id)
+    with archive(forza_archive, readonly=True) as opened:
+        game_problems(opened, game_id)
     stream = io.StringIO()
-    assert export_games(forza_archive, stream) == count_games(forza_archive) > 10
-    tree = tree_from_archive(forza_archive, "forza4x4", depth=2)
+    with archive(forza_archive, readonly=True) as opened:
+        assert export_games(opened, stream) == count_games(opened) > 10
+    with archive(forza_archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", depth=2)
     assert tree.games > 10
-    assert novelty_against_archive(record, forza_archive).reference_games > 0
-    assert build_report(forza_archive, game="forza4x4")["glance"]["total"] > 10
+    with archive(forza_archive, readonly=True) as opened:
+        assert novelty_against_archive(record, opened).reference_games > 0
+    with archive(forza_archive, readonly=True) as opened:
+        assert build_report(opened, game="forza4x4")["glance"]["total"] > 10
     assert snapshot(forza_archive) == before
 
 
@@ -224,15 +233,8 @@ def test_an_archive_on_a_read_only_medium_is_read_and_not_written(forza_archive,
 
 def test_a_missing_archive_is_an_error_for_every_reader_and_no_file_is_made(tmp_path, capsys):
     missing = tmp_path / "missing.db"
-    record = next(iter(read_records(RULEBOOK)))
     for read in (
-        lambda: query_games(missing),
-        lambda: get_record(missing, 1),
-        lambda: export_games(missing, io.StringIO()),
-        lambda: count_games(missing),
-        lambda: tree_from_archive(missing, "forza4x4"),
-        lambda: build_report(missing),
-        lambda: novelty_against_archive(record, missing),
+        lambda: open_archive(missing, readonly=True),
         lambda: migrate_archive(missing),
     ):
         with pytest.raises(ArchiveError, match="no archive at"):
@@ -311,9 +313,6 @@ def test_other_files_are_refused_by_every_command_and_left_unchanged(make, tmp_p
     for use in (
         lambda: open_archive(other),
         lambda: open_archive(other, readonly=True),
-        lambda: query_games(other),
-        lambda: import_paths(other, [RULEBOOK]),
-        lambda: export_games(other, io.StringIO()),
         lambda: migrate_archive(other),
     ):
         with pytest.raises(ArchiveError, match="other.db is not a partita archive"):
@@ -330,23 +329,34 @@ def test_other_files_are_refused_by_every_command_and_left_unchanged(make, tmp_p
 def test_an_empty_file_becomes_an_archive_on_import_and_is_refused_for_reading(tmp_path):
     empty = tmp_path / "empty.db"
     empty.touch()
-    with pytest.raises(ArchiveError, match="is empty: import records into it first"):
-        query_games(empty)
+    with (
+        pytest.raises(ArchiveError, match="is empty: import records into it first"),
+        archive(empty, readonly=True) as opened,
+    ):
+        query_games(opened)
     assert empty.read_bytes() == b""
-    assert import_paths(empty, [RULEBOOK]).imported == 1
-    assert len(query_games(empty)) == 1
+    with archive(empty) as opened:
+        assert import_paths(opened, [RULEBOOK]).imported == 1
+    with archive(empty, readonly=True) as opened:
+        assert len(query_games(opened)) == 1
 
 
 def test_a_folder_is_no_archive(tmp_path):
-    with pytest.raises(ArchiveError, match="is a folder"):
-        query_games(tmp_path)
-    with pytest.raises(ArchiveError, match="is a folder"):
-        import_paths(tmp_path, [RULEBOOK])
+    with (
+        pytest.raises(ArchiveError, match="is a folder"),
+        archive(tmp_path, readonly=True) as opened,
+    ):
+        query_games(opened)
+    with pytest.raises(ArchiveError, match="is a folder"), archive(tmp_path) as opened:
+        import_paths(opened, [RULEBOOK])
 
 
 def test_an_archive_in_a_folder_that_does_not_exist_is_not_made(tmp_path):
-    with pytest.raises(ArchiveError, match="there is no folder"):
-        import_paths(tmp_path / "nowhere" / "a.db", [RULEBOOK])
+    with (
+        pytest.raises(ArchiveError, match="there is no folder"),
+        archive(tmp_path / "nowhere" / "a.db") as opened,
+    ):
+        import_paths(opened, [RULEBOOK])
     assert not (tmp_path / "nowhere").exists()
 
 
@@ -367,8 +377,11 @@ def older_archive(forza_archive, monkeypatch):
 def test_reading_refuses_an_archive_that_needs_a_migration_and_says_how(older_archive, capsys):
     forza_archive = older_archive
     before = snapshot(forza_archive)
-    with pytest.raises(ArchiveError, match="written by an older partita") as refused:
-        query_games(forza_archive)
+    with (
+        pytest.raises(ArchiveError, match="written by an older partita") as refused,
+        archive(forza_archive, readonly=True) as opened,
+    ):
+        query_games(opened)
     assert f"partita migrate --db {forza_archive}" in str(refused.value)
     code, _, err = run(capsys, "query", "--db", str(forza_archive))
     assert code == 1 and "older partita" in err and err.count("\n") == 1
@@ -377,13 +390,15 @@ def test_reading_refuses_an_archive_that_needs_a_migration_and_says_how(older_ar
     newer = SCHEMA_VERSION + 1
     assert code == 0 and f"migrated from schema version {SCHEMA_VERSION} to {newer}" in out
     assert "extra" in Database(forza_archive)["games"].columns_dict
-    assert len(query_games(forza_archive)) > 10
+    with archive(forza_archive, readonly=True) as opened:
+        assert len(query_games(opened)) > 10
     code, out, _ = run(capsys, "migrate", "--db", str(forza_archive))
     assert code == 0 and f"already at schema version {newer}" in out
 
 
 def test_an_import_migrates_its_archive(older_archive):
-    import_paths(older_archive, [RULEBOOK])
+    with archive(older_archive) as opened:
+        import_paths(opened, [RULEBOOK])
     versions = Database(older_archive).execute("SELECT max(version) FROM schema_version")
     assert versions.fetchone() == (SCHEMA_VERSION + 1,)
 
@@ -391,8 +406,8 @@ def test_an_import_migrates_its_archive(older_archive):
 def test_an_archive_of_a_newer_partita_is_refused_for_reading_too(forza_archive):
     sql(forza_archive, f"INSERT INTO schema_version VALUES ({SCHEMA_VERSION + 1}, 'future', '')")
     for use in (
-        lambda: query_games(forza_archive),
-        lambda: import_paths(forza_archive, [RULEBOOK]),
+        lambda: open_archive(forza_archive, readonly=True),
+        lambda: open_archive(forza_archive),
     ):
         with pytest.raises(ArchiveError, match="newer than this partita"):
             use()
@@ -428,12 +443,16 @@ def test_a_lock_held_too_long_by_another_program_is_one_clear_line(
             assert err.count("\n") == 1
             assert f"the archive {forza_archive} is locked by another program" in err
             assert "waited 0.2 s" in err
-        with pytest.raises(ArchiveError, match="locked by another program"):
-            import_paths(forza_archive, [RULEBOOK])
+        with (
+            pytest.raises(ArchiveError, match="locked by another program"),
+            archive(forza_archive) as opened,
+        ):
+            import_paths(opened, [RULEBOOK])
     finally:
         other.execute("ROLLBACK")
         other.close()
-    assert import_paths(forza_archive, [RULEBOOK]).duplicates == 1
+    with archive(forza_archive) as opened:
+        assert import_paths(opened, [RULEBOOK]).duplicates == 1
 
 
 def test_four_imports_making_one_new_archive_at_once_all_succeed(tmp_path):
@@ -477,8 +496,47 @@ def test_opening_an_archive_looks_for_no_sqlite_utils_plugins(tmp_path, monkeypa
 
     monkeypatch.setattr(sqlite_utils.db, "ensure_plugins_loaded", no_plugins)
     db = tmp_path / "a.db"
-    assert import_paths(db, [RULEBOOK]).imported == 1
+    with archive(db) as opened:
+        assert import_paths(opened, [RULEBOOK]).imported == 1
     with archive(db, readonly=True) as opened:
         assert opened.execute("SELECT count(*) FROM games").fetchone() == (1,)
     with archive(":memory:") as in_memory:
         assert in_memory.execute("SELECT count(*) FROM games").fetchone() == (0,)
+
+
+# -- the one archive object ---------------------------------------------------------------------
+
+
+def test_one_open_archive_serves_reads_and_a_change_that_opens_for_writing(forza_archive):
+    """An archive open for reading serves the readers; a tag change through it that
+    changes nothing leaves the file as it was, one that changes something opens the
+    file for writing for that change alone, and the reader sees it afterwards."""
+    with archive(forza_archive, readonly=True) as opened:
+        assert opened.readonly and opened.name == str(forza_archive)
+        game_id = query_games(opened)[0]["id"]
+        event = get_record(opened, game_id).tags.get("Event")
+        before = snapshot(forza_archive)
+        assert not set_tag(opened, game_id, "Event", event).changed
+        assert snapshot(forza_archive) == before  # nothing to change: not opened to write
+        change = set_tag(opened, game_id, "Event", "Elsewhere")
+        assert change.before == event and change.after == "Elsewhere"
+        assert get_record(opened, game_id).tags["Event"] == "Elsewhere"
+    assert sorted(os.listdir(forza_archive.parent)) == ["forza.db"]  # at rest: one file
+
+
+def test_an_archive_loads_sqlite_utils_only_when_asked_for_it(tmp_path):
+    probe = (
+        "import sys\n"
+        "from partita.database import archive, import_paths, query_games\n"
+        f"with archive({str(tmp_path / 'a.db')!r}) as opened:\n"
+        f"    import_paths(opened, [{str(RULEBOOK)!r}])\n"
+        f"with archive({str(tmp_path / 'a.db')!r}, readonly=True) as opened:\n"
+        "    found = len(query_games(opened))\n"
+        "    before = 'sqlite_utils' in sys.modules\n"
+        "    tables = 'games' in opened.db.table_names()\n"
+        "print(found, before, tables, 'sqlite_utils' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["1", "False", "True", "True"]

@@ -19,6 +19,7 @@ from partita.analysis.balance import balance, wilson_interval
 from partita.analysis.report.balance import balance_section, render_balance
 from partita.analysis.selfplay import simulate
 from partita.database import open_archive
+from partita.database.schema import archive as opened_archive
 from partita.game.configuration import Configuration
 from partita.game.registry import get_game, get_spec
 from partita.game.rules import parse_result_token
@@ -45,16 +46,28 @@ def simulated(tmp_path_factory) -> tuple[Path, Path]:
     """An archive of simulated games of two games, and the shards they came from."""
     folder = tmp_path_factory.mktemp("balance")
     db, shards = folder / "games.db", folder / "shards"
-    simulate(get_game("connect4"), 40, ["random"], seed=2, output=shards / "c4", db=db)
+    with opened_archive(db) as opened:
+        simulate(get_game("connect4"), 40, ["random"], seed=2, output=shards / "c4", db=opened)
     game = get_game("universal-forces").configure({"RoundLimit": "12"})
     configuration = Configuration.of(get_game("universal-forces"), 3, {"RoundLimit": "12"})
-    simulate(game, 12, ["random"], configuration=configuration, seed=2, output=shards / "uf", db=db)
+    with opened_archive(db) as opened:
+        simulate(
+            game,
+            12,
+            ["random"],
+            configuration=configuration,
+            seed=2,
+            output=shards / "uf",
+            db=opened,
+        )
     return db, shards
 
 
 def test_scores_and_lengths_are_those_of_the_records(simulated):
     db, shards = simulated
-    entries = {entry.game: entry for entry in balance(db)}
+    with open_archive(db, readonly=True) as opened:
+        entries = {entry.game: entry for entry in balance(opened)}
+        only = [entry.game for entry in balance(opened, game="connect4")]
     assert set(entries) == {"connect4", "universal-forces"}
     for name, folder, sides in (("connect4", "c4", 2), ("universal-forces", "uf", 3)):
         records = [
@@ -86,7 +99,7 @@ def test_scores_and_lengths_are_those_of_the_records(simulated):
     decisive = sum(seat.won for seat in connect4.seats)
     assert lines >= decisive and connect4.event_games.total() >= decisive
     # filters are the archive's
-    assert [entry.game for entry in balance(db, game="connect4")] == ["connect4"]
+    assert only == ["connect4"]
 
 
 def test_the_report_section_and_the_page(simulated, tmp_path):
@@ -104,9 +117,11 @@ def test_the_report_section_and_the_page(simulated, tmp_path):
     bars = [row[2] for row in seats.rows]
     assert all('<span class="fair"' in bar.__html__() for bar in bars)
     assert all(re.fullmatch(r"\d\.\d{3} – \d\.\d{3}", str(bar)) for bar in bars)
-    page = render_balance(balance(db), title="<b>club</b>")
+    with opened_archive(db, readonly=True) as opened:
+        page = render_balance(balance(opened), title="<b>club</b>")
     assert page.count("<svg") >= 4 and "&lt;b&gt;club&lt;/b&gt;" in page
-    markdown = render_balance(balance(db), markdown=True)
+    with opened_archive(db, readonly=True) as opened:
+        markdown = render_balance(balance(opened), markdown=True)
     assert "| seat | score | 95% interval" in markdown and "<svg" not in markdown
 
 
@@ -118,7 +133,8 @@ def _style_percent(element, name: str) -> float:
 
 def test_the_balance_page_draws_the_fair_share_and_the_intervals(simulated):
     db, _ = simulated
-    entries = balance(db)
+    with opened_archive(db, readonly=True) as opened:
+        entries = balance(opened)
     page = render_balance(entries)
     root = html_tree(page).find("html")
     assert root is not None

@@ -21,6 +21,7 @@ from partita.analysis.book import (
 )
 from partita.database import import_paths, open_archive
 from partita.database.schema import MIGRATIONS, SCHEMA_VERSION
+from partita.database.schema import archive as opened_archive
 from partita.game.registry import get_game
 from partita.games.gravity.notation import GravityNotation
 from partita.games.gravity.rules import GravityRules
@@ -146,11 +147,11 @@ def test_an_archive_gets_the_book_table_through_its_migration(tmp_path, monkeypa
 
     monkeypatch.setattr(schema, "MIGRATIONS", MIGRATIONS[:1])
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 1)
-    old = open_archive(tmp_path / "old.db")
+    old = open_archive(tmp_path / "old.db").db
     assert "book" not in old.table_names()
     old.close()
     monkeypatch.undo()
-    db = open_archive(tmp_path / "old.db")
+    db = open_archive(tmp_path / "old.db").db
     assert "book" in db.table_names()
     assert db["book"].pks == ["game", "setup", "kind", "key"]
     assert db.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
@@ -204,7 +205,8 @@ def test_solve_and_annotate_answer_from_a_book_in_the_archive(tmp_path):
 
 def test_a_statistics_book_counts_the_moves_of_the_archive(tmp_path):
     db = tmp_path / "games.db"
-    import_paths(db, [EXAMPLES / "universal-forces"])
+    with opened_archive(db) as opened:
+        import_paths(opened, [EXAMPLES / "universal-forces"])
     game = get_game("universal-forces")
     assert game.rules.symmetry_count == 1  # no folding: counts compare with the games
     with open_archive(db) as archive:
@@ -220,9 +222,10 @@ def test_a_statistics_book_counts_the_moves_of_the_archive(tmp_path):
     from partita.game.configuration import Configuration
 
     configuration = Configuration.of(game, 2, {})
-    summary = build_statistics_book(
-        tmp_path / "stats.book", db, "universal-forces", 2, configuration=configuration
-    )
+    with opened_archive(db, readonly=True) as opened:
+        summary = build_statistics_book(
+            tmp_path / "stats.book", opened, "universal-forces", 2, configuration=configuration
+        )
     assert summary.games >= len(lines)
     with Book(tmp_path / "stats.book") as book:
         entry = book.entry(game, game.rules.initial(2), "statistics")

@@ -12,13 +12,12 @@ import sqlite3
 
 import pytest
 from faults import allow_inserts, cache_sizes, refuse_inserts, watch_cache_sizes
-from sqlite_utils import Database
 from test_import import check_whole_games, write_games
 
 from partita.database import archive_writer, import_paths, importer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading
-from partita.database.schema import archive_for_writing
+from partita.database.schema import archive, open_archive
 from partita.errors import ArchiveError
 from partita.notation.files import expand_paths
 from partita.notation.reader import read_records
@@ -59,15 +58,18 @@ def held_back(writer: ArchiveWriter, replayed) -> list[tuple[int, int]]:
 def test_pieces_make_the_archive_whole_batches_make(tmp_path, monkeypatch):
     write_games(tmp_path / "in" / "a.pgr", 40, seed=31)
     whole = tmp_path / "whole.db"
-    import_paths(whole, [tmp_path / "in"], batch_size=15, bulk=True)
+    with archive(whole) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=15, bulk=True)
     monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 4)
     pieces = tmp_path / "pieces.db"
-    summary = import_paths(pieces, [tmp_path / "in"], batch_size=15, bulk=True)
+    with archive(pieces) as opened:
+        summary = import_paths(opened, [tmp_path / "in"], batch_size=15, bulk=True)
     assert summary.imported == 40
     assert _contents(pieces) == _contents(whole)
     check_whole_games(pieces)
-    with archive_for_writing(tmp_path / "held.db") as conn:
-        held = held_back(ArchiveWriter(conn, bulk=True, batch_size=40), _replayed(tmp_path / "in"))
+    with archive(tmp_path / "held.db") as opened:
+        writer = ArchiveWriter(opened, bulk=True, batch_size=40)
+        held = held_back(writer, _replayed(tmp_path / "in"))
     records = [count for count, _ in held]
     assert max(records) == 3 and records[3::4] == [0] * 10  # never a whole piece in Python
 
@@ -75,8 +77,8 @@ def test_pieces_make_the_archive_whole_batches_make(tmp_path, monkeypatch):
 def test_a_piece_bounded_by_plies(tmp_path, monkeypatch):
     plies = write_games(tmp_path / "in" / "a.pgr", 12, seed=32)
     monkeypatch.setattr(archive_writer, "PIECE_PLIES", 30)
-    with archive_for_writing(tmp_path / "db.sqlite") as conn:
-        writer = ArchiveWriter(conn, bulk=True, batch_size=100)
+    with archive(tmp_path / "db.sqlite") as opened:
+        writer = ArchiveWriter(opened, bulk=True, batch_size=100)
         held = held_back(writer, _replayed(tmp_path / "in"))
         writer.flush()
     # a piece closes on the record that reaches 30 plies: fewer are ever held
@@ -90,7 +92,7 @@ def test_written_pieces_stay_invisible_and_uncounted_until_the_commit(tmp_path, 
     replayed = _replayed(tmp_path / "in")
     monkeypatch.setattr(archive_writer, "PIECE_RECORDS", 3)
     database = tmp_path / "db.sqlite"
-    with archive_for_writing(database) as conn:
+    with archive(database) as conn:
         writer = ArchiveWriter(conn, bulk=True, batch_size=10)
         for count, record in enumerate(replayed, 1):
             writer.add(record)
@@ -102,7 +104,7 @@ def test_written_pieces_stay_invisible_and_uncounted_until_the_commit(tmp_path, 
         assert reader.execute("SELECT count(*) FROM games").fetchone() == (10,)
         reader.close()
         assert (writer.pending, writer.summary.imported) == (0, 10)
-        finish_loading(conn)
+        finish_loading(conn.conn)
     check_whole_games(database)
 
 
@@ -113,8 +115,8 @@ def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypat
     # Batch 1: games 1-8 in pieces of 3, 3, 2; batch 2: 9-11 and 12-14 written, then
     # the archive refuses game 15.
     refuse_inserts(database, "games", when="NEW.id = 15")
-    with pytest.raises(ArchiveError, match="disk unplugged"):
-        import_paths(database, [tmp_path / "in"], batch_size=8, bulk=True)
+    with pytest.raises(ArchiveError, match="disk unplugged"), archive(database) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=8, bulk=True)
     conn = sqlite3.connect(database)
     assert conn.execute("SELECT count(*) FROM games").fetchone() == (8,)
     # The committed batch's rows wait in game order, not yet sorted into positions.
@@ -124,7 +126,8 @@ def test_a_failure_in_a_later_piece_leaves_none_of_its_batch(tmp_path, monkeypat
     assert conn.execute("SELECT count(*) FROM game_tags WHERE game_id > 8").fetchone() == (0,)
     conn.close()
     allow_inserts(database, "games")
-    rerun = import_paths(database, [tmp_path / "in"], batch_size=8)
+    with archive(database) as opened:
+        rerun = import_paths(opened, [tmp_path / "in"], batch_size=8)
     assert (rerun.imported, rerun.duplicates) == (12, 8)
     check_whole_games(database)
 
@@ -141,7 +144,7 @@ def test_a_bulk_import_writes_with_the_bulk_cache_and_gives_the_callers_back(tmp
     database = tmp_path / "db.sqlite"
     watch_cache_sizes(database, "game_positions")
     monkeypatch.setattr(importer, "BULK_CACHE_KIB", 777)
-    db = Database(database)
+    db = open_archive(database)
     db.execute("PRAGMA cache_size = -1234")
     import_paths(db, [tmp_path / "in"], batch_size=5, bulk=True)
     assert cache_sizes(database) == {-777}  # every batch wrote its positions with it

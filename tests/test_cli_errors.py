@@ -24,6 +24,8 @@ from partita.analysis.report import build_report
 from partita.analysis.tree import tree_from_archive
 from partita.cli.app import _register_commands, app, main
 from partita.database import export_games, import_paths
+from partita.database.schema import archive
+from partita.errors import ArchiveError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -61,7 +63,8 @@ def subprocess_partita(*args: str, **options) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def small_archive(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("small") / "small.db"
-    assert import_paths(db, [FORZA]).imported > 10
+    with archive(db) as opened:
+        assert import_paths(opened, [FORZA]).imported > 10
     return db
 
 
@@ -207,7 +210,8 @@ def test_what_the_system_refuses_is_one_line(
     assert message in one_line(err)
     if isinstance(raised, sqlite3.Error):
         assert f"the archive {small_archive} is damaged" in err
-    with pytest.raises(type(raised)):  # --debug shows it as it is
+    # --debug shows it as it is (SQLite's, as the open archive names it)
+    with pytest.raises(ArchiveError if isinstance(raised, sqlite3.Error) else type(raised)):
         main(["query", "--db", str(small_archive), "--debug"])
 
 
@@ -360,13 +364,16 @@ def test_validate_json_is_one_object_per_line(capsys):
 
 def test_the_library_reports_progress_to_its_callbacks(small_archive):
     calls: list = []
-    count = export_games(small_archive, io.StringIO(), progress=calls.append)
+    with archive(small_archive, readonly=True) as opened:
+        count = export_games(opened, io.StringIO(), progress=calls.append)
     assert calls[-1] == count > 10
     calls.clear()
-    tree_from_archive(small_archive, "forza4x4", depth=2, progress=lambda *done: calls.append(done))
+    with archive(small_archive, readonly=True) as opened:
+        tree_from_archive(opened, "forza4x4", depth=2, progress=lambda *done: calls.append(done))
     assert calls[-1][0] == calls[-1][1] > 10
     calls.clear()
-    build_report(small_archive, game="forza4x4", progress=lambda *done: calls.append(done))
+    with archive(small_archive, readonly=True) as opened:
+        build_report(opened, game="forza4x4", progress=lambda *done: calls.append(done))
     # The report counts its steps (sections, games for the viewer, charts) from none to all.
     assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] > 1
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
@@ -441,7 +448,8 @@ def test_exclude_leaves_out_folders_and_files(tmp_path, capsys):
         capsys, "import", str(EXAMPLES), "--exclude", "invalid", "--db", str(db), "--json"
     )
     assert code == 0 and err == ""
-    rows = database.query_games(db)
+    with archive(db, readonly=True) as opened:
+        rows = database.query_games(opened)
     assert len(rows) == json.loads(out)["imported"] > 50
     assert all(row["status"] == "valid" for row in rows)
     conn = sqlite3.connect(db)

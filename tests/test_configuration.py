@@ -10,6 +10,7 @@ import pytest
 
 from partita.analysis.tree import configurations_from_archive, tree_from_archive
 from partita.database import import_paths, query_games
+from partita.database.schema import archive as opened_archive
 from partita.errors import PartitaError
 from partita.game.configuration import Configuration
 from partita.game.rules import TagSpec
@@ -72,7 +73,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "circular-reaso
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     db = tmp_path_factory.mktemp("configurations") / "cr.db"
-    import_paths(db, [EXAMPLES])
+    with opened_archive(db) as opened:
+        import_paths(opened, [EXAMPLES])
     return db
 
 
@@ -89,7 +91,8 @@ def _expected_counts() -> Counter:
 
 
 def test_configurations_of_an_archive(archive):
-    found = configurations_from_archive(archive, "circular-reasoning")
+    with opened_archive(archive, readonly=True) as opened:
+        found = configurations_from_archive(opened, "circular-reasoning")
     counted = Counter(
         {(c.sides, dict(c.settings)["Variant"], dict(c.settings)["Layout"]): n for c, n in found}
     )
@@ -99,25 +102,28 @@ def test_configurations_of_an_archive(archive):
 
 
 def test_a_tree_over_mixed_set_ups_says_how_to_choose(archive):
-    with pytest.raises(PartitaError) as error:
-        tree_from_archive(archive, "circular-reasoning")
+    with pytest.raises(PartitaError) as error, opened_archive(archive, readonly=True) as opened:
+        tree_from_archive(opened, "circular-reasoning")
     message = str(error.value)
     assert "set up in" in message and "--sides 2 --tag Variant=advanced" in message
     advanced = _expected_counts()
     wanted = sum(
         n for (sides, variant, _), n in advanced.items() if (sides, variant) == (2, "advanced")
     )
-    tree = tree_from_archive(
-        archive, "circular-reasoning", sides=2, tags=["Variant=advanced"], depth=2
-    )
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(
+            opened, "circular-reasoning", sides=2, tags=["Variant=advanced"], depth=2
+        )
     assert tree.games == wanted
     assert tree.configuration.sides == 2
     assert tree.configuration.tags() == {"Variant": "advanced"}
 
 
 def test_a_tag_filter_counts_an_absent_tag_as_its_default(archive):
-    basic = query_games(archive, tags=["Variant=basic"])
-    absent = query_games(archive, tags=["Variant="])
+    with opened_archive(archive, readonly=True) as opened:
+        basic = query_games(opened, tags=["Variant=basic"])
+    with opened_archive(archive, readonly=True) as opened:
+        absent = query_games(opened, tags=["Variant="])
     explicit = [
         record
         for path in sorted(EXAMPLES.glob("*.pgr"))

@@ -21,7 +21,7 @@ from partita.database.schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
     Migration,
-    archive_for_writing,
+    archive,
 )
 from partita.errors import ArchiveError
 from partita.notation.reader import read_records
@@ -56,12 +56,12 @@ def migrated_archive(path: Path, monkeypatch) -> None:
     with monkeypatch.context() as patch:
         patch.setattr(schema, "CURRENT_SCHEMA_VERSION", 0)
         patch.setattr(schema, "_create_current", None)  # never called
-        with archive_for_writing(path):
+        with archive(path):
             pass
 
 
 def one_step_archive(path: Path) -> None:
-    with archive_for_writing(path):
+    with archive(path):
         pass
 
 
@@ -117,7 +117,8 @@ def test_a_new_archive_runs_no_migration(tmp_path, monkeypatch):
         for step in MIGRATIONS
     )
     monkeypatch.setattr(schema, "MIGRATIONS", steps)
-    assert import_paths(tmp_path / "new.db", [RULEBOOK]).imported == 1
+    with archive(tmp_path / "new.db") as opened:
+        assert import_paths(opened, [RULEBOOK]).imported == 1
     conn = sqlite3.connect(tmp_path / "new.db")
     assert conn.execute("SELECT max(version) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
     conn.close()
@@ -153,7 +154,11 @@ def test_an_import_into_a_new_archive_loads_no_sqlite_utils(tmp_path):
     probe = (
         "import sys\n"
         "from partita.database import import_paths\n"
-        "summaries = [import_paths(sys.argv[1], [sys.argv[2]]) for _ in range(2)]\n"
+        "from partita.database.schema import archive\n"
+        "def run():\n"
+        "    with archive(sys.argv[1]) as opened:\n"
+        "        return import_paths(opened, [sys.argv[2]])\n"
+        "summaries = [run() for _ in range(2)]\n"
         "print(summaries[0].imported, summaries[1].duplicates, 'sqlite_utils' in sys.modules)\n"
     )
     done = subprocess.run(
@@ -172,15 +177,16 @@ def test_an_import_into_a_new_archive_loads_no_sqlite_utils(tmp_path):
 
 def test_a_ctrl_c_while_the_import_s_archive_closes_waits_until_it_is_one_file(tmp_path):
     # The import's own opener: the interrupt lands as the journal switches back.
-    with pytest.raises(KeyboardInterrupt), archive_for_writing(tmp_path / "new.db") as conn:
-        writer = ArchiveWriter(conn)
+    with pytest.raises(KeyboardInterrupt), archive(tmp_path / "new.db") as opened:
+        writer = ArchiveWriter(opened)
         for record in replay_records(read_records(RULEBOOK)):
             writer.add(record)
         writer.flush()
-        conn.set_trace_callback(interrupt_when_leaving_wal)
+        opened.conn.set_trace_callback(interrupt_when_leaving_wal)
     assert os.listdir(tmp_path) == ["new.db"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    assert import_paths(tmp_path / "new.db", [RULEBOOK]).duplicates == 1
+    with archive(tmp_path / "new.db") as opened:
+        assert import_paths(opened, [RULEBOOK]).duplicates == 1
 
 
 def test_the_writing_connection_refuses_what_open_archive_refuses(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 import typer.main
 
 from partita.cli.app import _register_commands, app, main
+from partita.database.schema import archive
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,7 +93,8 @@ def readme_archive(tmp_path_factory) -> Path:
 def test_the_readme_first_command_imports_only_valid_examples(readme_archive):
     from partita.database import query_games
 
-    rows = query_games(readme_archive)
+    with archive(readme_archive, readonly=True) as opened:
+        rows = query_games(opened)
     assert len(rows) >= 80
     assert all(row["status"] == "valid" for row in rows)
     games = {row["game"] for row in rows}

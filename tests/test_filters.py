@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from partita.analysis.tree import configurations_from_archive
 from partita.database import GameFilter, import_paths, query_games
 from partita.database.filters import TagCondition, fold
+from partita.database.schema import archive
 from partita.errors import ArchiveError, PartitaError, UnknownGameError
 from partita.game.registry import all_games
 
@@ -55,7 +56,8 @@ def hand_text() -> str:
 def hand_archive(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("filters")
     (folder / "hand.pgr").write_text(hand_text(), encoding="utf-8")
-    summary = import_paths(folder / "hand.db", [folder / "hand.pgr"])
+    with archive(folder / "hand.db") as opened:
+        summary = import_paths(opened, [folder / "hand.pgr"])
     assert (summary.imported, summary.invalid) == (4, 0)
     return folder / "hand.db"
 
@@ -191,18 +193,21 @@ def test_fold_is_idempotent_and_ignores_case(text):
     ],
 )
 def test_filters_or_within_and_between(hand_archive, filters, expected):
-    assert who(query_games(hand_archive, **filters)) == expected
+    with archive(hand_archive, readonly=True) as opened:
+        assert who(query_games(opened, **filters)) == expected
 
 
 def test_a_selection_and_keywords_combine(hand_archive):
     user = GameFilter(players=("bruno", "dario"))
-    assert who(query_games(hand_archive, user)) == [
-        SPRING_ANNA,
-        SPRING_BRUNO,
-        AUTUMN_ZOE,
-        AUTUMN_DARIO,
-    ]
-    assert who(query_games(hand_archive, user, event="spring", player="carla")) == [SPRING_BRUNO]
+    with archive(hand_archive, readonly=True) as opened:
+        assert who(query_games(opened, user)) == [
+            SPRING_ANNA,
+            SPRING_BRUNO,
+            AUTUMN_ZOE,
+            AUTUMN_DARIO,
+        ]
+    with archive(hand_archive, readonly=True) as opened:
+        assert who(query_games(opened, user, event="spring", player="carla")) == [SPRING_BRUNO]
 
 
 # -- the commands ---------------------------------------------------------------------------
@@ -271,7 +276,8 @@ def test_export_takes_the_same_filters(examples_archive, tmp_path):
 
 def tree_games(db: Path, game: str, *args: str) -> int:
     """The games at the root of `partita tree` for ``game`` in its most played set-up."""
-    configuration = configurations_from_archive(db, game)[0][0]
+    with archive(db, readonly=True) as opened:
+        configuration = configurations_from_archive(opened, game)[0][0]
     code, out, err = run_cli(
         ["tree", "--db", str(db), "--game", game, "--depth", "1", "--json",
          *shlex.split(configuration.options()), *args]
@@ -310,5 +316,5 @@ def test_report_takes_the_same_filters(examples_archive, tmp_path):
 def test_filter_errors_name_the_option(hand_archive):
     code, _, err = run_cli(["query", "--db", str(hand_archive), "--sides", "5"])
     assert code == 2 and "--sides" in err
-    with pytest.raises(PartitaError):
-        query_games(hand_archive, date_from="2024/03")
+    with pytest.raises(PartitaError), archive(hand_archive, readonly=True) as opened:
+        query_games(opened, date_from="2024/03")

@@ -11,6 +11,7 @@ import pytest
 from forceball_table import GAMES, table
 
 from partita.database import import_paths
+from partita.database.schema import archive as opened_archive
 from partita.database.schema import open_archive
 from partita.game.registry import get_game
 from partita.game.rules import parse_result_token
@@ -86,7 +87,8 @@ def test_shuffles_and_illegal_turns_have_no_summary():
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     db = tmp_path_factory.mktemp("forceball-report") / "fb.db"
-    import_paths(db, [EXAMPLES])
+    with opened_archive(db) as opened:
+        import_paths(opened, [EXAMPLES])
     return db
 
 
@@ -133,9 +135,12 @@ def test_a_report_over_random_forceball_games_builds(tmp_path):
     from partita.analysis.tree import tree_from_archive
 
     db = tmp_path / "random.db"
-    simulate(get_game("forceball"), 10, ["random"], db=db, seed=1)
-    tree = tree_from_archive(db, "forceball", depth=8)
+    with opened_archive(db) as opened:
+        simulate(get_game("forceball"), 10, ["random"], db=opened, seed=1)
+    with opened_archive(db, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forceball", depth=8)
     assert tree.games == 10 and tree.moves()
-    data = build_report(db, options=ReportOptions(depth=8, charts=False))
+    with opened_archive(db, readonly=True) as opened:
+        data = build_report(opened, options=ReportOptions(depth=8, charts=False))
     [part] = data["games"]
     assert part["tree"] and part["valid"] == 10

@@ -19,7 +19,7 @@ from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading, loading_pending
 from partita.database.maintenance import delete_games, set_tag
 from partita.database.merge import merge_archive
-from partita.database.schema import MIGRATION_7, archive_for_writing, migrate_archive
+from partita.database.schema import MIGRATION_7, archive, migrate_archive
 from partita.errors import ArchiveError
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
@@ -52,7 +52,8 @@ def records(tmp_path) -> Path:
 
 def test_both_tables_hold_each_ply_of_each_game_once(records, tmp_path):
     path = tmp_path / "a.db"
-    import_paths(path, [records], bulk=False)
+    with archive(path) as opened:
+        import_paths(opened, [records], bulk=False)
     plies = dict(rows(path, "SELECT id, plies FROM games"))
     assert by_key(path) == by_game(path)
     assert len(by_game(path)) == sum(plies.values()) > 0
@@ -63,11 +64,12 @@ def test_the_mark_names_the_first_game_of_the_first_bulk_batch(records, tmp_path
     """Into an archive that has games: the mark is the first bulk game, the finish
     sorts in only the games from there, and clears it."""
     path = tmp_path / "a.db"
-    import_paths(path, [records], bulk=False)
+    with archive(path) as opened:
+        import_paths(opened, [records], bulk=False)
     held = len(by_key(path))
     write_games(tmp_path / "more" / "b.pgr", 12, seed=92, first=24)
     more = [replay(record) for record in read_records((tmp_path / "more" / "b.pgr").read_text())]
-    with archive_for_writing(path) as conn:
+    with archive(path) as conn:
         writer = ArchiveWriter(conn, bulk=True, batch_size=4)
         for replayed in more:
             writer.add(replayed)
@@ -77,7 +79,7 @@ def test_the_mark_names_the_first_game_of_the_first_bulk_batch(records, tmp_path
         assert pending(path) == [(25,)]  # the first game after the 24 held
         assert loading_pending(conn)
         assert len(by_key(path)) == held  # nothing sorted in yet
-        moved = finish_loading(conn)
+        moved = finish_loading(conn.conn)
         assert not loading_pending(conn)
     assert moved == len(by_game(path)) - held > 0
     assert pending(path) == []
@@ -93,7 +95,7 @@ def test_a_bulk_batch_that_fails_leaves_no_mark(records, tmp_path):
     damaged = replay(parse_record('[Game "forza4x4"]\n[Result "*"]\n\n1. t4 zz *\n'))
     assert damaged.problems
     refuse_inserts(path, "problems", message="disk on fire")
-    with archive_for_writing(path) as conn:
+    with archive(path) as conn:
         writer = ArchiveWriter(conn, bulk=True)
         writer.add(first)
         writer.add(damaged)
@@ -118,7 +120,8 @@ def test_a_killed_bulk_import_leaves_the_mark_and_the_next_writer_clears_it(tmp_
     migrate_archive(database)  # a writer completes it first
     assert pending(database) == []
     assert by_key(database) == by_game(database)
-    summary = import_paths(database, [tmp_path / "in"])
+    with archive(database) as opened:
+        summary = import_paths(opened, [tmp_path / "in"])
     assert (summary.imported, summary.duplicates) == (300 - stored, stored)
     assert pending(database) == []
     assert by_key(database) == by_game(database)
@@ -129,10 +132,12 @@ def test_a_killed_bulk_import_leaves_the_mark_and_the_next_writer_clears_it(tmp_
 
 def test_deleting_games_leaves_no_row_of_theirs_in_either_table(records, tmp_path):
     path = tmp_path / "a.db"
-    import_paths(path, [records])
+    with archive(path) as opened:
+        import_paths(opened, [records])
     before = by_game(path)
     gone = [2, 5, 6, 24]
-    deletion = delete_games(path, gone)
+    with archive(path, readonly=True) as opened:
+        deletion = delete_games(opened, gone)
     assert deletion.positions == sum(1 for row in before if row[1] in gone) > 0
     kept = [row for row in before if row[1] not in gone]
     assert by_game(path) == kept
@@ -142,9 +147,11 @@ def test_deleting_games_leaves_no_row_of_theirs_in_either_table(records, tmp_pat
 
 def test_a_tag_change_stores_the_positions_again_in_both_tables(records, tmp_path):
     path = tmp_path / "a.db"
-    import_paths(path, [records])
+    with archive(path) as opened:
+        import_paths(opened, [records])
     before = by_game(path)
-    set_tag(path, 3, "Event", "renamed")
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, 3, "Event", "renamed")
     assert by_game(path) == before  # the same moves: the same rows
     assert by_key(path) == before
     check_whole_games(path)
@@ -155,7 +162,8 @@ def test_a_migrated_archive_equals_a_new_one(records, tmp_path, into_heap):
     """Migration 7 on an archive of version 6 gives the rows and the schema a new
     archive has; a stopped bulk import's heap becomes the mark on its first game."""
     fresh = tmp_path / "fresh.db"
-    import_paths(fresh, [records])
+    with archive(fresh) as opened:
+        import_paths(opened, [records])
     older = tmp_path / "v6.db"
     shutil.copy(fresh, older)
     with sqlite3.connect(older) as conn:
@@ -178,19 +186,24 @@ def test_a_migrated_archive_equals_a_new_one(records, tmp_path, into_heap):
 def test_a_merge_refuses_a_source_whose_mark_is_set(records, tmp_path):
     source = tmp_path / "source.db"
     replayed = [replay(record) for record in read_records((records / "a.pgr").read_text())]
-    with archive_for_writing(source) as conn:
+    with archive(source) as conn:
         writer = ArchiveWriter(conn, bulk=True)
         for one in replayed[:5]:
             writer.add(one)
         writer.flush()  # no finish: the mark stays
     assert pending(source) == [(1,)]
     target = tmp_path / "target.db"
-    import_paths(target, [records], bulk=False)
+    with archive(target) as opened:
+        import_paths(opened, [records], bulk=False)
     before = by_game(target)
-    with pytest.raises(ArchiveError, match="not indexed yet.*partita migrate"):
-        merge_archive(target, source)
+    with (
+        pytest.raises(ArchiveError, match="not indexed yet.*partita migrate"),
+        archive(target) as opened,
+    ):
+        merge_archive(opened, source)
     assert by_game(target) == before
     migrate_archive(source)
-    merged = merge_archive(tmp_path / "new.db", source)
+    with archive(tmp_path / "new.db") as opened:
+        merged = merge_archive(opened, source)
     assert merged.copied == 5 and merged.positions == len(by_game(source)) > 0
     assert by_key(tmp_path / "new.db") == by_game(tmp_path / "new.db") == by_game(source)

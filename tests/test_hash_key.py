@@ -16,7 +16,7 @@ from test_positions_v7 import without_game_positions
 from partita.database import archive_writer, hashkey, import_paths, maintenance, merge
 from partita.database.maintenance import set_tag
 from partita.database.merge import merge_archive
-from partita.database.schema import SCHEMA_VERSION, migrate_archive, open_archive
+from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
 from partita.database.selection import game_ids_with_hash
 from partita.errors import ArchiveError
 
@@ -69,7 +69,8 @@ def test_the_key_is_the_first_eight_bytes_as_a_signed_integer():
 def test_every_stored_game_has_the_key_of_its_hash(tmp_path):
     write_games(tmp_path / "in" / "a.pgr", 25, seed=3)
     db = tmp_path / "a.db"
-    import_paths(db, [tmp_path / "in"], batch_size=10)
+    with archive(db) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=10)
     rows = stored(db)
     assert len(rows) == 25
     for _, digest, key in rows:
@@ -96,10 +97,12 @@ def test_games_whose_keys_collide_are_all_stored_and_a_duplicate_is_still_refuse
     write_games(tmp_path / "one" / "a.pgr", 6, seed=11)
     write_games(tmp_path / "two" / "b.pgr", 4, seed=12, first=6)
     db = tmp_path / "a.db"
-    first = import_paths(db, [tmp_path / "one"], batch_size=4)
+    with archive(db) as opened:
+        first = import_paths(opened, [tmp_path / "one"], batch_size=4)
     assert (first.imported, first.duplicates) == (6, 0)
     # Again with new games: in one batch, colliding with each other and the stored ones.
-    second = import_paths(db, [tmp_path / "one", tmp_path / "two"], batch_size=100)
+    with archive(db) as opened:
+        second = import_paths(opened, [tmp_path / "one", tmp_path / "two"], batch_size=100)
     assert (second.imported, second.duplicates) == (4, 6)
     rows = stored(db)
     assert len(rows) == 10 and len({digest for _, digest, _ in rows}) == 10
@@ -116,7 +119,8 @@ def test_games_whose_keys_collide_are_all_stored_and_a_duplicate_is_still_refuse
 def test_a_batch_refuses_a_record_twice_in_it_when_keys_collide(tmp_path, colliding):
     write_games(tmp_path / "in" / "a.pgr", 5, seed=4)
     shutil.copy(tmp_path / "in" / "a.pgr", tmp_path / "in" / "b.pgr")
-    summary = import_paths(tmp_path / "a.db", [tmp_path / "in"], batch_size=100)
+    with archive(tmp_path / "a.db") as opened:
+        summary = import_paths(opened, [tmp_path / "in"], batch_size=100)
     assert (summary.imported, summary.duplicates) == (5, 5)
 
 
@@ -124,9 +128,12 @@ def test_a_merge_copies_a_colliding_game_and_skips_a_true_duplicate(tmp_path, co
     write_games(tmp_path / "a" / "a.pgr", 3, seed=5)
     write_games(tmp_path / "b" / "b.pgr", 2, seed=6, first=3)
     target, other = tmp_path / "target.db", tmp_path / "other.db"
-    import_paths(target, [tmp_path / "a"])
-    import_paths(other, [tmp_path / "a", tmp_path / "b"])
-    done = merge_archive(target, other)
+    with archive(target) as opened:
+        import_paths(opened, [tmp_path / "a"])
+    with archive(other) as opened:
+        import_paths(opened, [tmp_path / "a", tmp_path / "b"])
+    with archive(target) as opened:
+        done = merge_archive(opened, other)
     assert (done.copied, done.duplicates) == (2, 3)
     assert sorted(digest for _, digest, _ in stored(target)) == sorted(
         digest for _, digest, _ in stored(other)
@@ -140,19 +147,26 @@ def test_a_tag_change_compares_full_hashes_when_keys_collide(tmp_path, colliding
         encoding="utf-8",
     )
     db = tmp_path / "a.db"
-    assert import_paths(db, [tmp_path / "a.pgr"]).imported == 2
-    change = set_tag(db, 1, "Event", "three")  # game 2 has the same key: not the same game
+    with archive(db) as opened:
+        assert import_paths(opened, [tmp_path / "a.pgr"]).imported == 2
+    with archive(db, readonly=True) as opened:
+        change = set_tag(opened, 1, "Event", "three")  # game 2 has the same key: not the same game
     assert change.changed and stored(db)[0][1] == change.hash
-    with pytest.raises(ArchiveError, match="would become the same record as game 2"):
-        set_tag(db, 1, "Event", "two")  # now the very text of game 2
+    with (
+        pytest.raises(ArchiveError, match="would become the same record as game 2"),
+        archive(db, readonly=True) as opened,
+    ):
+        set_tag(opened, 1, "Event", "two")  # now the very text of game 2
     assert stored(db)[0][1] == change.hash
 
 
 def test_a_tag_change_stores_the_key_of_the_new_hash(tmp_path):
     write_games(tmp_path / "in" / "a.pgr", 2, seed=8)
     db = tmp_path / "a.db"
-    import_paths(db, [tmp_path / "in"])
-    change = set_tag(db, 2, "Round", "3")
+    with archive(db) as opened:
+        import_paths(opened, [tmp_path / "in"])
+    with archive(db, readonly=True) as opened:
+        change = set_tag(opened, 2, "Round", "3")
     game_id, digest, key = stored(db)[1]
     assert (game_id, digest) == (2, change.hash)
     assert key == int.from_bytes(bytes.fromhex(change.hash[:16]), "big", signed=True)
@@ -161,7 +175,8 @@ def test_a_tag_change_stores_the_key_of_the_new_hash(tmp_path):
 def test_an_archive_at_version_5_opens_and_migrates(tmp_path):
     write_games(tmp_path / "in" / "a.pgr", 20, seed=9)
     fresh, older = tmp_path / "fresh.db", tmp_path / "v5.db"
-    import_paths(fresh, [tmp_path / "in"])
+    with archive(fresh) as opened:
+        import_paths(opened, [tmp_path / "in"])
     shutil.copy(fresh, older)
     with sqlite3.connect(older) as conn:
         as_version_5(conn)
@@ -174,16 +189,19 @@ def test_an_archive_at_version_5_opens_and_migrates(tmp_path):
     assert schema_entries(older) == schema_entries(fresh)
     # and it goes on refusing duplicates and storing new games
     write_games(tmp_path / "more" / "b.pgr", 3, seed=10, first=20)
-    summary = import_paths(older, [tmp_path / "in", tmp_path / "more"])
+    with archive(older) as opened:
+        summary = import_paths(opened, [tmp_path / "in", tmp_path / "more"])
     assert (summary.imported, summary.duplicates) == (3, 20)
 
 
 def test_a_merge_from_a_version_5_archive_computes_the_keys(tmp_path):
     write_games(tmp_path / "in" / "a.pgr", 8, seed=13)
     fresh, older, target = tmp_path / "fresh.db", tmp_path / "v5.db", tmp_path / "target.db"
-    import_paths(fresh, [tmp_path / "in"])
+    with archive(fresh) as opened:
+        import_paths(opened, [tmp_path / "in"])
     shutil.copy(fresh, older)
     with sqlite3.connect(older) as conn:
         as_version_5(conn)
-    assert merge_archive(target, older).copied == 8
+    with archive(target) as opened:
+        assert merge_archive(opened, older).copied == 8
     assert stored(target) == stored(fresh)

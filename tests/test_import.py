@@ -22,6 +22,7 @@ from sqlite_utils import Database
 
 from partita import cores
 from partita.database import import_paths, importer, parallel, prepare
+from partita.database.schema import archive as opened_archive
 from partita.errors import ArchiveError, PartitaError
 from partita.game import registry
 from partita.game.registry import get_game
@@ -103,7 +104,8 @@ def test_import_counts_games_plies_and_files(tmp_path):
     plies = write_games(tmp_path / "in" / "a.pgr", 7, seed=1)
     plies += write_games(tmp_path / "in" / "deeper" / "b.pgr", 5, seed=2, first=7)
     (tmp_path / "in" / "notes.txt").write_text("not a record file", encoding="utf-8")
-    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "in"], batch_size=4)
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        summary = import_paths(opened, [tmp_path / "in"], batch_size=4)
     assert (summary.files, summary.records, summary.imported) == (2, 12, 12)
     assert (summary.duplicates, summary.invalid, summary.refused) == (0, 0, 0)
     assert summary.plies == sum(plies)
@@ -117,9 +119,11 @@ def test_import_counts_games_plies_and_files(tmp_path):
 
 def test_second_import_adds_nothing(tmp_path):
     write_games(tmp_path / "a.pgr", 6, seed=3)
-    first = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"])
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        first = import_paths(opened, [tmp_path / "a.pgr"])
     before = counts(tmp_path / "db.sqlite")
-    again = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"])
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        again = import_paths(opened, [tmp_path / "a.pgr"])
     assert (first.imported, again.imported, again.duplicates) == (6, 0, 6)
     assert counts(tmp_path / "db.sqlite") == before
 
@@ -132,7 +136,8 @@ def test_duplicates_inside_one_batch_and_one_file_count_as_duplicates(tmp_path):
     crlf = one.replace("\n", "\r\n").replace("1. ", "1.  ")
     (tmp_path / "a.pgr").write_text(one + "\n" + other + "\n" + one, encoding="utf-8")
     (tmp_path / "b.pgr").write_bytes(crlf.encode("utf-8"))
-    summary = import_paths(tmp_path / "db.sqlite", [tmp_path], batch_size=100)
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        summary = import_paths(opened, [tmp_path], batch_size=100)
     assert (summary.records, summary.imported, summary.duplicates) == (4, 2, 2)
 
 
@@ -157,7 +162,8 @@ def write_mixed(path: Path) -> None:
 
 def test_lenient_import_stores_invalid_records_with_their_problems(tmp_path):
     write_mixed(tmp_path / "mixed.pgr")
-    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "mixed.pgr"], batch_size=2)
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        summary = import_paths(opened, [tmp_path / "mixed.pgr"], batch_size=2)
     assert (summary.records, summary.imported, summary.invalid, summary.refused) == (7, 7, 3, 0)
     db = Database(tmp_path / "db.sqlite")
     rows = {
@@ -182,7 +188,8 @@ def test_lenient_import_stores_invalid_records_with_their_problems(tmp_path):
 
 def test_strict_import_refuses_invalid_records_and_reports_them(tmp_path):
     write_mixed(tmp_path / "mixed.pgr")
-    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "mixed.pgr"], strict=True)
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        summary = import_paths(opened, [tmp_path / "mixed.pgr"], strict=True)
     assert (summary.records, summary.imported, summary.invalid, summary.refused) == (7, 3, 0, 4)
     refused = {(refusal.index, refusal.problems[0].kind) for refusal in summary.refusals}
     assert refused == {
@@ -204,8 +211,8 @@ def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monk
     # The second batch's games written, then its positions refused (a parallel
     # import writes a batch chunk by chunk), as a disk failing half-way would.
     refuse_inserts(database, "game_positions", when="NEW.game_id > 4")
-    with pytest.raises(ArchiveError, match="disk unplugged"):
-        import_paths(database, [tmp_path / "a.pgr"], batch_size=4, workers=workers)
+    with pytest.raises(ArchiveError, match="disk unplugged"), opened_archive(database) as opened:
+        import_paths(opened, [tmp_path / "a.pgr"], batch_size=4, workers=workers)
     assert counts(database) == {
         "games": 4,
         "positions": sum(plies[:4]),
@@ -213,7 +220,8 @@ def test_a_failure_half_way_through_a_batch_leaves_no_trace_of_it(tmp_path, monk
     }
     check_whole_games(database)
     allow_inserts(database, "game_positions")
-    rerun = import_paths(database, [tmp_path / "a.pgr"], batch_size=4)
+    with opened_archive(database) as opened:
+        rerun = import_paths(opened, [tmp_path / "a.pgr"], batch_size=4)
     assert (rerun.imported, rerun.duplicates) == (6, 4)
     assert counts(database)["positions"] == sum(plies)
     check_whole_games(database)
@@ -232,9 +240,9 @@ def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(
         if len(seen) == 2:
             raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), opened_archive(tmp_path / "db.sqlite") as opened:
         import_paths(
-            tmp_path / "db.sqlite",
+            opened,
             [tmp_path / "a.pgr"],
             batch_size=3,
             progress=progress,
@@ -244,14 +252,15 @@ def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(
     assert [records for records, _, _ in seen] == [3, 6]
     assert all(total == size and 0 < done < size for _, done, total in seen)
     assert counts(tmp_path / "db.sqlite")["games"] == 6
-    rerun = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=3)
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        rerun = import_paths(opened, [tmp_path / "a.pgr"], batch_size=3)
     assert (rerun.imported, rerun.duplicates) == (3, 6)
     check_whole_games(tmp_path / "db.sqlite")
 
 
 KILLED_IMPORT = """
 import multiprocessing, sys
-from partita.database import import_paths, importer
+from partita.database import archive, import_paths, importer
 
 importer.CHUNK_BYTES = 2000  # the workers take part from the start
 
@@ -259,7 +268,8 @@ def progress(done):
     workers = [process.pid for process in multiprocessing.active_children()]
     print(done.imported, *workers, flush=True)
 
-import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress, workers=int(sys.argv[3]))
+with archive(sys.argv[1]) as opened:
+    import_paths(opened, [sys.argv[2]], batch_size=5, progress=progress, workers=int(sys.argv[3]))
 print("finished", flush=True)
 """
 
@@ -312,7 +322,8 @@ def test_a_stopped_import_holds_whole_games_and_a_rerun_completes_it(tmp_path, w
     stored = counts(database)["games"]
     assert 15 <= stored < 400 and stored % 5 == 0
     check_whole_games(database)
-    rerun = import_paths(database, [tmp_path / "in"], batch_size=50)
+    with opened_archive(database) as opened:
+        rerun = import_paths(opened, [tmp_path / "in"], batch_size=50)
     assert rerun.imported + rerun.duplicates == 400
     assert rerun.duplicates == stored
     assert counts(database) == {"games": 400, "positions": sum(plies), "problems": 0}
@@ -320,22 +331,36 @@ def test_a_stopped_import_holds_whole_games_and_a_rerun_completes_it(tmp_path, w
 
 
 def test_import_of_a_missing_path_fails_before_any_work(tmp_path):
-    with pytest.raises(PartitaError, match="no such file"):
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "nowhere.pgr"])
-    assert not (tmp_path / "db.sqlite").exists()
+    with (
+        pytest.raises(PartitaError, match="no such file"),
+        opened_archive(tmp_path / "db.sqlite") as opened,
+    ):
+        import_paths(opened, [tmp_path / "nowhere.pgr"])
+    assert counts(tmp_path / "db.sqlite")["games"] == 0
+    from cli_runner import run_cli
+
+    code, _, err = run_cli(["import", str(tmp_path / "nowhere.pgr"), "--db", str(tmp_path / "x")])
+    assert code == 2 and "does not exist" in err
+    assert not (tmp_path / "x").exists()  # the command checks its inputs before it opens it
 
 
 def test_batch_size_must_be_positive(tmp_path):
     write_games(tmp_path / "a.pgr", 1, seed=9)
-    with pytest.raises(ValueError, match="batch size"):
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=0)
+    with (
+        pytest.raises(ValueError, match="batch size"),
+        opened_archive(tmp_path / "db.sqlite") as opened,
+    ):
+        import_paths(opened, [tmp_path / "a.pgr"], batch_size=0)
 
 
 def test_workers_must_be_positive(tmp_path):
     write_games(tmp_path / "a.pgr", 1, seed=9)
-    with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=0)
-    assert not (tmp_path / "db.sqlite").exists()
+    with (
+        pytest.raises(ValueError, match="workers must be at least 1, not 0"),
+        opened_archive(tmp_path / "db.sqlite") as opened,
+    ):
+        import_paths(opened, [tmp_path / "a.pgr"], workers=0)
+    assert counts(tmp_path / "db.sqlite")["games"] == 0
 
 
 # -- the parallel import ----------------------------------------------------------------
@@ -376,14 +401,15 @@ def test_parallel_and_serial_imports_give_the_same_archive(tmp_path, monkeypatch
     results = {}
     for workers in (1, 2, 3):
         events = []
-        summary = import_paths(
-            tmp_path / f"db{workers}.sqlite",
-            [tmp_path / "in"],
-            strict=strict,
-            batch_size=7,
-            progress=events.append,
-            workers=workers,
-        )
+        with opened_archive(tmp_path / f"db{workers}.sqlite") as opened:
+            summary = import_paths(
+                opened,
+                [tmp_path / "in"],
+                strict=strict,
+                batch_size=7,
+                progress=events.append,
+                workers=workers,
+            )
         results[workers] = (summary.as_dict(), events, dump(tmp_path / f"db{workers}.sqlite"))
     serial = results[1]
     summary = serial[0]
@@ -416,7 +442,8 @@ def test_an_import_prepared_on_a_dask_cluster_gives_the_same_archive(tmp_path, m
 
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1500)  # several chunks a file
     write_corpus(tmp_path / "in")
-    serial = import_paths(tmp_path / "serial.sqlite", [tmp_path / "in"], batch_size=7)
+    with opened_archive(tmp_path / "serial.sqlite") as opened:
+        serial = import_paths(opened, [tmp_path / "in"], batch_size=7)
     code, out, err = run_cli(
         ["import", str(tmp_path / "in"), "--db", str(tmp_path / "dask.sqlite"),
          "--scheduler", "local:2", "--json"]
@@ -467,10 +494,10 @@ def test_a_game_registered_at_run_time_imports_the_same_with_workers(tmp_path, f
     texts = [record_text(random_game(rng, 10), event=f"game {n}") for n in range(6)]
     text = "\n".join(texts).replace('[Game "forza4x4"]', '[Game "forza-here"]')
     (tmp_path / "a.pgr").write_text(text, encoding="utf-8")
-    summaries = [
-        import_paths(tmp_path / f"db{workers}.sqlite", [tmp_path / "a.pgr"], workers=workers)
-        for workers in (1, 2)
-    ]
+    summaries = []
+    for workers in (1, 2):
+        with opened_archive(tmp_path / f"db{workers}.sqlite") as opened:
+            summaries.append(import_paths(opened, [tmp_path / "a.pgr"], workers=workers))
     # The workers do not know the game: this process imports everything itself.
     assert summaries[0].as_dict() == summaries[1].as_dict()
     assert (summaries[1].imported, summaries[1].invalid) == (6, 0)
@@ -511,8 +538,11 @@ def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, work
     monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)  # every chunk goes to the worker
     monkeypatch.setattr(parallel, "prepare_chunk", fail_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
-    with pytest.raises(RuntimeError, match="the replay broke") as raised:
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=workers)
+    with (
+        pytest.raises(RuntimeError, match="the replay broke") as raised,
+        opened_archive(tmp_path / "db.sqlite") as opened,
+    ):
+        import_paths(opened, [tmp_path / "a.pgr"], batch_size=5, workers=workers)
     where = "in a worker process" if workers > 1 else "in this process"
     assert [note for note in raised.value.__notes__ if "record 12 (from 0) of" in note] == [
         f"while reading and replaying record 12 (from 0) of {tmp_path / 'a.pgr'}, {where}"
@@ -527,8 +557,11 @@ def test_a_worker_that_dies_stops_the_import_after_whole_batches(tmp_path, monke
     monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)
     monkeypatch.setattr(parallel, "prepare_chunk", die_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
-    with pytest.raises(BrokenProcessPool) as raised:
-        import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=2)
+    with (
+        pytest.raises(BrokenProcessPool) as raised,
+        opened_archive(tmp_path / "db.sqlite") as opened,
+    ):
+        import_paths(opened, [tmp_path / "a.pgr"], batch_size=5, workers=2)
     assert "a worker process of the import stopped" in raised.value.__notes__[0]
     stored = counts(tmp_path / "db.sqlite")["games"]
     assert stored in (0, 5, 10)
@@ -544,7 +577,8 @@ def test_automatic_workers_import_a_small_input_in_this_process(tmp_path, monkey
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoPool)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     write_games(tmp_path / "a.pgr", 20, seed=14)
-    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=None)
+    with opened_archive(tmp_path / "db.sqlite") as opened:
+        summary = import_paths(opened, [tmp_path / "a.pgr"], workers=None)
     assert summary.imported == 20
 
 

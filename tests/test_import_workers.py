@@ -32,6 +32,7 @@ from partita import cores
 from partita.database import import_paths, importer, parallel
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.prepare import prepare_chunk
+from partita.database.schema import archive
 from partita.notation.chunks import chunks
 
 
@@ -118,36 +119,29 @@ def test_the_cli_import_allows_forked_workers(tmp_path, monkeypatch):
 
 
 #: A parallel import with forked workers, in a process of its own (the test runner
-#: runs threads, so it would spawn): prints the start method, the summary, the
-#: progress calls, and whether a worker held the archive open.
+#: runs threads, so it would spawn): prints the start method, the summary and the
+#: progress calls. (The workers fork after the caller opened the archive: they
+#: inherit its file, and never use it.)
 FORKED_IMPORT = """
-import json, multiprocessing, os, sys
+import json, sys
 from partita import cores
-from partita.database import import_paths, importer
+from partita.database import archive, import_paths, importer
 
 importer.CHUNK_BYTES = 1500  # several chunks a file
 methods = []
 choose = cores.worker_start_method
 cores.worker_start_method = lambda *a, **k: methods.append(choose(*a, **k)) or methods[-1]
-database = os.path.realpath(sys.argv[1])
-events, archive_in_a_worker = [], []
+events = []
 
 def progress(done):
     events.append([done.records, done.bytes_done, done.bytes_total, done.imported,
                    done.duplicates, done.file])
-    for worker in multiprocessing.active_children():
-        folder = f"/proc/{worker.pid}/fd"
-        for fd in os.listdir(folder):
-            try:
-                target = os.readlink(os.path.join(folder, fd))
-            except OSError:
-                continue
-            archive_in_a_worker.append(target.startswith(database))
 
-summary = import_paths(sys.argv[1], [sys.argv[2]], strict=sys.argv[4] == "strict",
-                       batch_size=7, progress=progress, workers=int(sys.argv[3]),
-                       fork_workers=True)
-print(json.dumps([methods, summary.as_dict(), events, any(archive_in_a_worker)]))
+with archive(sys.argv[1]) as opened:
+    summary = import_paths(opened, [sys.argv[2]], strict=sys.argv[4] == "strict",
+                           batch_size=7, progress=progress, workers=int(sys.argv[3]),
+                           fork_workers=True)
+print(json.dumps([methods, summary.as_dict(), events]))
 """
 
 
@@ -157,13 +151,14 @@ def test_forked_workers_give_the_archive_of_one_process(tmp_path, monkeypatch, w
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1500)
     write_corpus(tmp_path / "in")
     events = []
-    serial = import_paths(
-        tmp_path / "serial.sqlite",
-        [tmp_path / "in"],
-        strict=strict,
-        batch_size=7,
-        progress=events.append,
-    )
+    with archive(tmp_path / "serial.sqlite") as opened:
+        serial = import_paths(
+            opened,
+            [tmp_path / "in"],
+            strict=strict,
+            batch_size=7,
+            progress=events.append,
+        )
     database = tmp_path / "forked.sqlite"
     run = subprocess.run(
         [sys.executable, "-c", FORKED_IMPORT, str(database), str(tmp_path / "in"),
@@ -171,20 +166,19 @@ def test_forked_workers_give_the_archive_of_one_process(tmp_path, monkeypatch, w
         capture_output=True, text=True, cwd=ROOT, timeout=120, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    methods, summary, progress, archive_in_a_worker = json.loads(run.stdout)
+    methods, summary, progress = json.loads(run.stdout)
     assert methods == ["fork"]
     assert summary == json.loads(json.dumps(serial.as_dict()))  # refusals and problems too
     assert progress == [
         [e.records, e.bytes_done, e.bytes_total, e.imported, e.duplicates, e.file] for e in events
     ]
-    assert not archive_in_a_worker  # forked before the archive was opened
     assert dump(tmp_path / "serial.sqlite") == dump(database)  # every row, ids included
     check_whole_games(database)
 
 
 KILLED_FORKED_IMPORT = """
 import multiprocessing, sys
-from partita.database import import_paths, importer
+from partita.database import archive, import_paths, importer
 
 importer.CHUNK_BYTES = 2000  # the workers take part from the start
 
@@ -192,8 +186,9 @@ def progress(done):
     workers = [process.pid for process in multiprocessing.active_children()]
     print(done.imported, *workers, flush=True)
 
-import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress, workers=3,
-             fork_workers=True)
+with archive(sys.argv[1]) as opened:
+    import_paths(opened, [sys.argv[2]], batch_size=5, progress=progress, workers=3,
+                 fork_workers=True)
 print("finished", flush=True)
 """
 
@@ -231,7 +226,8 @@ def test_a_stopped_import_with_forked_workers_holds_whole_games(tmp_path, stop):
     stored = counts(database)["games"]
     assert 15 <= stored < 400 and stored % 5 == 0
     check_whole_games(database)
-    rerun = import_paths(database, [tmp_path / "in"], batch_size=50)
+    with archive(database) as opened:
+        rerun = import_paths(opened, [tmp_path / "in"], batch_size=50)
     assert (rerun.imported + rerun.duplicates, rerun.duplicates) == (400, stored)
     assert counts(database) == {"games": 400, "positions": sum(plies), "problems": 0}
     check_whole_games(database)
@@ -246,7 +242,8 @@ def test_forked_workers_are_not_used_by_a_library_import(tmp_path, monkeypatch):
         cores, "worker_start_method", lambda *a, **k: chosen.append(choose(*a, **k)) or chosen[-1]
     )
     write_games(tmp_path / "a.pgr", 5, seed=31)
-    summary = import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], workers=2)
+    with archive(tmp_path / "db.sqlite") as opened:
+        summary = import_paths(opened, [tmp_path / "a.pgr"], workers=2)
     assert summary.imported == 5 and chosen == ["spawn"]
     assert Path(tmp_path / "db.sqlite").exists()
 
@@ -296,7 +293,7 @@ def test_automatic_workers_start_lower_when_they_fork(monkeypatch, method, size,
 FORKED_RUN_TIME_GAME = """
 import json, sys
 from partita import cores
-from partita.database import import_paths, importer, parallel
+from partita.database import archive, import_paths, importer, parallel
 from partita.game import registry
 from partita.games.gravity.notation import GravityNotation
 from partita.game.spec import GameSpec
@@ -314,7 +311,8 @@ parallel._prepare_here = lambda chunk: here.append(chunk) or real_prepare_here(c
 methods = []
 choose = cores.worker_start_method
 cores.worker_start_method = lambda *a, **k: methods.append(choose(*a, **k)) or methods[-1]
-summary = import_paths(sys.argv[1], [sys.argv[2]], workers=2, fork_workers=True)
+with archive(sys.argv[1]) as opened:
+    summary = import_paths(opened, [sys.argv[2]], workers=2, fork_workers=True)
 print(json.dumps([methods, len(here), summary.imported, summary.invalid]))
 """
 
@@ -477,9 +475,10 @@ def test_a_parallel_import_writes_each_chunk_as_it_comes_into_a_small_archive(
 
     monkeypatch.setattr(ArchiveWriter, "_insert_positions", insert_positions)
     monkeypatch.setattr(ArchiveWriter, "flush", flush)
-    summary = import_paths(
-        tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=100, workers=2, fork_workers=True
-    )
+    with archive(tmp_path / "db.sqlite") as opened:
+        summary = import_paths(
+            opened, [tmp_path / "a.pgr"], batch_size=100, workers=2, fork_workers=True
+        )
     assert summary.imported == 12
     assert commits == [12]  # one batch
     chunk_count = len(list(chunks([tmp_path / "a.pgr"], False, 300)))

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from partita.cli.app import _register_commands, app
 from partita.database import import_paths
+from partita.database.schema import archive
 from partita.errors import InputError
 from partita.notation import inputs
 from partita.notation.files import expand_paths
@@ -80,7 +81,8 @@ def plain_import(tmp_path_factory) -> tuple[bytes, list[tuple]]:
     folder = tmp_path_factory.mktemp("plain")
     everything = b"\n".join(game_text(game) for game in GAMES)
     (folder / "all.pgr").write_bytes(everything)
-    import_paths(folder / "plain.db", [folder / "all.pgr"])
+    with archive(folder / "plain.db") as opened:
+        import_paths(opened, [folder / "all.pgr"])
     return everything, stored_games(folder / "plain.db")
 
 
@@ -202,7 +204,8 @@ def test_a_missing_records_path_is_a_usage_error(tmp_path, runner):
 def test_dash_o_dash_writes_to_standard_output(tmp_path, runner, monkeypatch):
     monkeypatch.chdir(tmp_path)
     few = [RULEBOOK, EXAMPLES / "forza4x4" / "problems.pgr"]
-    import_paths(tmp_path / "a.db", few)
+    with archive(tmp_path / "a.db") as opened:
+        import_paths(opened, few)
     outcome = runner.invoke(app, ["export", "--db", "a.db", "-o", "-"])
     assert outcome.exit_code == 0, outcome.output
     assert outcome.stdout.count('[Game "forza4x4"]') == len(list(read_records(few[1]))) + 1

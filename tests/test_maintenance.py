@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from partita.cli.app import _register_commands, app
 from partita.database import export_games, import_paths, open_archive
 from partita.database.maintenance import delete_games, matching_games, set_tag, unset_tag
+from partita.database.schema import archive
 from partita.errors import ArchiveError
 from partita.notation.reader import read_records
 from partita.notation.writer import write_record
@@ -36,7 +37,8 @@ ROW = (
 @pytest.fixture(scope="module")
 def examples_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("maintenance") / "examples.db"
-    import_paths(path, [EXAMPLES])
+    with archive(path) as opened:
+        import_paths(opened, [EXAMPLES])
     return path
 
 
@@ -105,14 +107,19 @@ def test_deleting_a_games_records_takes_their_rows_and_leaves_the_others(db, run
 def test_ids_and_filters_together_delete_the_ids_that_match(db):
     forza = [row[0] for row in rows(db, "SELECT id FROM games WHERE game = 'forza4x4' LIMIT 2")]
     other = rows(db, "SELECT id FROM games WHERE game = 'connect4' LIMIT 1")[0][0]
-    assert matching_games(db, [*forza, other], game="forza4x4") == forza
-    assert matching_games(db, [other, *forza]) == sorted([*forza, other])
+    with archive(db, readonly=True) as opened:
+        assert matching_games(opened, [*forza, other], game="forza4x4") == forza
+    with archive(db, readonly=True) as opened:
+        assert matching_games(opened, [other, *forza]) == sorted([*forza, other])
 
 
 def test_a_missing_id_deletes_nothing(db, runner):
     before = per_game_rows(db)
-    with pytest.raises(ArchiveError, match="there is no game 9999 in the archive"):
-        delete_games(db, [1, 9999])
+    with (
+        pytest.raises(ArchiveError, match="there is no game 9999 in the archive"),
+        archive(db, readonly=True) as opened,
+    ):
+        delete_games(opened, [1, 9999])
     outcome = runner.invoke(app, ["delete", "1", "9998", "9999", "--db", str(db), "--yes"])
     assert outcome.exit_code == 1
     assert per_game_rows(db) == before
@@ -122,8 +129,8 @@ def test_naming_no_game_is_a_usage_error(db, runner):
     outcome = runner.invoke(app, ["delete", "--db", str(db), "--yes"])
     assert outcome.exit_code == 2
     assert "name the games" in outcome.output
-    with pytest.raises(ArchiveError, match="name the games"):
-        matching_games(db)
+    with pytest.raises(ArchiveError, match="name the games"), archive(db, readonly=True) as opened:
+        matching_games(opened)
 
 
 def test_delete_asks_first_and_no_keeps_everything(db, runner):
@@ -161,8 +168,11 @@ def test_a_deletion_that_fails_half_way_leaves_every_row(db):
             f"CREATE TRIGGER refuse BEFORE DELETE ON games WHEN old.id = {last} "
             "BEGIN SELECT RAISE(ABORT, 'refused'); END"
         )
-    with pytest.raises(ArchiveError, match="refused"):  # the archive names the error
-        delete_games(db, [1, 2, last])
+    with (
+        pytest.raises(ArchiveError, match="refused"),
+        archive(db, readonly=True) as opened,
+    ):  # the archive names the error
+        delete_games(opened, [1, 2, last])
     assert per_game_rows(db) == before
 
 
@@ -185,7 +195,8 @@ def fresh_import_row(text: str, tmp_path: Path) -> tuple:
     source = tmp_path / "fresh.pgr"
     source.write_text(text, encoding="utf-8")
     target = tmp_path / "fresh.db"
-    import_paths(target, [source])
+    with archive(target) as opened:
+        import_paths(opened, [source])
     [row] = rows(target, f"SELECT {ROW} FROM games")
     target.unlink()
     return row
@@ -222,11 +233,13 @@ def test_adding_then_removing_a_tag_gives_the_record_back(db, game):
     game_id = first_valid(db, game)
     before = rows(db, f"SELECT {ROW} FROM games WHERE id = ?", (game_id,))
     positions = rows(db, "SELECT * FROM positions WHERE game_id = ? ORDER BY ply", (game_id,))
-    added = set_tag(db, game_id, "Annotator", "Ada")
+    with archive(db, readonly=True) as opened:
+        added = set_tag(opened, game_id, "Annotator", "Ada")
     assert added.before is None and added.changed
     [(pgr,)] = rows(db, "SELECT pgr FROM games WHERE id = ?", (game_id,))
     assert '[Annotator "Ada"]' in pgr
-    removed = unset_tag(db, game_id, "Annotator")
+    with archive(db, readonly=True) as opened:
+        removed = unset_tag(opened, game_id, "Annotator")
     assert removed.before == "Ada" and removed.after is None
     assert rows(db, f"SELECT {ROW} FROM games WHERE id = ?", (game_id,)) == before
     assert (
@@ -238,7 +251,8 @@ def test_fixing_the_tag_of_an_invalid_record_makes_it_valid(db, tmp_path):
     [(game_id,)] = rows(db, "SELECT id FROM games WHERE source_file LIKE '%bad-date.pgr'")
     assert rows(db, "SELECT status FROM games WHERE id = ?", (game_id,)) == [("invalid",)]
     assert rows(db, "SELECT count(*) FROM problems WHERE game_id = ?", (game_id,)) == [(1,)]
-    change = set_tag(db, game_id, "Date", "2024.03.05")
+    with archive(db, readonly=True) as opened:
+        change = set_tag(opened, game_id, "Date", "2024.03.05")
     assert change.before == "2024-03-05" and change.status == "valid"
     [row] = rows(db, f"SELECT {ROW} FROM games WHERE id = ?", (game_id,))
     assert rows(db, "SELECT count(*) FROM problems WHERE game_id = ?", (game_id,)) == [(0,)]
@@ -255,8 +269,11 @@ def test_a_change_that_breaks_a_valid_game_is_refused_and_changes_nothing(db, ru
     outcome = runner.invoke(app, ["tag", "set", str(game_id), "Result", other, "--db", str(db)])
     assert outcome.exit_code == 1
     assert f"setting Result to '{other}' would make the game invalid" in str(outcome.exception)
-    with pytest.raises(ArchiveError, match="removing Game would make the game invalid"):
-        unset_tag(db, game_id, "Game")
+    with (
+        pytest.raises(ArchiveError, match="removing Game would make the game invalid"),
+        archive(db, readonly=True) as opened,
+    ):
+        unset_tag(opened, game_id, "Game")
     assert rows(db, f"SELECT {ROW} FROM games WHERE id = ?", (game_id,)) == before
 
 
@@ -264,8 +281,10 @@ def test_setting_result_changes_the_result_token_too(tmp_path):
     source = tmp_path / "open.pgr"
     source.write_text('[Game "forza4x4"]\n[Result "*"]\n\n1. t4 t4 2. t4 *\n', encoding="utf-8")
     target = tmp_path / "open.db"
-    import_paths(target, [source])
-    change = set_tag(target, 1, "Result", "1/2-1/2")
+    with archive(target) as opened:
+        import_paths(opened, [source])
+    with archive(target, readonly=True) as opened:
+        change = set_tag(opened, 1, "Result", "1/2-1/2")
     assert change.status == "valid"
     [(pgr, result)] = rows(target, "SELECT pgr, result FROM games")
     assert pgr.rstrip().endswith("1/2-1/2") and result == "1/2-1/2"
@@ -280,9 +299,13 @@ def test_a_change_that_makes_two_records_one_is_refused(tmp_path):
         encoding="utf-8",
     )
     target = tmp_path / "two.db"
-    import_paths(target, [source])
-    with pytest.raises(ArchiveError, match="game 2 would become the same record as game 1"):
-        set_tag(target, 2, "Event", "A")
+    with archive(target) as opened:
+        import_paths(opened, [source])
+    with (
+        pytest.raises(ArchiveError, match="game 2 would become the same record as game 1"),
+        archive(target, readonly=True) as opened,
+    ):
+        set_tag(opened, 2, "Event", "A")
     assert rows(target, "SELECT event FROM games ORDER BY id") == [("A",), ("B",)]
 
 
@@ -311,21 +334,27 @@ def test_a_tag_change_that_fails_half_way_changes_nothing(db):
             "CREATE TRIGGER refuse BEFORE INSERT ON positions "
             "BEGIN SELECT RAISE(ABORT, 'refused'); END"
         )
-    with pytest.raises(ArchiveError, match="refused"):  # the archive names the error
-        set_tag(db, game_id, "Event", "Elsewhere")
+    with (
+        pytest.raises(ArchiveError, match="refused"),
+        archive(db, readonly=True) as opened,
+    ):  # the archive names the error
+        set_tag(opened, game_id, "Event", "Elsewhere")
     assert rows(db, f"SELECT {ROW} FROM games WHERE id = ?", (game_id,)) == before
     assert rows(db, "SELECT count(*) FROM positions WHERE game_id = ?", (game_id,)) == positions
 
 
 def test_an_exported_changed_game_imports_as_the_same_record(db, tmp_path):
     game_id = first_valid(db, "universal-forces")
-    set_tag(db, game_id, "Round", "7")
+    with archive(db, readonly=True) as opened:
+        set_tag(opened, game_id, "Round", "7")
     stream = io.StringIO()
-    assert export_games(db, stream, tags=["Round=7"]) >= 1
+    with archive(db, readonly=True) as opened:
+        assert export_games(opened, stream, tags=["Round=7"]) >= 1
     again = tmp_path / "again.db"
     source = tmp_path / "export.pgr"
     source.write_text(stream.getvalue(), encoding="utf-8")
-    import_paths(again, [source])
+    with archive(again) as opened:
+        import_paths(opened, [source])
     [(digest,)] = rows(db, "SELECT hash FROM games WHERE id = ?", (game_id,))
     assert (digest,) in rows(again, "SELECT hash FROM games")
 

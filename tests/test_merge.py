@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from partita.cli.app import _register_commands, app
 from partita.database import SCHEMA_VERSION, import_paths
 from partita.database.merge import merge_archive
+from partita.database.schema import archive
 from partita.errors import ArchiveError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,8 +65,10 @@ def file_digest(path: Path) -> str:
 def test_merging_copies_every_game_with_its_rows_and_skips_duplicates(game, tmp_path, runner):
     files = sorted((EXAMPLES / game).glob("*.pgr"))
     here, other = tmp_path / "here.db", tmp_path / "other.db"
-    import_paths(here, [files[0], EXAMPLES / "invalid"])
-    import_paths(other, [*files, EXAMPLES / "invalid"])
+    with archive(here) as opened:
+        import_paths(opened, [files[0], EXAMPLES / "invalid"])
+    with archive(other) as opened:
+        import_paths(opened, [*files, EXAMPLES / "invalid"])
     before_here, before_other = by_hash(here), by_hash(other)
     other_bytes = file_digest(other)
     other_ids = dict(rows(other, "SELECT hash, id FROM games"))
@@ -104,8 +107,10 @@ def test_merging_copies_every_game_with_its_rows_and_skips_duplicates(game, tmp_
 
 def test_merging_into_a_new_archive_copies_everything_in_order(tmp_path):
     other = tmp_path / "other.db"
-    import_paths(other, [EXAMPLES / "forceball", EXAMPLES / "circular-reasoning"])
-    merged = merge_archive(tmp_path / "new.db", other)
+    with archive(other) as opened:
+        import_paths(opened, [EXAMPLES / "forceball", EXAMPLES / "circular-reasoning"])
+    with archive(tmp_path / "new.db") as opened:
+        merged = merge_archive(opened, other)
     count = rows(other, "SELECT count(*) FROM games")[0][0]
     assert merged.mapping == [{"from": n, "to": n} for n in range(1, count + 1)]
     assert by_hash(tmp_path / "new.db") == by_hash(other)
@@ -117,7 +122,8 @@ def test_merging_into_a_new_archive_copies_everything_in_order(tmp_path):
 
 def test_an_archive_of_schema_1_is_read_as_it_is_and_its_twin_keys_computed(tmp_path):
     other = tmp_path / "old.db"
-    import_paths(other, [EXAMPLES / "forza4x4", EXAMPLES / "universal-forces"])
+    with archive(other) as opened:
+        import_paths(opened, [EXAMPLES / "forza4x4", EXAMPLES / "universal-forces"])
     expected = by_hash(other)
     with sqlite3.connect(other) as conn:
         without_game_positions(conn)
@@ -126,7 +132,8 @@ def test_an_archive_of_schema_1_is_read_as_it_is_and_its_twin_keys_computed(tmp_
         conn.execute("ALTER TABLE games DROP COLUMN twin_key")
         conn.execute("DELETE FROM schema_version WHERE version >= 2")
     old_bytes = file_digest(other)
-    merge_archive(tmp_path / "new.db", other)
+    with archive(tmp_path / "new.db") as opened:
+        merge_archive(opened, other)
     assert by_hash(tmp_path / "new.db") == expected
     assert file_digest(other) == old_bytes  # not migrated
     assert rows(other, "SELECT max(version) FROM schema_version") == [(1,)]
@@ -134,21 +141,24 @@ def test_an_archive_of_schema_1_is_read_as_it_is_and_its_twin_keys_computed(tmp_
 
 def test_a_merge_that_fails_half_way_changes_nothing(tmp_path):
     here, other = tmp_path / "here.db", tmp_path / "other.db"
-    import_paths(here, [EXAMPLES / "connect4"])
-    import_paths(other, [EXAMPLES / "invalid"])
+    with archive(here) as opened:
+        import_paths(opened, [EXAMPLES / "connect4"])
+    with archive(other) as opened:
+        import_paths(opened, [EXAMPLES / "invalid"])
     before = by_hash(here)
     with sqlite3.connect(here) as conn:
         conn.execute(
             "CREATE TRIGGER refuse BEFORE INSERT ON problems BEGIN SELECT RAISE(ABORT, 'full'); END"
         )
-    with pytest.raises(ArchiveError, match="full"):
-        merge_archive(here, other)
+    with pytest.raises(ArchiveError, match="full"), archive(here) as opened:
+        merge_archive(opened, other)
     assert by_hash(here) == before
 
 
 def test_what_cannot_be_merged(tmp_path, runner):
     here = tmp_path / "here.db"
-    import_paths(here, [EXAMPLES / "connect4"])
+    with archive(here) as opened:
+        import_paths(opened, [EXAMPLES / "connect4"])
     foreign = tmp_path / "foreign.db"
     with sqlite3.connect(foreign) as conn:
         conn.execute("CREATE TABLE games (name TEXT)")
@@ -158,13 +168,16 @@ def test_what_cannot_be_merged(tmp_path, runner):
         conn.execute(
             "INSERT INTO schema_version VALUES (?, 'from the future', '')", (SCHEMA_VERSION + 1,)
         )
-    with pytest.raises(ArchiveError, match="is not a partita archive"):
-        merge_archive(here, foreign)
-    with pytest.raises(ArchiveError, match="newer than this partita knows"):
-        merge_archive(here, newer)
-    with pytest.raises(ArchiveError, match="is this archive"):
-        merge_archive(here, here)
-    with pytest.raises(ArchiveError, match="no archive at"):
-        merge_archive(here, tmp_path / "missing.db")
+    with pytest.raises(ArchiveError, match="is not a partita archive"), archive(here) as opened:
+        merge_archive(opened, foreign)
+    with (
+        pytest.raises(ArchiveError, match="newer than this partita knows"),
+        archive(here) as opened,
+    ):
+        merge_archive(opened, newer)
+    with pytest.raises(ArchiveError, match="is this archive"), archive(here) as opened:
+        merge_archive(opened, here)
+    with pytest.raises(ArchiveError, match="no archive at"), archive(here) as opened:
+        merge_archive(opened, tmp_path / "missing.db")
     outcome = runner.invoke(app, ["merge", str(tmp_path / "missing.db"), "--db", str(here)])
     assert outcome.exit_code == 2

@@ -14,6 +14,7 @@ from cli_runner import run_cli
 
 from partita.database import import_paths
 from partita.database.openings import opening_book, opening_of_line
+from partita.database.schema import archive as opened_archive
 from partita.errors import PartitaError
 from partita.game.registry import all_specs, get_game
 
@@ -57,7 +58,8 @@ def archive(tmp_path_factory) -> Path:
         for moves, _name in lines:
             texts.append(_record(game, moves, len(texts) + 1))
     (folder / "games.pgr").write_text("\n".join(texts), encoding="utf-8")
-    summary = import_paths(folder / "games.db", [folder / "games.pgr"])
+    with opened_archive(folder / "games.db") as opened:
+        summary = import_paths(opened, [folder / "games.pgr"])
     assert summary.imported == len(texts) and summary.invalid == 0
     return folder / "games.db"
 

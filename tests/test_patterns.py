@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.database import import_paths
+from partita.database.schema import archive as opened_archive
 from partita.errors import NotationError
 from partita.games.circular_reasoning.notation import CIRCULAR_REASONING
 from partita.games.circular_reasoning.rules import GOAL, RESERVE, cell_name
@@ -209,7 +210,8 @@ def archive(tmp_path_factory) -> Path:
         players = "".join(f'[Player{seat} "P{seat}"]\n' for seat in range(1, sides + 1))
         texts.append(f'[Game "{game}"]\n[Event "E{number}"]\n{players}[Result "*"]\n\n{moves} *\n')
     (folder / "games.pgr").write_text("\n".join(texts), encoding="utf-8")
-    summary = import_paths(folder / "games.db", [folder / "games.pgr"])
+    with opened_archive(folder / "games.db") as opened:
+        summary = import_paths(opened, [folder / "games.pgr"])
     assert summary.imported == len(RECORDS) and summary.invalid == 0
     return folder / "games.db"
 
@@ -301,7 +303,8 @@ def test_set_up_and_configured_games_are_replayed_from_their_start(tmp_path):
         '[RoundLimit "10"]\n\n1. G@O1:1 B@O1:13 *\n',
     ]
     (tmp_path / "games.pgr").write_text("\n".join(texts), encoding="utf-8")
-    summary = import_paths(tmp_path / "games.db", [tmp_path / "games.pgr"])
+    with opened_archive(tmp_path / "games.db") as opened:
+        summary = import_paths(opened, [tmp_path / "games.pgr"])
     assert summary.imported == 2 and summary.invalid == 0
     db = tmp_path / "games.db"
     assert found(db, "--pattern", "7/7/7/7/7/3x3 o") == [(1, 0)]

@@ -18,6 +18,7 @@ from cli_runner import run_cli
 from web_server import no_console_errors, no_horizontal_overflow, phone, screenshot, start_server
 
 from partita.analysis.diagrams import board_for
+from partita.database.schema import archive
 from partita.errors import IllegalMoveError
 from partita.game.registry import all_specs, get_game
 
@@ -38,7 +39,8 @@ def play_server(tmp_path_factory):
     from partita.database import import_paths
 
     db = tmp_path_factory.mktemp("play") / "archive.db"
-    import_paths(db, [])
+    with archive(db) as opened:
+        import_paths(opened, [])
     server = start_server(db, "--write")
     yield server
     server.stop()

@@ -16,6 +16,7 @@ from partita.cli.app import _register_commands, app
 from partita.database import import_paths
 from partita.database.players import crosstables, fold_name, head_to_head, player_stats
 from partita.database.ratings import RatedGame, elo_ratings, expected_score
+from partita.database.schema import archive
 from partita.errors import ArchiveError
 from partita.notation.reader import read_records
 from partita.notation.replay import replay
@@ -127,14 +128,16 @@ def hand_db(tmp_path_factory) -> Path:
         assert replay(one).valid, text
     (folder / "hand.pgr").write_text("\n".join(texts), encoding="utf-8")
     target = folder / "hand.db"
-    assert import_paths(target, [folder / "hand.pgr"]).imported == len(texts)
+    with archive(target) as opened:
+        assert import_paths(opened, [folder / "hand.pgr"]).imported == len(texts)
     return target
 
 
 @pytest.fixture(scope="module")
 def examples_db(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("players") / "examples.db"
-    import_paths(target, [EXAMPLES])
+    with archive(target) as opened:
+        import_paths(opened, [EXAMPLES])
     return target
 
 
@@ -178,7 +181,8 @@ def test_elo_by_hand_on_the_library_function():
 
 
 def test_statistics_by_seat_score_and_dates(hand_db):
-    rows = {(row.game, row.name): row.as_dict() for row in player_stats(hand_db)}
+    with archive(hand_db, readonly=True) as opened:
+        rows = {(row.game, row.name): row.as_dict() for row in player_stats(opened)}
     anna = rows["forza4x4", "Anna"]  # "ANNA" in game 4: the same player, shown as usually spelled
     assert anna["games"] == 3
     assert anna["seats"] == {"1": {"games": 3, "won": 1, "drawn": 0, "lost": 1, "unfinished": 1}}
@@ -203,7 +207,8 @@ def test_names_match_without_case_or_accents_and_repeated_player_is_or(examples_
     assert outcome.exit_code == 0, outcome.output
     names = {row["name"] for row in json.loads(outcome.stdout)}
     assert names == {"Zoë Müller", "Jun Takahashi"}
-    assert {row.name for row in player_stats(examples_db, names=["muller"])} == {"Zoë Müller"}
+    with archive(examples_db, readonly=True) as opened:
+        assert {row.name for row in player_stats(opened, names=["muller"])} == {"Zoë Müller"}
 
 
 def test_a_head_to_head(hand_db, runner):
@@ -223,7 +228,8 @@ def test_a_head_to_head(hand_db, runner):
             "first_date": "2024.01.01", "last_date": "2024.01.01", "ids": [1, 4],
         },
     ]  # fmt: skip
-    [pair] = head_to_head(hand_db, "quinn", "rosa")  # a pair of seats of 3-sided games
+    with archive(hand_db, readonly=True) as opened:
+        [pair] = head_to_head(opened, "quinn", "rosa")  # a pair of seats of 3-sided games
     assert (pair.won, pair.drawn, pair.lost, float(pair.points)) == (1, 1, 0, 1.5)
     text = runner.invoke(app, ["players", "--db", str(hand_db), "--player", "pia", "--vs", "rosa"])
     assert "circular-reasoning: 2 games, +1 =1 -0, 1.5 points (75%)" in text.output
@@ -249,7 +255,8 @@ def test_a_crosstable(hand_db, runner):
         ["", "", None, "½"],
         ["", "0", "½", None],
     ]
-    [triangle] = crosstables(hand_db, event="triangle")
+    with archive(hand_db, readonly=True) as opened:
+        [triangle] = crosstables(opened, event="triangle")
     assert [(p["name"], p["points"]) for p in triangle.players] == [
         ("Pia", 2.5), ("Quinn", 2.5), ("Rosa", 1.0),
     ]  # fmt: skip
@@ -293,10 +300,16 @@ def test_players_mistakes(hand_db, runner):
     for args, message in cases:
         outcome = runner.invoke(app, ["players", "--db", str(hand_db), *args])
         assert outcome.exit_code == 2 and message in outcome.output, outcome.output
-    with pytest.raises(ArchiveError, match=r"--vs 'r' names 4 players \(Bruno, Carla, Dario"):
-        head_to_head(hand_db, "pia", "r")
-    with pytest.raises(ArchiveError, match="--player 'nobody': no player of the selected games"):
-        head_to_head(hand_db, "nobody", "pia")
+    with (
+        pytest.raises(ArchiveError, match=r"--vs 'r' names 4 players \(Bruno, Carla, Dario"),
+        archive(hand_db, readonly=True) as opened,
+    ):
+        head_to_head(opened, "pia", "r")
+    with (
+        pytest.raises(ArchiveError, match="--player 'nobody': no player of the selected games"),
+        archive(hand_db, readonly=True) as opened,
+    ):
+        head_to_head(opened, "nobody", "pia")
 
 
 def test_fold_name():

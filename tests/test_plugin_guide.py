@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from partita.analysis.diagrams import Board, Layout
+from partita.database.schema import archive
 from partita.game.notation import GameNotation
 from partita.game.rules import Rules
 from partita.game.solver import BookableSolver, ExactSolution, ExactSolver
@@ -303,7 +304,8 @@ def test_the_game_is_played_on_the_web_page_through_its_list(plugin, tmp_path, m
     from partita.database import import_paths
 
     db = tmp_path / "archive.db"
-    import_paths(db, [])
+    with archive(db) as opened:
+        import_paths(opened, [])
     monkeypatch.setenv("PYTHONPATH", plugin.env["PYTHONPATH"])
     server = start_server(db, "--write")
 

@@ -17,9 +17,14 @@ from test_import import write_games
 
 from partita.database import import_paths
 from partita.database.archive_writer import ArchiveWriter
-from partita.database.current_schema import CURRENT_STATEMENTS
 from partita.database.prepare import StoredRecord, prepare_record
-from partita.database.schema import GAME_COLUMNS, SCHEMA_VERSION, migrate_archive, open_archive
+from partita.database.schema import (
+    GAME_COLUMNS,
+    SCHEMA_VERSION,
+    archive,
+    migrate_archive,
+    open_archive,
+)
 from partita.errors import ArchiveError
 from partita.notation.reader import read_records
 from partita.notation.replay import replay
@@ -117,7 +122,8 @@ def columns(path: Path, table: str) -> list[str]:
 def fresh(tmp_path) -> Path:
     write_games(tmp_path / "in" / "a.pgr", 30, seed=70)
     path = tmp_path / "fresh.db"
-    import_paths(path, [tmp_path / "in"])
+    with archive(path) as opened:
+        import_paths(opened, [tmp_path / "in"])
     return path
 
 
@@ -150,7 +156,8 @@ def test_an_archive_at_version_6_migrates_to_the_same_positions(tmp_path, fresh,
     assert game_positions(older) == game_positions(fresh)
     # and it goes on storing new games, and refusing the old ones
     write_games(tmp_path / "more" / "b.pgr", 3, seed=71, first=30)
-    summary = import_paths(older, [tmp_path / "in", tmp_path / "more"])
+    with archive(older) as opened:
+        summary = import_paths(opened, [tmp_path / "in", tmp_path / "more"])
     assert (summary.imported, summary.duplicates) == (3, 30)
     assert positions(older)[: len(positions(fresh))] == positions(fresh)
 
@@ -178,9 +185,7 @@ _KEYS = st.lists(st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1), max
 def test_the_writer_stores_every_key_with_its_game_and_ply(games, bulk):
     """Whatever the keys (the extremes of 64 bits, none, repeated), each stored game
     gets the row ``(key, id, ply)`` for its ``ply``-th key; duplicates get none."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    for statement in CURRENT_STATEMENTS:
-        conn.execute(statement)
+    conn = open_archive(":memory:")
     writer = ArchiveWriter(conn, bulk=bulk)
     for content, keys in games:
         digest = f"{content:064x}"

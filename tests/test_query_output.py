@@ -15,6 +15,7 @@ import pytest
 from cli_runner import run_cli
 
 from partita.database import import_paths
+from partita.database.schema import archive
 from partita.game.registry import all_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +40,8 @@ def small_archive(tmp_path_factory) -> Path:
     (folder / "games.pgr").write_text(
         "\n".join([*texts, CONNECT4]).replace('"B"', '\\"B\\"'), "utf-8"
     )
-    summary = import_paths(folder / "games.db", [folder / "games.pgr"])
+    with archive(folder / "games.db") as opened:
+        summary = import_paths(opened, [folder / "games.pgr"])
     assert summary.imported == 4
     return folder / "games.db"
 

@@ -41,6 +41,7 @@ from partita.analysis.report.viewer import (
     referenced_games,
 )
 from partita.database import import_paths, query_games
+from partita.database.schema import archive as opened_archive
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
 from partita.notation.nags import NAGS, nag_meaning, nag_symbol
 from partita.notation.reader import parse_record
@@ -54,13 +55,15 @@ def archive(tmp_path_factory):
     hostile = folder / "hostile.pgr"
     hostile.write_text(HOSTILE_RECORD, encoding="utf-8")
     db = folder / "report.db"
-    import_paths(db, [ROOT / "examples", hostile])
+    with opened_archive(db) as opened:
+        import_paths(opened, [ROOT / "examples", hostile])
     return db
 
 
 @pytest.fixture(scope="module")
 def data(archive):
-    return build_report(archive)
+    with opened_archive(archive, readonly=True) as opened:
+        return build_report(opened)
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +155,10 @@ def test_markdown_escapes_every_value(data):
 
 def test_write_report_chooses_the_format_from_the_name(archive, tmp_path):
     options = ReportOptions(depth=2, viewer_games=3, title="Club <report>", charts=False)
-    html_path = write_report(archive, tmp_path / "r.html", options=options, game="connect4")
-    md_path = write_report(archive, tmp_path / "r.md", options=options, game="connect4")
+    with opened_archive(archive, readonly=True) as opened:
+        html_path = write_report(opened, tmp_path / "r.html", options=options, game="connect4")
+    with opened_archive(archive, readonly=True) as opened:
+        md_path = write_report(opened, tmp_path / "r.md", options=options, game="connect4")
     page = html_path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "<title>Club &lt;report&gt;</title>" in page
     assert 'id="game-forza4x4"' not in page and 'id="game-connect4"' in page
@@ -177,11 +182,12 @@ def test_a_registered_section_appears_for_its_game_only(archive):
     registry.register(replace(original, report_sections=(statistics,)))
     try:
         # The two games the assertions name (the other games' parts would only cost time).
-        data = build_report(
-            archive,
-            options=ReportOptions(viewer_games=0, charts=False),
-            games=("connect4", "forza4x4"),
-        )
+        with opened_archive(archive, readonly=True) as opened:
+            data = build_report(
+                opened,
+                options=ReportOptions(viewer_games=0, charts=False),
+                games=("connect4", "forza4x4"),
+            )
     finally:
         registry.register(original)
     parts = {part["game"]: part for part in data["games"]}
@@ -267,7 +273,8 @@ def test_report_command(archive, tmp_path):
 def doubled(tmp_path_factory):
     archive = doubled_examples(tmp_path_factory.mktemp("doubled"))
     # Every decisive game shown, so the finals can be compared with the archive.
-    data = build_report(archive, options=ReportOptions(finals=100, viewer_games=5))
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened, options=ReportOptions(finals=100, viewer_games=5))
     return archive, data
 
 
@@ -276,9 +283,9 @@ def test_a_report_over_two_copies_of_every_example(doubled):
     """Slow (a second report over twice the examples); the browser tests build one too."""
     archive, data = doubled
     parts = data["games"]
-    assert {part["game"] for part in parts} == {
-        row["game"] for row in query_games(archive) if row["game"]
-    }
+    with opened_archive(archive, readonly=True) as opened:
+        games = {row["game"] for row in query_games(opened) if row["game"]}
+    assert {part["game"] for part in parts} == games
     shown: dict[tuple[str, int], set[int]] = {}
     for part in parts:
         assert part["unreplayable"] == [], (part["title"], part["unreplayable"])
@@ -340,10 +347,14 @@ def test_opening_moves_look_through_chance_moves():
 
 def test_the_tree_is_pruned_to_its_budget(archive):
     options = {"viewer_games": 0, "positions": 0, "finals": 0}
-    full = build_report(
-        archive, options=ReportOptions(tree_rows=10_000, **options), game="forza4x4"
-    )
-    pruned = build_report(archive, options=ReportOptions(tree_rows=5, **options), game="forza4x4")
+    with opened_archive(archive, readonly=True) as opened:
+        full = build_report(
+            opened, options=ReportOptions(tree_rows=10_000, **options), game="forza4x4"
+        )
+    with opened_archive(archive, readonly=True) as opened:
+        pruned = build_report(
+            opened, options=ReportOptions(tree_rows=5, **options), game="forza4x4"
+        )
     for whole, part in zip(full["games"], pruned["games"], strict=True):
         assert part["tree_total"] == len(whole["tree"])
         assert len(part["tree"]) == min(5, len(whole["tree"]))
@@ -457,7 +468,8 @@ def test_charts_are_drawn_only_when_shown(archive, monkeypatch):
     monkeypatch.setattr(
         charts, "_svg", lambda figure, salt: drawn.append(salt) or real(figure, salt)
     )
-    data = build_report(archive, game="connect4")
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened, game="connect4")
     text = render_markdown(data)
     assert drawn == [] and "![" not in text
     chart = data["games"][0]["lengths"]["chart"]
@@ -478,7 +490,8 @@ def test_a_markdown_file_links_its_charts_and_a_rerun_replaces_them(archive, tmp
     for _, name in links:
         root = ElementTree.parse(folder / name).getroot()
         assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    html = render_html(build_report(archive, game="forza4x4"))
+    with opened_archive(archive, readonly=True) as opened:
+        html = render_html(build_report(opened, game="forza4x4"))
     assert len(links) == len(re.findall(r'<div class="chart"><svg', html))
     (folder / "chart-99.svg").write_text("stale", encoding="utf-8")
     outcome = run_cli(["report", "--db", str(archive), "-o", str(target), "--game", "forza4x4"])
@@ -530,7 +543,8 @@ def test_every_button_opens_a_game_of_the_store(examples_report_page):
 
 def test_games_beyond_the_listed_ones_are_in_the_store(archive):
     # Only one game listed: the tree's examples and the diagrams' games are still there.
-    data = build_report(archive, options=ReportOptions(viewer_games=1, charts=False))
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened, options=ReportOptions(viewer_games=1, charts=False))
     assert len(data["listed"]) == 1
     named = referenced_games(data["games"])
     assert len(named) > 10
@@ -541,7 +555,8 @@ def test_games_beyond_the_listed_ones_are_in_the_store(archive):
 
 
 def test_a_game_that_cannot_be_replayed_is_plain_text_with_its_reason(archive):
-    data = build_report(archive, options=ReportOptions(viewer_games=0, charts=False))
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened, options=ReportOptions(viewer_games=0, charts=False))
     part = next(part for part in data["games"] if part["finals"])
     gone = part["finals"][0]["id"]
     del data["viewer"]["games"][str(gone)]
@@ -606,8 +621,10 @@ def test_nags_are_shown_by_their_symbols(tmp_path):
     source = tmp_path / "nags.pgr"
     source.write_text(NAG_RECORD, encoding="utf-8")
     db = tmp_path / "nags.db"
-    import_paths(db, [source])
-    data = build_report(db, options=ReportOptions(charts=False))
+    with opened_archive(db) as opened:
+        import_paths(opened, [source])
+    with opened_archive(db, readonly=True) as opened:
+        data = build_report(opened, options=ReportOptions(charts=False))
     nags = data["viewer"]["nags"]
     assert nags == {"1": ["!", "good move"], "7": list(NAGS[7]), "14": list(NAGS[14])}
     # The viewer shows a NAG by its symbol and meaning, "$N" only when it has none.
@@ -620,7 +637,8 @@ def test_nags_are_shown_by_their_symbols(tmp_path):
 
 def test_progress_counts_sections_games_and_charts(archive, examples_report_page):
     calls: list[tuple[int, int]] = []
-    data = build_report(archive, progress=lambda done, total: calls.append((done, total)))
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened, progress=lambda done, total: calls.append((done, total)))
     parts = data["games"]
     sections = sum(part_steps(part["game"]) for part in parts)
     assert calls[-1] == (data["steps"], data["steps"])
@@ -641,7 +659,8 @@ def test_progress_counts_sections_games_and_charts(archive, examples_report_page
 def test_a_report_of_a_thousand_games_stays_small(tmp_path):
     # Every game a button names is in the page, and the page stays under 5 MB.
     archive = simulated_archive(tmp_path, 1000, mixed=False, examples=False)
-    data = build_report(archive)
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened)
     page = render_html(data)
     assert data["glance"]["total"] == 1000
     store, buttons, plain = _page_games(page)
@@ -653,9 +672,13 @@ def test_a_report_of_a_thousand_games_stays_small(tmp_path):
 def test_a_markdown_report_counts_the_charts_it_writes(archive, tmp_path):
     calls: list[tuple[int, int]] = []
     target = tmp_path / "notes.md"
-    write_report(
-        archive, target, game="forza4x4", progress=lambda done, total: calls.append((done, total))
-    )
+    with opened_archive(archive, readonly=True) as opened:
+        write_report(
+            opened,
+            target,
+            game="forza4x4",
+            progress=lambda done, total: calls.append((done, total)),
+        )
     charts = len(list((tmp_path / "notes-charts").iterdir()))
     assert charts >= 3
     done, total = calls[-1]

@@ -13,6 +13,7 @@ from partita.analysis.annotate import annotate_record
 from partita.analysis.report import build_report, render_html, render_markdown
 from partita.analysis.report.evaluations import CURVES, evaluated_game
 from partita.database import import_paths
+from partita.database.schema import archive as opened_archive
 from partita.game.registry import get_game
 from partita.notation.reader import parse_record, read_records
 from partita.notation.writer import write_record
@@ -59,7 +60,8 @@ def archive(tmp_path_factory):
         encoding="utf-8",
     )
     db = folder / "evaluations.db"
-    import_paths(db, [folder / "games.pgr", folder / "forza.pgr"])
+    with opened_archive(db) as opened:
+        import_paths(opened, [folder / "games.pgr", folder / "forza.pgr"])
     return db
 
 
@@ -77,7 +79,8 @@ def test_a_record_without_values_has_no_curve():
 
 
 def test_the_section_lists_each_players_largest_drops(archive):
-    section = evaluation_part(build_report(archive), "connect4")
+    with opened_archive(archive, readonly=True) as opened:
+        section = evaluation_part(build_report(opened), "connect4")
     assert section is not None
     assert section.paragraphs[0].startswith("2 annotated games")
     (table,) = section.tables
@@ -96,7 +99,8 @@ def test_the_section_lists_each_players_largest_drops(archive):
 
 
 def test_each_annotated_game_gets_a_curve_per_side(archive):
-    data = build_report(archive)
+    with opened_archive(archive, readonly=True) as opened:
+        data = build_report(opened)
     section = evaluation_part(data, "connect4")
     assert len(section.charts) == 2
     for chart in section.charts:
@@ -114,15 +118,18 @@ def test_each_annotated_game_gets_a_curve_per_side(archive):
 
 
 def test_games_without_values_get_no_section(archive):
-    assert evaluation_part(build_report(archive), "forza4x4") is None
+    with opened_archive(archive, readonly=True) as opened:
+        assert evaluation_part(build_report(opened), "forza4x4") is None
 
 
 def test_only_the_latest_games_are_drawn(tmp_path):
     records = [HAND.replace("2025.02.01", f"2025.02.{day:02d}") for day in range(1, CURVES + 3)]
     path = tmp_path / "many.pgr"
     path.write_text("\n".join(records), encoding="utf-8")
-    import_paths(tmp_path / "many.db", [path])
-    section = evaluation_part(build_report(tmp_path / "many.db"), "connect4")
+    with opened_archive(tmp_path / "many.db") as opened:
+        import_paths(opened, [path])
+    with opened_archive(tmp_path / "many.db", readonly=True) as opened:
+        section = evaluation_part(build_report(opened), "connect4")
     assert len(section.charts) == CURVES
     assert f"the latest {CURVES} are drawn" in section.paragraphs[0]
     assert section.paragraphs[0].startswith(f"{CURVES + 2} annotated games")

@@ -28,6 +28,7 @@ from partita.cli.app import main
 from partita.cli.display import plain, printable
 from partita.cli.output import replaced_file
 from partita.database.prepare import stored_text
+from partita.database.schema import archive
 from partita.errors import PartitaError
 from partita.game.registry import all_games, get_game
 from partita.notation import replay as replay_module
@@ -162,7 +163,8 @@ def test_printable_escapes_control_characters_and_keeps_the_rest():
 def hostile(tmp_path_factory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("hostile")
     (folder / "evil.pgr").write_text(HOSTILE, encoding="utf-8")
-    database.import_paths(folder / "evil.db", [folder / "evil.pgr"])
+    with archive(folder / "evil.db") as opened:
+        database.import_paths(opened, [folder / "evil.pgr"])
     return folder / "evil.pgr", folder / "evil.db"
 
 
@@ -283,12 +285,18 @@ ROUND_TRIP_CASES = {
 @pytest.mark.parametrize("data", list(ROUND_TRIP_CASES.values()), ids=list(ROUND_TRIP_CASES))
 def test_a_record_reads_the_same_after_export_and_reimport(tmp_path, data):
     (tmp_path / "in.pgr").write_bytes(data)
-    database.import_paths(tmp_path / "first.db", [tmp_path / "in.pgr"])
-    with (tmp_path / "out.pgr").open("w", encoding="utf-8", newline="\n") as stream:
-        database.export_games(tmp_path / "first.db", stream)
-    database.import_paths(tmp_path / "second.db", [tmp_path / "out.pgr"])
+    with archive(tmp_path / "first.db") as opened:
+        database.import_paths(opened, [tmp_path / "in.pgr"])
+    with (
+        (tmp_path / "out.pgr").open("w", encoding="utf-8", newline="\n") as stream,
+        archive(tmp_path / "first.db", readonly=True) as opened,
+    ):
+        database.export_games(opened, stream)
+    with archive(tmp_path / "second.db") as opened:
+        database.import_paths(opened, [tmp_path / "out.pgr"])
     assert archive_games(tmp_path / "second.db") == archive_games(tmp_path / "first.db")
-    again = database.import_paths(tmp_path / "first.db", [tmp_path / "out.pgr"])
+    with archive(tmp_path / "first.db") as opened:
+        again = database.import_paths(opened, [tmp_path / "out.pgr"])
     assert again.imported == 0 and again.duplicates == again.records  # same hashes
 
 
@@ -377,7 +385,8 @@ def test_export_canonical_writes_such_a_record(tmp_path):
         encoding="utf-8",
     )
     db = tmp_path / "a.db"
-    database.import_paths(db, [tmp_path / "in.pgr"])
+    with archive(db) as opened:
+        database.import_paths(opened, [tmp_path / "in.pgr"])
     code, _, err = cli(["export", "--db", str(db), "--canonical", "-o", str(tmp_path / "o.pgr")])
     assert code == 0, err
     assert parse_record((tmp_path / "o.pgr").read_text(encoding="utf-8")).tags["Player1"] == "solo"
@@ -385,7 +394,8 @@ def test_export_canonical_writes_such_a_record(tmp_path):
 
 def test_a_failed_export_leaves_the_old_file_and_nothing_else(tmp_path):
     db = tmp_path / "a.db"
-    database.import_paths(db, [EXAMPLES / "forza4x4"])
+    with archive(db) as opened:
+        database.import_paths(opened, [EXAMPLES / "forza4x4"])
     # The third game's stored text damaged (bytes that are no UTF-8, as another
     # program could write them): the export fails there, half-way.
     with sqlite3.connect(db) as conn:

@@ -10,6 +10,7 @@ from test_hash_key import as_version_5
 
 from partita.database import SCHEMA_VERSION, import_paths, open_archive
 from partita.database.indexed import _DELETE_POSITIONS
+from partita.database.schema import archive
 from partita.database.twinkey import row_twin_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,7 +20,8 @@ EXAMPLES = ROOT / "examples"
 @pytest.fixture(scope="module")
 def examples_archive(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("v2") / "examples.db"
-    import_paths(path, [EXAMPLES])
+    with archive(path) as opened:
+        import_paths(opened, [EXAMPLES])
     return path
 
 
@@ -28,7 +30,7 @@ def _plan(db, sql: str, params: tuple = ()) -> str:
 
 
 def test_a_new_archive_has_the_version_2_indexes_and_column(tmp_path):
-    db = open_archive(tmp_path / "new.db")
+    db = open_archive(tmp_path / "new.db").db
     assert SCHEMA_VERSION >= 2
     assert "twin_key" in db["games"].columns_dict
     assert db["game_positions"].pks == ["game_id", "ply"]  # a game's positions, by its id
@@ -68,7 +70,7 @@ def test_migrating_a_version_1_archive_fills_the_keys_the_importer_gives(
 ):
     imported = tmp_path / "v1.db"
     shutil.copy(examples_archive, imported)
-    db = open_archive(imported)
+    db = open_archive(imported).db
     expected = dict(db.execute("SELECT id, twin_key FROM games").fetchall())
     # Back to version 1: what an archive written before migration 2 holds.
     as_version_5(db.conn)
@@ -82,7 +84,7 @@ def test_migrating_a_version_1_archive_fills_the_keys_the_importer_gives(
     db.conn.commit()
     db.close()
 
-    db = open_archive(imported)
+    db = open_archive(imported).db
     assert [row[0] for row in db.execute("SELECT version FROM schema_version")] == list(
         range(1, SCHEMA_VERSION + 1)
     )

@@ -21,7 +21,7 @@ from partita.database import import_paths
 from partita.database.filters import GameFilter, fold
 from partita.database.maintenance import delete_games, set_tag, unset_tag
 from partita.database.merge import merge_archive
-from partita.database.schema import SCHEMA_VERSION, migrate_archive, open_archive
+from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
 from partita.errors import ArchiveError
 
 EXAMPLES = ROOT / "examples"
@@ -30,7 +30,8 @@ EXAMPLES = ROOT / "examples"
 @pytest.fixture(scope="module")
 def examples_archive(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("v4") / "examples.db"
-    import_paths(path, [EXAMPLES])
+    with archive(path) as opened:
+        import_paths(opened, [EXAMPLES])
     return path
 
 
@@ -107,17 +108,24 @@ def test_migrating_a_version_3_archive_fills_them(examples_archive, tmp_path):
 def test_tag_changes_deletions_and_merges_keep_them_true(examples_archive, tmp_path):
     path = tmp_path / "a.db"
     shutil.copy(examples_archive, path)
-    set_tag(path, 1, "Event", "Zoë's Cup")
-    set_tag(path, 2, "Player1", "Ångström")
-    set_tag(path, 3, "Rating", "1850")
-    unset_tag(path, 4, "Event")
-    delete_games(path, [5, 6])
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, 1, "Event", "Zoë's Cup")
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, 2, "Player1", "Ångström")
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, 3, "Rating", "1850")
+    with archive(path, readonly=True) as opened:
+        unset_tag(opened, 4, "Event")
+    with archive(path, readonly=True) as opened:
+        delete_games(opened, [5, 6])
     assert_indexed_rows_true(path)
     assert ("Rating", "1850", 1850.0) in {row[1:] for row in stored_rows(path)[1] if row[0] == 3}
     merged = tmp_path / "merged.db"
     write_games(tmp_path / "other.pgr", 5, seed=3)
-    import_paths(merged, [tmp_path / "other.pgr"])
-    merge_archive(merged, path)
+    with archive(merged) as opened:
+        import_paths(opened, [tmp_path / "other.pgr"])
+    with archive(merged) as opened:
+        merge_archive(opened, path)
     assert_indexed_rows_true(merged)
     assert len(stored_rows(merged)[0]) == len(stored_rows(path)[0]) + 10
 
@@ -166,8 +174,10 @@ def game_positions_dump(path: Path) -> list[tuple]:
 def test_a_bulk_import_stores_what_a_batched_one_does(tmp_path):
     write_games(tmp_path / "in" / "a.pgr", 60, seed=21)
     batched, bulk = tmp_path / "batched.db", tmp_path / "bulk.db"
-    first = import_paths(batched, [tmp_path / "in"], batch_size=7, bulk=False)
-    second = import_paths(bulk, [tmp_path / "in"], batch_size=7, bulk=True)
+    with archive(batched) as opened:
+        first = import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=False)
+    with archive(bulk) as opened:
+        second = import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=True)
     assert first.as_dict() == second.as_dict()
     assert positions_dump(bulk) == positions_dump(batched)
     assert counts(bulk) == counts(batched)
@@ -182,12 +192,13 @@ def test_a_bulk_import_stores_what_a_batched_one_does(tmp_path):
 
 KILLED_BULK_IMPORT = """
 import sys
-from partita.database import import_paths
+from partita.database import archive, import_paths
 
 def progress(done):
     print(done.imported, flush=True)
 
-import_paths(sys.argv[1], [sys.argv[2]], batch_size=5, progress=progress, workers=1, bulk=True)
+with archive(sys.argv[1]) as opened:
+    import_paths(opened, [sys.argv[2]], batch_size=5, progress=progress, workers=1, bulk=True)
 print("finished", flush=True)
 """
 
@@ -243,7 +254,8 @@ def test_a_killed_bulk_import_holds_whole_games_and_a_rerun_completes_it(tmp_pat
         assert whole_with_loaded_positions(database) == 0
         check_whole_games(database)
         assert counts(database)["games"] == stored
-    summary = import_paths(database, [tmp_path / "in"], batch_size=50)
+    with archive(database) as opened:
+        summary = import_paths(opened, [tmp_path / "in"], batch_size=50)
     assert (summary.imported + summary.duplicates, summary.duplicates) == (400, stored)
     assert counts(database) == {"games": 400, "positions": sum(plies), "problems": 0}
     assert whole_with_loaded_positions(database) == 0
@@ -267,7 +279,8 @@ def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, mon
             with sqlite3.connect(database) as reader:
                 marked.append(reader.execute("SELECT count(*) FROM positions_pending").fetchone())
 
-        import_paths(database, [path], batch_size=4, progress=progress)
+        with archive(database) as opened:
+            import_paths(opened, [path], batch_size=4, progress=progress)
         assert marked
         return marked[0] == (1,)
 
@@ -278,29 +291,13 @@ def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, mon
     assert not in_bulk(tmp_path / "small.sqlite", tmp_path / "a.pgr")
 
 
-def test_the_archive_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
-    probe = (
-        "import sys\n"
-        "from partita.database import schema\n"
-        "schema.open_archive(':memory:').close()\n"  # the Database it returns
-        "print('numpy' in sys.modules, 'pandas' in sys.modules)\n"
-        "import numpy, sqlite_utils.db\n"
-        "print(numpy.__name__, sqlite_utils.db.np is None)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert done.stdout.split() == ["False", "False", "numpy", "True"]
-
-
 def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp_path):
-    from sqlite_utils import Database
 
     from partita.database import importer
 
     write_games(tmp_path / "a.pgr", 6, seed=9)
     watch_cache_sizes(tmp_path / "db.sqlite", "positions")
-    db = Database(tmp_path / "db.sqlite")
+    db = open_archive(tmp_path / "db.sqlite")
     db.execute("PRAGMA cache_size = -1234")
     import_paths(db, [tmp_path / "a.pgr"])
     assert cache_sizes(tmp_path / "db.sqlite") == {-importer.IMPORT_CACHE_KIB}
@@ -336,14 +333,16 @@ def test_a_bulk_import_builds_the_games_indexes_it_deferred_exactly_as_the_schem
 ):
     write_games(tmp_path / "in" / "a.pgr", 30, seed=23)
     batched, bulk = tmp_path / "batched.db", tmp_path / "bulk.db"
-    import_paths(batched, [tmp_path / "in"], batch_size=7, bulk=False)
+    with archive(batched) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=False)
     seen = []
 
     def progress(done) -> None:  # after each committed batch
         with sqlite3.connect(bulk) as reader:
             seen.append({name for (name,) in reader.execute(INDEX_NAMES)})
 
-    import_paths(bulk, [tmp_path / "in"], batch_size=7, bulk=True, progress=progress)
+    with archive(bulk) as opened:
+        import_paths(opened, [tmp_path / "in"], batch_size=7, bulk=True, progress=progress)
     deferred = {
         "games_moves",
         "games_game_date",
@@ -367,7 +366,8 @@ def test_an_archive_missing_a_deferred_index_counts_as_loading_until_a_writer_bu
 
     write_games(tmp_path / "in" / "a.pgr", 12, seed=24)
     database = tmp_path / "db.sqlite"
-    import_paths(database, [tmp_path / "in"], bulk=False)
+    with archive(database) as opened:
+        import_paths(opened, [tmp_path / "in"], bulk=False)
     whole = schema_entries(database)
     # As a bulk import stopped after committing batches of games without positions
     # (records of an unknown game) leaves it: the heap empty, the indexes dropped.

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from partita.database import import_paths
 from partita.database.keys import fold_key, key_list_folder, prefix_for
-from partita.database.schema import SCHEMA_VERSION, migrate_archive, open_archive
+from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
 from partita.errors import ArchiveError
 from partita.game.configuration import Configuration
 from partita.game.registry import get_game
@@ -67,7 +67,8 @@ def test_a_set_up_s_prefix_is_no_start_of_another_s_data():
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("setups") / "fresh.db"
-    import_paths(path, [CIRCULAR])
+    with archive(path) as opened:
+        import_paths(opened, [CIRCULAR])
     return path
 
 
@@ -212,6 +213,7 @@ def test_a_novelty_is_found_among_the_games_of_the_record_s_set_up(fresh):
         (text,) = conn.execute("SELECT pgr FROM games WHERE id = 9").fetchone()
     record = parse_record(text)
     setup = Configuration.of(get_game(GAME), count_sides(record.tags, 2)[0], record.tags)
-    novelty = novelty_against_archive(record, fresh, game_id=9)
+    with archive(fresh, readonly=True) as opened:
+        novelty = novelty_against_archive(record, opened, game_id=9)
     same = [game_id for game_id, other in _setups(fresh).items() if other == setup and game_id != 9]
     assert novelty.reference_games == len(same)

@@ -24,6 +24,7 @@ from partita.analysis.selfplay import (
     simulate,
     split_agents,
 )
+from partita.database.schema import archive
 from partita.errors import PartitaError
 from partita.game.configuration import Configuration
 from partita.game.registry import get_game
@@ -52,7 +53,11 @@ def archive_dump(path: Path) -> dict[str, list]:
 def run(folder: Path, **options) -> object:
     settings = {"seed": 11, "rotate": True, "shard_size": 2, "output": folder}
     settings.update(options)
-    return simulate(CONNECT4, 6, AGENTS, **settings)
+    db = settings.pop("db", None)
+    if db is None:
+        return simulate(CONNECT4, 6, AGENTS, **settings)
+    with archive(db) as opened:  # the archive open for the run, as the command opens it
+        return simulate(CONNECT4, 6, AGENTS, db=opened, **settings)
 
 
 def test_one_two_workers_and_a_dask_cluster_write_byte_identical_records(tmp_path):
@@ -175,10 +180,13 @@ def test_an_interrupted_run_keeps_every_finished_game_and_a_rerun_completes_it(
 def test_an_archive_only_run_plays_only_the_missing_games(tmp_path):
     db = tmp_path / "games.db"
     game = get_game("forza4x4")
-    simulate(game, 4, ["random"], seed=5, db=db)
-    more = simulate(game, 9, ["random"], seed=5, db=db, workers=2)
+    with archive(db) as opened:
+        simulate(game, 4, ["random"], seed=5, db=opened)
+    with archive(db) as opened:
+        more = simulate(game, 9, ["random"], seed=5, db=opened, workers=2)
     assert (more.skipped, more.played, more.imported) == (4, 5, 5)
-    simulate(game, 9, ["random"], seed=5, db=tmp_path / "whole.db")
+    with archive(tmp_path / "whole.db") as opened:
+        simulate(game, 9, ["random"], seed=5, db=opened)
     assert archive_dump(db) == archive_dump(tmp_path / "whole.db")  # ids follow the indices
     with sqlite3.connect(db) as connection:
         places = connection.execute("SELECT source_file, source_index FROM games").fetchall()
@@ -193,7 +201,8 @@ STOPPED = ["simulate", "forza4x4", "--games", "200", "--agents", "random", "--se
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("whole") / "whole.db"
-    simulate(get_game("forza4x4"), 200, ["random"], seed=3, db=db)
+    with archive(db) as opened:
+        simulate(get_game("forza4x4"), 200, ["random"], seed=3, db=opened)
     return db
 
 
@@ -350,9 +359,14 @@ def test_runs_of_two_set_ups_with_one_seed_are_told_apart_in_the_archive(tmp_pat
     game = get_game("forceball")
     db = tmp_path / "games.db"
     little = Configuration.of(game, 2, {"League": "little"})
-    simulate(game.configure({"League": "little"}), 3, ["random"], configuration=little, db=db)
+    with archive(db) as opened:
+        simulate(
+            game.configure({"League": "little"}), 3, ["random"], configuration=little, db=opened
+        )
     # the default league (pro) leaves its tag out: its games are not the little league's
-    pro = simulate(game, 3, ["random"], db=db)
+    with archive(db) as opened:
+        pro = simulate(game, 3, ["random"], db=opened)
     assert (pro.played, pro.imported) == (3, 3)
-    again = simulate(game, 3, ["random"], db=db)
+    with archive(db) as opened:
+        again = simulate(game, 3, ["random"], db=opened)
     assert (again.played, again.skipped) == (0, 3)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from partita.database import import_paths, load_record, load_records, query_games
+from partita.database.schema import archive as opened_archive
 from partita.database.sources import LARGEST_ID, SourceError, game_id_of
 from partita.errors import ArchiveError, PartitaError
 from partita.notation.reader import read_records
@@ -20,7 +21,8 @@ EVENING = ROOT / "examples" / "forza4x4" / "casual-evening.pgr"
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("sources") / "games.db"
-    import_paths(db, [EVENING])
+    with opened_archive(db) as opened:
+        import_paths(opened, [EVENING])
     return db
 
 
@@ -37,7 +39,8 @@ def test_a_file_gives_its_records_in_order(archive):
 
 
 def test_an_id_gives_the_archive_game(archive):
-    rows = query_games(archive)
+    with opened_archive(archive, readonly=True) as opened:
+        rows = query_games(opened)
     game_id = rows[1]["id"]
     record = load_record(str(game_id), archive)
     assert record.source.file == f"archive:{game_id}"

@@ -23,6 +23,7 @@ from cli_runner import run_cli
 from partita.analysis.novelty import novelty_against_archive, novelty_against_file
 from partita.analysis.tree import build_tree, lines_from_records, tree_from_archive
 from partita.database import import_paths
+from partita.database.schema import archive as opened_archive
 from partita.errors import PartitaError
 from partita.notation.reader import parse_record, read_records
 
@@ -102,7 +103,8 @@ def archive(tmp_path_factory):
     (folder / "forza.pgr").write_text(FORZA, encoding="utf-8")
     (folder / "connect4.pgr").write_text(CONNECT4, encoding="utf-8")
     db = folder / "tree.db"
-    summary = import_paths(db, [folder / "forza.pgr", folder / "connect4.pgr"])
+    with opened_archive(db) as opened:
+        summary = import_paths(opened, [folder / "forza.pgr", folder / "connect4.pgr"])
     assert summary.imported == 7 and summary.invalid == 0
     return db
 
@@ -116,7 +118,8 @@ def child(tree, stats_by_move: dict, move: str):
 
 
 def test_root_moves_count_games_results_dates_and_examples(archive):
-    tree = tree_from_archive(archive, "forza4x4", depth=4)
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", depth=4)
     assert tree.games == 5 and tree.node_games() == 5
     first = moves(tree)
     assert sorted(first) == ["t1", "t3", "t8"]
@@ -132,7 +135,8 @@ def test_root_moves_count_games_results_dates_and_examples(archive):
 
 
 def test_the_transposition_is_counted_on_both_move_orders(archive):
-    tree = tree_from_archive(archive, "forza4x4", depth=4)
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", depth=4)
     after_t1 = moves(tree, child(tree, moves(tree), "t1"))
     t2 = after_t1["t2"]
     assert (t2.games, t2.share, t2.mover, t2.wdl) == (3, 1.0, 1, (0, 0, 2))
@@ -154,7 +158,8 @@ def test_the_transposition_is_counted_on_both_move_orders(archive):
 
 
 def test_pruning_keeps_transpositions_through_pruned_lines(archive):
-    tree = tree_from_archive(archive, "forza4x4", depth=4, min_games=2)
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", depth=4, min_games=2)
     assert sorted(moves(tree)) == ["t1"]
     after_t1_t2 = moves(tree, moves(tree, moves(tree)["t1"].child)["t2"].child)
     assert sorted(after_t1_t2) == ["t3"]
@@ -164,7 +169,8 @@ def test_pruning_keeps_transpositions_through_pruned_lines(archive):
 
 
 def test_the_symmetric_pair_merges_with_symmetry(archive):
-    tree = tree_from_archive(archive, "forza4x4", depth=2, symmetry=True)
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", depth=2, symmetry=True)
     first = moves(tree)
     # t1 and t8 land on mirror-image corners: one node, one move. From the
     # symmetric empty board a move is named by the smallest code of its images
@@ -175,14 +181,17 @@ def test_the_symmetric_pair_merges_with_symmetry(archive):
     assert corner.wdl == (2, 1, 0) and corner.unfinished == 1
     assert corner.score == pytest.approx(2.5 / 3)
     assert tree.node_games(corner.child) == 4
-    plain = tree_from_archive(archive, "forza4x4", depth=2)
+    with opened_archive(archive, readonly=True) as opened:
+        plain = tree_from_archive(opened, "forza4x4", depth=2)
     assert plain.graph.number_of_nodes() > tree.graph.number_of_nodes()
 
 
 def test_connect_four_folds_the_left_right_mirror(archive):
-    plain = tree_from_archive(archive, "connect4", depth=2)
+    with opened_archive(archive, readonly=True) as opened:
+        plain = tree_from_archive(opened, "connect4", depth=2)
     assert {move: stats.games for move, stats in moves(plain).items()} == {"t1": 1, "t7": 1}
-    folded = tree_from_archive(archive, "connect4", depth=2, symmetry=True)
+    with opened_archive(archive, readonly=True) as opened:
+        folded = tree_from_archive(opened, "connect4", depth=2, symmetry=True)
     first = moves(folded)
     assert {move: stats.games for move, stats in first.items()} == {"t1": 2}
     assert {move: stats.games for move, stats in moves(folded, first["t1"].child).items()} == {
@@ -191,7 +200,8 @@ def test_connect_four_folds_the_left_right_mirror(archive):
 
 
 def test_a_tree_from_another_position(archive):
-    tree = tree_from_archive(archive, "forza4x4", root=P3, depth=2)
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", root=P3, depth=2)
     assert tree.position() == P3 and tree.node_games() == 3
     assert {move: stats.games for move, stats in moves(tree).items()} == {"t4": 2, "t5": 1}
     # The same from the records, without the archive's position index.
@@ -204,7 +214,8 @@ def test_a_tree_from_another_position(archive):
 
 
 def test_filters_apply(archive):
-    tree = tree_from_archive(archive, "forza4x4", depth=2, player="cid")
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", depth=2, player="cid")
     assert tree.games == 3  # B, C, D
     assert {move: stats.games for move, stats in moves(tree).items()} == {
         "t1": 1,
@@ -214,7 +225,8 @@ def test_filters_apply(archive):
 
 
 def test_exports(archive, tmp_path):
-    tree = tree_from_archive(archive, "forza4x4", depth=4)
+    with opened_archive(archive, readonly=True) as opened:
+        tree = tree_from_archive(opened, "forza4x4", depth=4)
     data = json.loads(tree.to_json())
     assert data["root"] == "8/8/8/8/8/8/8/8 x" and data["games"] == 5
     edge = next(edge for edge in data["edges"] if edge["to"] == P3 and edge["move"] == "t1")
@@ -236,12 +248,12 @@ def after_p3(tree):
 
 
 def test_bad_arguments_are_errors(archive):
-    with pytest.raises(PartitaError):
-        tree_from_archive(archive, "forza4x4", depth=0)
-    with pytest.raises(PartitaError):
-        tree_from_archive(archive, "forza4x4", root="8/8 x")
-    with pytest.raises(PartitaError):
-        tree_from_archive(archive, "chess")
+    with pytest.raises(PartitaError), opened_archive(archive, readonly=True) as opened:
+        tree_from_archive(opened, "forza4x4", depth=0)
+    with pytest.raises(PartitaError), opened_archive(archive, readonly=True) as opened:
+        tree_from_archive(opened, "forza4x4", root="8/8 x")
+    with pytest.raises(PartitaError), opened_archive(archive, readonly=True) as opened:
+        tree_from_archive(opened, "chess")
 
 
 # -- novelties -------------------------------------------------------------------------------------
@@ -260,7 +272,8 @@ TRANSPOSING_GAME = """[Game "forza4x4"]
 
 
 def test_novelty_against_the_archive(archive):
-    found = novelty_against_archive(parse_record(NEW_GAME), archive)
+    with opened_archive(archive, readonly=True) as opened:
+        found = novelty_against_archive(parse_record(NEW_GAME), opened)
     assert (found.ply, found.move_number, found.move) == (4, "2...", "t6")
     assert found.position == P3 and found.reached == 3
     played = {entry.move: entry for entry in found.played}
@@ -271,7 +284,8 @@ def test_novelty_against_the_archive(archive):
 
 
 def test_a_transposition_is_no_novelty(archive):
-    found = novelty_against_archive(parse_record(TRANSPOSING_GAME), archive)
+    with opened_archive(archive, readonly=True) as opened:
+        found = novelty_against_archive(parse_record(TRANSPOSING_GAME), opened)
     assert found.ply is None and "every position" in found.reason
 
 
@@ -279,10 +293,12 @@ def test_an_archive_game_is_compared_without_itself(archive, tmp_path):
     from partita.database import get_record
 
     # A without A: B reaches the same final position (t1 t2 t3 t4 = t3 t2 t1 t4).
-    found = novelty_against_archive(get_record(archive, A), archive, game_id=A)
+    with opened_archive(archive, readonly=True) as opened:
+        found = novelty_against_archive(get_record(opened, A), opened, game_id=A)
     assert found.ply is None and found.reference_games == 4
     # D without D: nobody else played b5 after t1 t2.
-    found = novelty_against_archive(get_record(archive, D), archive, game_id=D)
+    with opened_archive(archive, readonly=True) as opened:
+        found = novelty_against_archive(get_record(opened, D), opened, game_id=D)
     assert (found.ply, found.move, found.reached) == (3, "b5", 2)
 
 
@@ -352,11 +368,13 @@ def test_the_quick_symmetry_keys_agree_with_the_engine(archive, monkeypatch):
             )
             assert quick(state) == expected
     # And the folded tree is the same through the engine's own transform.
-    quick_tree = tree_from_archive(archive, "forza4x4", depth=4, symmetry=True).as_dict()
+    with opened_archive(archive, readonly=True) as opened:
+        quick_tree = tree_from_archive(opened, "forza4x4", depth=4, symmetry=True).as_dict()
     # The contract's defaults: keys through transform, no packed images.
     monkeypatch.setattr(GravityRules, "symmetric_keys", Rules.symmetric_keys)
     monkeypatch.setattr(GravityRules, "placement_images", Rules.placement_images)
-    slow_tree = tree_from_archive(archive, "forza4x4", depth=4, symmetry=True).as_dict()
+    with opened_archive(archive, readonly=True) as opened:
+        slow_tree = tree_from_archive(opened, "forza4x4", depth=4, symmetry=True).as_dict()
     assert quick_tree == slow_tree
 
 
@@ -364,4 +382,5 @@ def test_the_default_threshold_grows_with_the_selection(archive):
     from partita.analysis.tree import default_min_games
 
     assert [default_min_games(n) for n in (0, 1, 20_000, 20_001, 100_000)] == [1, 1, 1, 2, 5]
-    assert tree_from_archive(archive, "forza4x4", depth=1).min_games == 1
+    with opened_archive(archive, readonly=True) as opened:
+        assert tree_from_archive(opened, "forza4x4", depth=1).min_games == 1

@@ -14,6 +14,7 @@ from cli_runner import run_cli
 
 from partita.database import import_paths
 from partita.database.ratings import performance_rating
+from partita.database.schema import archive
 
 
 def record(game: str, moves: str, result: str, tags: dict[str, str], sides: int = 2) -> str:
@@ -24,7 +25,8 @@ def record(game: str, moves: str, result: str, tags: dict[str, str], sides: int 
 
 def make_archive(folder: Path, records: list[str]) -> Path:
     (folder / "games.pgr").write_text("\n".join(records), encoding="utf-8")
-    summary = import_paths(folder / "games.db", [folder / "games.pgr"])
+    with archive(folder / "games.db") as opened:
+        summary = import_paths(opened, [folder / "games.pgr"])
     assert summary.imported == len(records) and summary.invalid == 0
     return folder / "games.db"
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from partita.cli.app import _register_commands, app
 from partita.database import import_paths, open_archive
+from partita.database.schema import archive
 from partita.database.twins import find_twins, twins_to_delete
 from partita.errors import ArchiveError
 from partita.game.registry import get_game
@@ -102,7 +103,8 @@ def archive_of(tmp_path: Path, texts: list[str]) -> tuple[Path, object]:
     source = tmp_path / "records.pgr"
     source.write_text("\n".join(texts), encoding="utf-8")
     target = tmp_path / "twins.db"
-    return target, import_paths(target, [source])
+    with archive(target) as opened:
+        return target, import_paths(opened, [source])
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -128,11 +130,14 @@ def test_fuzzy_twins_share_the_position_at_a_ply(game, tmp_path):
     twins, shorter = variants(game)
     target, _ = archive_of(tmp_path, [*twins, shorter])
     plies = open_archive(target).execute("SELECT plies FROM games WHERE id = 1").fetchone()[0]
-    [at_end] = find_twins(target, fuzzy_depth=plies)
+    with archive(target, readonly=True) as opened:
+        [at_end] = find_twins(opened, fuzzy_depth=plies)
     assert at_end.ids == list(range(1, len(twins) + 1))  # the shorter game never got there
-    [before_end] = find_twins(target, fuzzy_depth=plies - 1)
+    with archive(target, readonly=True) as opened:
+        [before_end] = find_twins(opened, fuzzy_depth=plies - 1)
     assert before_end.ids == list(range(1, len(twins) + 2)) and before_end.ply == plies - 1
-    assert find_twins(target, fuzzy_depth=plies + 1) == []
+    with archive(target, readonly=True) as opened:
+        assert find_twins(opened, fuzzy_depth=plies + 1) == []
 
 
 def test_other_moves_another_game_or_an_invalid_record_are_no_twins(tmp_path):
@@ -144,14 +149,17 @@ def test_other_moves_another_game_or_an_invalid_record_are_no_twins(tmp_path):
     ]
     target, summary = archive_of(tmp_path, texts)
     assert summary.imported == 4 and summary.twins == []
-    assert find_twins(target) == []
+    with archive(target, readonly=True) as opened:
+        assert find_twins(opened) == []
     assert open_archive(target).execute("SELECT twin_key FROM games WHERE id = 4").fetchone() == (
         None,
     )
     # At ply 3 the transposition and the invalid record's legal prefix meet game 1.
-    [same_position] = find_twins(target, fuzzy_depth=3)
+    with archive(target, readonly=True) as opened:
+        [same_position] = find_twins(opened, fuzzy_depth=3)
     assert same_position.ids == [1, 2, 4]
-    [same_start] = find_twins(target, fuzzy_depth=2)  # t4 t5, not t6 t5
+    with archive(target, readonly=True) as opened:
+        [same_start] = find_twins(opened, fuzzy_depth=2)  # t4 t5, not t6 t5
     assert same_start.ids == [1, 4]
 
 
@@ -160,10 +168,13 @@ def test_filters_choose_which_games_can_be_twins(tmp_path):
     target, _ = archive_of(tmp_path, twins)
     event = pick("forza4x4")[0].tags["Event"]
     assert "another" not in event.casefold()
-    [group] = find_twins(target, event=event)  # all but the twin with another Event
+    with archive(target, readonly=True) as opened:
+        [group] = find_twins(opened, event=event)  # all but the twin with another Event
     assert group.ids == [1, 2, 4, 5, 6]
-    assert find_twins(target, event="another event") == []  # one game alone
-    [both] = find_twins(target, tags=["Round=99"], fuzzy_depth=1) or [None]
+    with archive(target, readonly=True) as opened:
+        assert find_twins(opened, event="another event") == []  # one game alone
+    with archive(target, readonly=True) as opened:
+        [both] = find_twins(opened, tags=["Round=99"], fuzzy_depth=1) or [None]
     assert both is None  # one game with Round 99: no pair
 
 
@@ -186,7 +197,8 @@ def test_deleting_twins_keeps_one_of_each_group(tmp_path, runner):
     assert db.execute(
         "SELECT count(*) FROM positions WHERE game_id NOT IN (SELECT id FROM games)"
     ).fetchone() == (0,)
-    assert find_twins(target) == []
+    with archive(target, readonly=True) as opened:
+        assert find_twins(opened) == []
 
 
 def test_keep_oldest_and_the_confirmation(tmp_path, runner):
@@ -194,8 +206,10 @@ def test_keep_oldest_and_the_confirmation(tmp_path, runner):
     target, _ = archive_of(tmp_path, twins)
     declined = runner.invoke(app, ["twins", "--db", str(target), "--delete"], input="n\n")
     assert declined.exit_code == 1 and "nothing deleted" in declined.output
-    assert len(find_twins(target)[0].ids) == len(twins)
-    groups = find_twins(target)
+    with archive(target, readonly=True) as opened:
+        assert len(find_twins(opened)[0].ids) == len(twins)
+    with archive(target, readonly=True) as opened:
+        groups = find_twins(opened)
     assert twins_to_delete(groups, "oldest") == list(range(2, len(twins) + 1))
     assert groups[0].kept == 1
     accepted = runner.invoke(app, ["twins", "--db", str(target), "--delete"], input="y\n")
@@ -211,10 +225,16 @@ def test_twin_mistakes(tmp_path, runner):
     assert outcome.exit_code == 2 and "--keep" in outcome.output
     outcome = runner.invoke(app, ["twins", "--db", str(target), "--fuzzy-depth", "0"])
     assert outcome.exit_code == 2
-    with pytest.raises(ArchiveError, match="counts plies from 1"):
-        find_twins(target, fuzzy_depth=0)
-    with pytest.raises(ArchiveError, match="keep 'newest' is not one of oldest, most-tags"):
-        twins_to_delete(find_twins(target), "newest")
+    with (
+        pytest.raises(ArchiveError, match="counts plies from 1"),
+        archive(target, readonly=True) as opened,
+    ):
+        find_twins(opened, fuzzy_depth=0)
+    with (
+        pytest.raises(ArchiveError, match="keep 'newest' is not one of oldest, most-tags"),
+        archive(target, readonly=True) as opened,
+    ):
+        twins_to_delete(find_twins(opened), "newest")
 
 
 def test_the_twin_query_is_a_group_by_on_the_index(tmp_path):

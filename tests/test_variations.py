@@ -24,7 +24,7 @@ from partita.database import SCHEMA_VERSION, import_paths, query_games
 from partita.database.filters import GameFilter
 from partita.database.maintenance import delete_games, set_tag, unset_tag
 from partita.database.merge import merge_archive
-from partita.database.schema import migrate_archive, open_archive
+from partita.database.schema import archive, migrate_archive, open_archive
 from partita.database.selection import first_plies_at
 from partita.database.twins import find_twins
 from partita.errors import ArchiveError
@@ -202,7 +202,8 @@ def hand_made(tmp_path_factory) -> tuple[Path, dict[str, tuple[int, str, int]]]:
         texts += [plain, text]
         found[game] = (2 * number + 2, position, ply)
     (folder / "games.pgr").write_text("\n".join(texts), encoding="utf-8")
-    summary = import_paths(folder / "games.db", [folder / "games.pgr"])
+    with archive(folder / "games.db") as opened:
+        summary = import_paths(opened, [folder / "games.pgr"])
     assert summary.imported == len(texts) and summary.invalid == 0
     return folder / "games.db", found
 
@@ -219,11 +220,13 @@ def rows(path: Path, sql: str, params: tuple = ()) -> list[tuple]:
 def test_a_position_reached_only_in_a_variation_is_found_and_flagged(hand_made, game):
     path, found = hand_made
     game_id, position, ply = found[game]
-    hits = query_games(path, game=game, position=position)
+    with archive(path, readonly=True) as opened:
+        hits = query_games(opened, game=game, position=position)
     assert [(row["id"], row["found"], row["variation"], row["ply"]) for row in hits] == [
         (game_id, "variation", 1, ply)
     ]
-    assert query_games(path, game=game, position=position, mainline_only=True) == []
+    with archive(path, readonly=True) as opened:
+        assert query_games(opened, game=game, position=position, mainline_only=True) == []
 
 
 @pytest.mark.parametrize("game", FOLDERS)
@@ -246,7 +249,8 @@ def test_a_mainline_position_is_found_in_the_mainline_first(hand_made):
     replayed = replay(record)
     assert replayed.game is not None
     position = replayed.game.format_position(replayed.states[1])
-    hits = query_games(path, game="forza4x4", position=position)
+    with archive(path, readonly=True) as opened:
+        hits = query_games(opened, game="forza4x4", position=position)
     assert {(row["found"], row["variation"], row["ply"]) for row in hits} == {("mainline", None, 2)}
     assert {row["id"] for row in hits} == {game_id - 1, game_id}
 
@@ -320,7 +324,7 @@ def test_position_search_by_variation_follows_the_key_index(hand_made):
 
 
 def test_the_table_keys_and_indexes(tmp_path):
-    db = open_archive(tmp_path / "a.db")
+    db = open_archive(tmp_path / "a.db").db
     try:
         assert db["variation_positions"].pks == ["key", "game_id", "line", "ply"]
         assert "WITHOUT ROWID" in db["variation_positions"].schema
@@ -349,7 +353,8 @@ def without_variation_rows(path: Path, tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def examples_archive(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("examples") / "examples.db"
-    import_paths(path, [EXAMPLES])
+    with archive(path) as opened:
+        import_paths(opened, [EXAMPLES])
     return path
 
 
@@ -377,12 +382,20 @@ def test_tree_twins_and_openings_do_not_read_the_variations(examples_archive, tm
             results.append(json.loads(out))
         assert results[0] == results[1]
     for fuzzy in (None, 2, 6):
-        assert find_twins(examples_archive, fuzzy_depth=fuzzy, game=game) == find_twins(
-            bare, fuzzy_depth=fuzzy, game=game
-        )
-    assert [row["opening"] for row in query_games(examples_archive, game=game)] == [
-        row["opening"] for row in query_games(bare, game=game)
-    ]
+        with (
+            archive(examples_archive, readonly=True) as opened1,
+            archive(bare, readonly=True) as opened2,
+        ):
+            assert find_twins(opened1, fuzzy_depth=fuzzy, game=game) == find_twins(
+                opened2, fuzzy_depth=fuzzy, game=game
+            )
+    with (
+        archive(examples_archive, readonly=True) as opened1,
+        archive(bare, readonly=True) as opened2,
+    ):
+        assert [row["opening"] for row in query_games(opened1, game=game)] == [
+            row["opening"] for row in query_games(opened2, game=game)
+        ]
 
 
 def test_the_tree_from_a_position_only_a_variation_reaches_has_no_game(hand_made):
@@ -399,7 +412,8 @@ def test_the_tree_from_a_position_only_a_variation_reaches_has_no_game(hand_made
     # The tree's position filter reads the mainline: no game is selected.
     assert code == 0, err
     assert json.loads(out)["games"] == 0
-    assert query_games(path, game="forza4x4", position=position) != []
+    with archive(path, readonly=True) as opened:
+        assert query_games(opened, game="forza4x4", position=position) != []
 
 
 # -- writers keep the rows true ------------------------------------------------------------
@@ -426,14 +440,16 @@ def orphans(path: Path) -> list[tuple]:
 
 def test_a_bulk_import_stores_the_rows_a_batched_one_does(examples_archive, tmp_path):
     bulk = tmp_path / "bulk.db"
-    import_paths(bulk, [EXAMPLES], bulk=True)
+    with archive(bulk) as opened:
+        import_paths(opened, [EXAMPLES], bulk=True)
     assert variation_dump(bulk) == variation_dump(examples_archive)
     assert len(variation_dump(bulk)) > 100
 
 
 def test_a_parallel_import_stores_the_rows_a_serial_one_does(examples_archive, tmp_path):
     parallel = tmp_path / "parallel.db"
-    import_paths(parallel, [EXAMPLES], workers=2)
+    with archive(parallel) as opened:
+        import_paths(opened, [EXAMPLES], workers=2)
     assert rows(parallel, "SELECT * FROM variation_positions ORDER BY game_id, line, ply") == rows(
         examples_archive, "SELECT * FROM variation_positions ORDER BY game_id, line, ply"
     )
@@ -444,7 +460,8 @@ def test_deleting_games_deletes_their_rows_only(examples_archive, tmp_path):
     shutil.copy(examples_archive, path)
     ids = [row[0] for row in rows(path, "SELECT DISTINCT game_id FROM variation_positions")]
     before = rows(path, "SELECT count(*) FROM variation_positions WHERE game_id != ?", (ids[0],))
-    deletion = delete_games(path, [ids[0]])
+    with archive(path, readonly=True) as opened:
+        deletion = delete_games(opened, [ids[0]])
     assert deletion.variation_positions > 0
     assert rows(path, "SELECT count(*) FROM variation_positions") == before
     assert orphans(path) == []
@@ -460,9 +477,12 @@ def test_tag_changes_keep_the_rows(examples_archive, tmp_path):
         "ORDER BY line, ply",
         (game_id,),
     )
-    set_tag(path, game_id, "Event", "Renamed")
-    set_tag(path, game_id, "Annotator", "Zoë")
-    unset_tag(path, game_id, "Annotator")
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, game_id, "Event", "Renamed")
+    with archive(path, readonly=True) as opened:
+        set_tag(opened, game_id, "Annotator", "Zoë")
+    with archive(path, readonly=True) as opened:
+        unset_tag(opened, game_id, "Annotator")
     again = rows(
         path,
         "SELECT key, ply, line, move, next_move FROM variation_positions WHERE game_id = ? "
@@ -475,8 +495,10 @@ def test_tag_changes_keep_the_rows(examples_archive, tmp_path):
 def test_a_merge_copies_the_rows_with_the_new_ids(examples_archive, tmp_path):
     target = tmp_path / "target.db"
     (tmp_path / "one.pgr").write_text(forza("1. t4 r5 (1... l2) 2. r5"), encoding="utf-8")
-    import_paths(target, [tmp_path / "one.pgr"])
-    merged = merge_archive(target, examples_archive)
+    with archive(target) as opened:
+        import_paths(opened, [tmp_path / "one.pgr"])
+    with archive(target) as opened:
+        merged = merge_archive(opened, examples_archive)
     assert merged.variation_positions == len(variation_dump(examples_archive))
     assert variation_dump(target) == variation_dump(examples_archive) | variation_dump_of_one(
         tmp_path
@@ -486,7 +508,8 @@ def test_a_merge_copies_the_rows_with_the_new_ids(examples_archive, tmp_path):
 
 def variation_dump_of_one(tmp_path: Path) -> set[tuple]:
     alone = tmp_path / "alone.db"
-    import_paths(alone, [tmp_path / "one.pgr"])
+    with archive(alone) as opened:
+        import_paths(opened, [tmp_path / "one.pgr"])
     return variation_dump(alone)
 
 
@@ -505,7 +528,8 @@ def as_version_4(source: Path, copy: Path) -> Path:
 def test_a_merge_from_a_version_4_archive_computes_the_rows(examples_archive, tmp_path):
     older = as_version_4(examples_archive, tmp_path / "v4.db")
     target = tmp_path / "target.db"
-    merge_archive(target, older)
+    with archive(target) as opened:
+        merge_archive(opened, older)
     assert variation_dump(target) == variation_dump(examples_archive)
 
 

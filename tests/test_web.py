@@ -438,3 +438,43 @@ def test_the_explorer_opens_on_the_game_the_archive_holds_most_of(web_server):
     status, _, page = fetch(web_server.url + "/explorer")
     assert status == 200
     assert "Moves from here" in page and f"{most} ·" in page
+
+
+def test_a_request_opens_the_archive_once_read_only_and_closes_it(web_archive):
+    """The pages of one request share one archive, open for reading; it is closed
+    when the answer has been sent (the app called in-process, through ASGI)."""
+    import asyncio
+    import sqlite3
+
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from partita.database import count_games
+    from partita.web.app import create_app, request_archive
+
+    seen = []
+
+    def counting(request):
+        seen.append(request_archive(request))
+        seen.append(request_archive(request))
+        return PlainTextResponse(str(count_games(seen[0])))
+
+    app = create_app(web_archive)
+    app.router.routes.insert(0, Route("/counting", counting))
+    scope = {"type": "http", "method": "GET", "path": "/counting", "raw_path": b"/counting",
+             "query_string": b"", "headers": [(b"host", b"127.0.0.1")], "scheme": "http",
+             "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": "",
+             "http_version": "1.1", "asgi": {"version": "3.0"}}  # fmt: skip
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] == 200 and int(sent[1]["body"]) > 0
+    assert seen[0] is seen[1] and seen[0].readonly
+    with pytest.raises(sqlite3.ProgrammingError):  # closed with the request
+        seen[0].execute("SELECT 1")

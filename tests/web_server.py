@@ -30,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from partita.database.schema import archive
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 CHROMIUM = Path(os.environ.get("PARTITA_CHROMIUM", "/usr/bin/chromium"))
@@ -91,7 +93,8 @@ def build_archive(path: Path) -> Path:
     hostile.write_text(
         HOSTILE_RECORD + "\n" + IMAGE_RECORD + "\n" + ANNOTATED_RECORD, encoding="utf-8"
     )
-    import_paths(path, [EXAMPLES, hostile])
+    with archive(path) as opened:
+        import_paths(opened, [EXAMPLES, hostile])
     return path
 
 

@@ -35,13 +35,15 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.agents import parse_agent_spec
 from partita.errors import PartitaError
 from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "STRENGTHS_EVENT",
@@ -331,7 +333,7 @@ def play_strengths(
     configuration: Configuration,
     strengths: Sequence[str],
     games: int,
-    db: str | Path,
+    db: Archive,
     *,
     seed: int = 0,
     workers: int | None = None,

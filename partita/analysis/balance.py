@@ -38,7 +38,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.agent_strength import AgentFigures, agents_of
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
@@ -47,6 +47,9 @@ from partita.execution import default_workers, open_executor
 from partita.game.configuration import Configuration, varying_settings
 from partita.game.registry import get_game, get_spec
 from partita.game.rules import DRAW, WIN, parse_result_token
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "Z95",
@@ -354,7 +357,7 @@ _COLUMNS = (
 
 
 def balance(
-    target: Any,
+    target: Archive,
     *,
     workers: int | None = 1,
     scheduler: str | None = None,
@@ -366,18 +369,16 @@ def balance(
     game and configuration. ``workers=None``: one per CPU, at most one per task of
     :data:`TASK_GAMES` games."""
     from partita.database.query import select_games
-    from partita.database.schema import archive
 
     filters = {name: value for name, value in filters.items() if value is not None}
-    with archive(target, readonly=True) as db:
-        if game_ids is not None:
-            rows = list(
-                db.query(
-                    f"SELECT {_COLUMNS} FROM games g WHERE g.id IN "
-                    "(SELECT value FROM json_each(?)) ORDER BY g.id",
-                    [json.dumps(list(game_ids))],
-                )
+    if game_ids is not None:
+        rows = list(
+            target.query(
+                f"SELECT {_COLUMNS} FROM games g WHERE g.id IN "
+                "(SELECT value FROM json_each(?)) ORDER BY g.id",
+                [json.dumps(list(game_ids))],
             )
-        else:
-            rows = list(select_games(db, _COLUMNS, **filters))
+        )
+    else:
+        rows = list(select_games(target, _COLUMNS, **filters))
     return balance_of_rows(rows, workers=workers, scheduler=scheduler)

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.solving import takes_memory
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
@@ -48,6 +48,9 @@ from partita.execution import default_workers, open_executor
 from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation
 from partita.game.spec import resolve
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "DEFAULT_BOOK_BUDGET",
@@ -550,7 +553,7 @@ def _search_positions(
 
 def build_statistics_book(
     target: str | Path,
-    source: Any,
+    source: Archive,
     game: str,
     depth: int,
     *,

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from partita.database.connection import archive_errors
 from partita.errors import PartitaError
@@ -23,6 +23,9 @@ from partita.game.notation import GameNotation
 from partita.game.rules import DRAW, WIN, parse_result_token
 from partita.notation.model import Record
 from partita.notation.replay import ReplayedRecord, move_label, replay
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "ArchiveReference",
@@ -159,18 +162,17 @@ class ArchiveReference:
 
     def __init__(
         self,
-        target: Any,
+        target: Archive,
         game: GameNotation,
         exclude: Iterable[int] = (),
         configuration: Configuration | None = None,
     ) -> None:
         from partita.database.keys import key_folder
-        from partita.database.schema import open_archive
         from partita.database.selection import configured_game_ids
 
         configuration = configuration or Configuration.default(game)
         self.game = game
-        self.db = open_archive(target, readonly=True)
+        self.db = target
         self.fold = key_folder(game.name, configuration)
         self.exclude = set(exclude)
         self.ids = set(
@@ -179,9 +181,6 @@ class ArchiveReference:
             )
         )
         self.size = len(self.ids - self.exclude)
-
-    def close(self) -> None:
-        self.db.close()
 
     def games_at(self, state: Any, key: Hashable, ply: int) -> list[_Seen]:
         if ply == 0:
@@ -291,7 +290,9 @@ def _continuations(seen: list[_Seen], mover: int, sides: int) -> list[Continuati
 
 
 @archive_errors
-def novelty_against_archive(record: Record, target: Any, *, game_id: int | None = None) -> Novelty:
+def novelty_against_archive(
+    record: Record, target: Archive, *, game_id: int | None = None
+) -> Novelty:
     """The novelty of ``record`` against the archive's games of its game. The game
     itself is left out: by ``game_id`` when it comes from the archive, else by its
     content hash when the archive holds a copy."""
@@ -305,19 +306,14 @@ def novelty_against_archive(record: Record, target: Any, *, game_id: int | None 
         import hashlib
 
         from partita.database.importer import stored_text
-        from partita.database.schema import archive
         from partita.database.selection import game_ids_with_hash
 
         digest = hashlib.sha256(stored_text(replayed).encode("utf-8")).hexdigest()
-        with archive(target, readonly=True) as db:
-            exclude.update(game_ids_with_hash(db, digest))
+        exclude.update(game_ids_with_hash(target, digest))
     reference = ArchiveReference(
         target, replayed.game, exclude, configuration=replayed.configuration
     )
-    try:
-        return find_novelty(replayed, reference)
-    finally:
-        reference.close()
+    return find_novelty(replayed, reference)
 
 
 def novelty_against_file(record: Record, reference_file: str | Path) -> Novelty:

@@ -46,7 +46,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.agents import agent_from_spec, parse_agent_spec
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
@@ -61,6 +61,9 @@ from partita.execution import (
 from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation
 from partita.game.rules import CHANCE
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "DEFAULT_MAX_PLIES",
@@ -267,7 +270,7 @@ def _check_manifest(folder: Path, settings: dict) -> None:
 
 
 def _archived(
-    db: Any, settings: _Settings, configuration: Configuration, game: GameNotation, games: int
+    db: Archive, settings: _Settings, configuration: Configuration, game: GameNotation, games: int
 ) -> set[int]:
     """The indices of this run's games already in the archive: same seed and index,
     players and event, and the same configuration (a default left out or written
@@ -305,7 +308,7 @@ def simulate(
     seed: int = 0,
     rotate: bool = False,
     output: str | Path | None = None,
-    db: str | Path | None = None,
+    db: Archive | None = None,
     shard_size: int = DEFAULT_SHARD_SIZE,
     max_plies: int = DEFAULT_MAX_PLIES,
     workers: int | None = 1,
@@ -365,9 +368,9 @@ def simulate(
         )
 
     from partita.database.importer import ArchiveWriter
-    from partita.database.schema import archive
+    from partita.database.schema import writing
 
-    with archive(db) if db is not None else nullcontext() as connection:
+    with writing(db) if db is not None else nullcontext() as connection:
         archived = (
             _archived(connection, settings, configuration, game, games)
             if connection is not None

@@ -1,8 +1,9 @@
 """The archive: records stored in SQLite (through sqlite-utils), queried and exported.
 
-Library first: every function takes the archive as a path (or an open sqlite-utils
-``Database``) and returns data; the CLI is a thin layer over them. The schema, the
-key folding and the batch design are described in ``docs/archive.md``.
+Library first: :func:`archive` (or :func:`open_archive`) opens an archive once, and
+every function takes that open :class:`Archive` and returns data; the CLI (once
+per command) and the web app (once per request) are thin layers over them. The
+schema, the key folding and the batch design are described in ``docs/archive.md``.
 
 The names below are imported on first use: a worker process of a parallel import
 needs :mod:`partita.database.prepare` alone, and starts faster without SQLite.
@@ -13,11 +14,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from partita.database.light_sqlite_utils import install as _install_light_sqlite_utils
-
-_install_light_sqlite_utils()
-
 if TYPE_CHECKING:
+    from partita.database.connection import Archive
     from partita.database.export import ExportOptions, export_games, export_to_folder
     from partita.database.filters import GameFilter
     from partita.database.importer import (
@@ -36,6 +34,7 @@ if TYPE_CHECKING:
 
 #: Each public name and the module that defines it.
 _MODULES = {
+    "Archive": "connection",
     "DEFAULT_BATCH_SIZE": "importer",
     "ExportOptions": "export",
     "GameFilter": "filters",
@@ -61,6 +60,7 @@ _MODULES = {
 }
 
 __all__ = [
+    "Archive",
     "DEFAULT_BATCH_SIZE",
     "SCHEMA_VERSION",
     "ArchiveWriter",

@@ -26,7 +26,7 @@ from partita.database.variations import VARIATIONS_INSERT
 from partita.notation.replay import ReplayedRecord
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from partita.database.connection import Archive
 
 __all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary", "insert_positions"]
 
@@ -138,13 +138,12 @@ class ArchiveWriter:
     :data:`PIECE_PLIES` plies as its records arrive, inside its one transaction
     (``pending`` counts them until the commit).
 
-    ``db``: the archive open for writing, as a ``sqlite3`` connection (what the
-    importer passes: no sqlite-utils needed) or a sqlite-utils ``Database``.
+    ``target``: the archive, open for writing.
     """
 
     def __init__(
         self,
-        db: sqlite3.Connection | Database,
+        target: Archive,
         *,
         strict: bool = False,
         batch_size: int = DEFAULT_BATCH_SIZE,
@@ -152,8 +151,7 @@ class ArchiveWriter:
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch size must be at least 1, not {batch_size}")
-        self.db = db
-        self.conn: sqlite3.Connection = db if isinstance(db, sqlite3.Connection) else db.conn
+        self.conn: sqlite3.Connection = target.conn
         self.strict = strict
         self.batch_size = batch_size
         self.bulk = bulk

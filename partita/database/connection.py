@@ -1,4 +1,12 @@
-"""SQLite connections to an archive file, and SQLite's errors in a user's words.
+"""The open archive (:class:`Archive`), its SQLite connections, and SQLite's errors
+in a user's words.
+
+Every library function of the archive takes one :class:`Archive`: an open
+``sqlite3`` connection with the archive's name and mode, opened (checked,
+migrated) by :func:`partita.database.schema.archive` and nowhere else. Its
+sqlite-utils ``Database`` (:attr:`Archive.db`, over the same connection) is made on
+first use: sqlite-utils imports numpy and pandas when they are installed, a
+quarter of a second that a small import or a query does not need.
 
 Reading never writes: a read-only connection is a ``mode=ro`` URI, so SQLite
 itself refuses every write, and no journal, ``-wal`` or ``-shm`` file is made
@@ -19,14 +27,19 @@ import inspect
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from partita.errors import ArchiveError
 
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
 __all__ = [
     "BUSY_TIMEOUT",
+    "Archive",
     "archive_error",
     "archive_errors",
     "archive_name",
@@ -55,6 +68,65 @@ BUSY_TIMEOUT = 600.0
 INTACT_CHECK_SECONDS = 2.0
 
 _Result = TypeVar("_Result")
+
+
+class Archive:
+    """One open archive: its ``sqlite3`` connection (:attr:`conn`), how messages
+    name it (:attr:`name`: its path, or ``:memory:``), and whether it was opened
+    read-only. Made by :func:`partita.database.schema.open_archive` (or the
+    context manager :func:`partita.database.schema.archive`), which checks and
+    migrates the file first; :meth:`close` closes it as it was opened (a writer
+    rolls back an open transaction and leaves WAL)."""
+
+    def __init__(self, conn: sqlite3.Connection, name: str, *, readonly: bool) -> None:
+        self.conn = conn
+        self.name = name
+        self.readonly = readonly
+
+    def __repr__(self) -> str:
+        mode = "read-only" if self.readonly else "writing"
+        return f"<Archive {self.name} ({mode})>"
+
+    @cached_property
+    def db(self) -> Database:
+        """sqlite-utils' ``Database`` over :attr:`conn` (imported on first use; no
+        plugins: partita registers its own SQL functions, and the plugin search
+        reads every installed package's entry points)."""
+        from sqlite_utils import Database
+
+        return Database(self.conn, execute_plugins=False)
+
+    def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        """One statement on :attr:`conn`."""
+        return self.conn.execute(sql, parameters)
+
+    def executemany(
+        self, sql: str, rows: Iterable[Sequence[Any] | dict[str, Any]]
+    ) -> sqlite3.Cursor:
+        return self.conn.executemany(sql, rows)
+
+    def query(
+        self, sql: str, parameters: Sequence[Any] | dict[str, Any] = ()
+    ) -> Iterator[dict[str, Any]]:
+        """The rows of a ``SELECT`` as dictionaries (as sqlite-utils'
+        ``Database.query`` gives them)."""
+        cursor = self.execute(sql, parameters)
+        columns = [column[0] for column in cursor.description]
+        for row in cursor:
+            yield dict(zip(columns, row, strict=True))
+
+    def close(self) -> None:
+        """Close the archive: a writer's open transaction rolled back and its WAL
+        left (:func:`partita.database.schema.close_archive`)."""
+        from partita.database.schema import close_archive
+
+        close_archive(self)
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def connect_for_reading(path: Path) -> sqlite3.Connection:
@@ -259,9 +331,11 @@ def archive_errors(function: Callable[..., _Result]) -> Callable[..., _Result]:
 
 
 def archive_name(target: Any) -> str:
-    """How messages name the archive ``target`` (a path, or an open ``Database``)."""
+    """How messages name the archive ``target`` (a path, or an open :class:`Archive`)."""
     if isinstance(target, str | Path):
         return str(target)
+    if isinstance(target, Archive):
+        return target.name
     conn = getattr(target, "conn", None)
     if conn is not None:
         try:

@@ -30,11 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from sqlite_utils import Database
-
+from partita.database.connection import Archive
 from partita.database.filters import GameFilter
 from partita.database.query import select_games
-from partita.database.schema import archive
 from partita.errors import ArchiveError
 from partita.notation.splitter import record_edges
 from partita.notation.writer import LINE_WIDTH
@@ -105,7 +103,7 @@ class _Output:
         self.closed = True  # whether a tag line after the last record starts another
         self.csv = csv.writer(stream, lineterminator="\n") if options.format == "csv" else None
 
-    def write(self, db: Database, row: dict) -> None:
+    def write(self, db: Archive, row: dict) -> None:
         options = self.options
         if options.format == "ndjson":
             self.stream.write(json.dumps(_json_object(db, row), ensure_ascii=False) + "\n")
@@ -126,7 +124,7 @@ class _Output:
         self.written += 1
 
 
-def _json_object(db: Database, row: dict) -> dict:
+def _json_object(db: Archive, row: dict) -> dict:
     problems = list(
         db.query(
             "SELECT kind, severity, line, [column], ply, move_number, token, message "
@@ -146,7 +144,7 @@ def _json_object(db: Database, row: dict) -> dict:
 
 
 def export_games(
-    target: str | Path | Database,
+    target: Archive,
     stream: TextIO,
     *,
     canonical: bool = False,
@@ -163,12 +161,11 @@ def export_games(
     every :data:`PROGRESS_EVERY` games and at the end."""
     options = options or ExportOptions(canonical=canonical)
     output = _Output(stream, options)
-    with archive(target, readonly=True) as db:
-        chosen = GameFilter.of(selection, **filters)
-        for row in select_games(db, _COLUMNS, selection=chosen, limit=limit):
-            output.write(db, row)
-            if progress is not None and output.written % PROGRESS_EVERY == 0:
-                progress(output.written)
+    chosen = GameFilter.of(selection, **filters)
+    for row in select_games(target, _COLUMNS, selection=chosen, limit=limit):
+        output.write(target, row)
+        if progress is not None and output.written % PROGRESS_EVERY == 0:
+            progress(output.written)
     if progress is not None:
         progress(output.written)
     return output.written
@@ -185,7 +182,7 @@ def file_stem(value: str | None) -> str:
 
 
 def export_to_folder(
-    target: str | Path | Database,
+    target: Archive,
     folder: Path,
     *,
     split_by: str | None = None,
@@ -212,9 +209,9 @@ def export_to_folder(
     parts: dict[str, int] = {}
     total = 0
     try:
-        with archive(target, readonly=True) as db, contextlib.ExitStack() as files:
+        with contextlib.ExitStack() as files:
             chosen = GameFilter.of(selection, **filters)
-            for row in select_games(db, _COLUMNS, selection=chosen, limit=limit):
+            for row in select_games(target, _COLUMNS, selection=chosen, limit=limit):
                 group = "games"
                 if split_by is not None:
                     group = file_stem(json.loads(row["tags"] or "{}").get(split_by))
@@ -237,7 +234,7 @@ def export_to_folder(
                     )
                     output = outputs[name] = _Output(stream, options)
                     counts[name] = 0
-                output.write(db, row)
+                output.write(target, row)
                 counts[name] += 1
                 total += 1
                 if progress is not None and total % PROGRESS_EVERY == 0:

@@ -25,21 +25,18 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
+from partita.database.connection import Archive
 from partita.database.indexed import finish_loading
 from partita.database.parallel import PARALLEL_MIN_BYTES, Preparer, auto_workers
 from partita.database.prepare import Refusal, date_bounds, stored_text
-from partita.database.schema import archive, archive_for_writing
+from partita.database.schema import writing
 from partita.database.twins import new_twins
 from partita.notation.chunks import CHUNK_BYTES, chunks
 from partita.notation.files import expand_paths
 from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
-
-if TYPE_CHECKING:
-    from sqlite_utils import Database
 
 __all__ = [
     "BATCH_GROWTH",
@@ -122,37 +119,25 @@ class ImportProgress:
 
 
 def import_records(
-    target: str | Path | Database,
+    target: Archive,
     replayed_records: Iterable[ReplayedRecord],
     *,
     strict: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> ImportSummary:
-    """Store already replayed records (for callers that read and replay themselves)."""
-    with _writing(target) as conn, _tuned_for_import(conn):
+    """Store already replayed records (for callers that read and replay themselves)
+    in ``target``."""
+    with writing(target) as opened, _tuned_for_import(opened.conn):
+        conn = opened.conn
         first_id = _next_id(conn)
-        writer = ArchiveWriter(conn, strict=strict, batch_size=batch_size)
+        writer = ArchiveWriter(opened, strict=strict, batch_size=batch_size)
         for replayed in replayed_records:
             writer.add(replayed)
             if writer.pending >= batch_size:
                 writer.flush()
         writer.flush()
-        writer.summary.twins = new_twins(conn, first_id)
+        writer.summary.twins = new_twins(opened, first_id)
         return writer.summary
-
-
-@contextmanager
-def _writing(target: str | Path | Database) -> Iterator[sqlite3.Connection]:
-    """The connection an import writes through: a path is opened with the stdlib
-    ``sqlite3`` alone (:func:`~partita.database.schema.archive_for_writing`: no
-    sqlite-utils to load for a small import), a caller's ``Database`` is opened
-    as :func:`~partita.database.schema.archive` opens it and left open."""
-    if isinstance(target, str | Path):
-        with archive_for_writing(target) as conn:
-            yield conn
-    else:
-        with archive(target) as db:
-            yield db.conn
 
 
 def batch_limit(batch_size: int | None, stored: int) -> int:
@@ -207,7 +192,7 @@ def _next_id(conn: sqlite3.Connection) -> int:
 
 
 def import_paths(
-    target: str | Path | Database,
+    target: Archive,
     paths: Iterable[str | Path],
     *,
     strict: bool = False,
@@ -219,7 +204,7 @@ def import_paths(
     fork_workers: bool = False,
 ) -> ImportSummary:
     """Import record files and folders (their ``*.pgr`` files, recursively) into
-    the archive at ``target``; return what happened.
+    the archive ``target``; return what happened.
 
     Streams: memory holds one batch (in bulk mode one piece of it,
     :data:`~partita.database.archive_writer.PIECE_PLIES`) and a few chunks of
@@ -268,16 +253,16 @@ def import_paths(
     if workers is None:
         workers = auto_workers(total, fork=fork_workers)
     with (
-        # First: forked workers copy no open archive.
         Preparer(workers, scheduler, fork=fork_workers) as preparer,
-        _writing(target) as conn,
-        _tuned_for_import(conn),
+        writing(target) as opened,
+        _tuned_for_import(opened.conn),
     ):
+        conn = opened.conn
         first_id = _next_id(conn)
         if bulk is None:
             bulk = total >= BULK_MIN_BYTES and _no_positions(conn)
         writer = ArchiveWriter(
-            conn, strict=strict, batch_size=batch_size or DEFAULT_BATCH_SIZE, bulk=bulk
+            opened, strict=strict, batch_size=batch_size or DEFAULT_BATCH_SIZE, bulk=bulk
         )
         limit = batch_limit(batch_size, first_id - 1)
         if bulk:
@@ -331,5 +316,5 @@ def import_paths(
         finish_files(len(files))
         if bulk:
             finish_loading(conn)
-        summary.twins = new_twins(conn, first_id)
+        summary.twins = new_twins(opened, first_id)
         return summary

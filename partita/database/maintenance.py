@@ -22,13 +22,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
 from partita.database.archive_writer import insert_positions
-from partita.database.connection import archive_error
+from partita.database.connection import Archive
 from partita.database.filters import GameFilter
 from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import delete_positions, index_games, unindex_games
@@ -38,8 +35,7 @@ from partita.database.schema import (
     GAME_COLUMNS,
     HASH_KEY_COLUMN,
     PROBLEM_COLUMNS,
-    archive,
-    open_archive,
+    writing,
 )
 from partita.database.variations import VARIATIONS_INSERT, delete_variations
 from partita.errors import ArchiveError
@@ -63,7 +59,7 @@ _CHUNK = 900
 
 
 @contextmanager
-def write_transaction(db: Database) -> Iterator[sqlite3.Connection]:
+def write_transaction(db: Archive) -> Iterator[sqlite3.Connection]:
     """One transaction holding the write lock from its start (so a concurrent import
     waits instead of failing half-way): committed at the end, rolled back on any
     exception."""
@@ -107,9 +103,7 @@ def _missing(ids: Iterable[int]) -> ArchiveError:
     return ArchiveError(f"there are no games {shown}{more} in the archive")
 
 
-def matching_games(
-    target: str | Path | Database, ids: Sequence[int] | None = None, **filters: Any
-) -> list[int]:
+def matching_games(target: Archive, ids: Sequence[int] | None = None, **filters: Any) -> list[int]:
     """The ids, in order, of the games named by ``ids`` (each must exist) and
     matching ``filters`` (those of :func:`partita.database.query_games`): the
     games :func:`delete_games` would delete. Naming no game at all (no id, no
@@ -117,14 +111,13 @@ def matching_games(
     ids = list(ids or ())
     if not ids and not _has_filter(filters):
         raise ArchiveError("name the games: their ids, or filters such as --game or --event")
-    with archive(target, readonly=True) as db:
-        if ids:
-            found = _existing_ids(db.conn, ids)
-            if len(found) < len(set(ids)):
-                raise _missing(set(ids) - found)
-            if not _has_filter(filters):
-                return sorted(found)
-        chosen = [row["id"] for row in select_games(db, "g.id", **filters)]
+    if ids:
+        found = _existing_ids(target.conn, ids)
+        if len(found) < len(set(ids)):
+            raise _missing(set(ids) - found)
+        if not _has_filter(filters):
+            return sorted(found)
+    chosen = [row["id"] for row in select_games(target, "g.id", **filters)]
     if ids:
         return [game_id for game_id in chosen if game_id in found]
     return chosen
@@ -156,16 +149,15 @@ def delete_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> Deletion:
     return Deletion(list(ids), positions, problems, variations)
 
 
-def delete_games(target: str | Path | Database, ids: Sequence[int]) -> Deletion:
+def delete_games(target: Archive, ids: Sequence[int]) -> Deletion:
     """Delete the games ``ids`` with their positions and problems, in one
     transaction; every id must exist (else nothing is deleted)."""
     ids = sorted(set(ids))
-    with _read_first(target) as reading:  # a refusal leaves the file as it was
-        if reading is not None:
-            found = _existing_ids(reading.conn, ids)
-            if len(found) < len(ids):
-                raise _missing(set(ids) - found)
-    with archive(target, create=False) as db, write_transaction(db) as conn:
+    if target.readonly:  # a refusal found reading leaves the file as it was
+        found = _existing_ids(target.conn, ids)
+        if len(found) < len(ids):
+            raise _missing(set(ids) - found)
+    with writing(target, create=False) as db, write_transaction(db) as conn:
         found = _existing_ids(conn, ids)
         if len(found) < len(ids):
             raise _missing(set(ids) - found)
@@ -299,18 +291,16 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     conn.executemany(_PROBLEMS_INSERT, [(game_id, *problem) for problem in stored.problems])
 
 
-def _change_tag(
-    target: str | Path | Database, game_id: int, name: str, value: str | None
-) -> TagChange:
+def _change_tag(target: Archive, game_id: int, name: str, value: str | None) -> TagChange:
     _check_tag(name, value)
-    # Refusals and changes that change nothing are found reading only, so that
-    # they leave the file as it was (opening it to write changes its header).
-    with _read_first(target) as reading:
-        if reading is not None:
-            planned = _planned_tag_change(reading.conn, game_id, name, value)
-            if not isinstance(planned, tuple):
-                return planned
-    with archive(target, create=False) as db, write_transaction(db) as conn:
+    # Refusals and changes that change nothing are found reading only (an archive
+    # open for reading), so that they leave the file as it was (opening it to write
+    # changes its header).
+    if target.readonly:
+        planned = _planned_tag_change(target.conn, game_id, name, value)
+        if not isinstance(planned, tuple):
+            return planned
+    with writing(target, create=False) as db, write_transaction(db) as conn:
         planned = _planned_tag_change(conn, game_id, name, value)
         if not isinstance(planned, tuple):
             return planned
@@ -325,27 +315,6 @@ def _change_tag(
             stored.hash != digest,
             stored.hash,
         )
-
-
-@contextmanager
-def _read_first(target: str | Path | Database) -> Iterator[Database | None]:
-    """The archive at the path ``target`` opened read-only, to look before writing;
-    ``None`` when it cannot be read as it is (an open ``Database``, a missing file, an
-    archive that needs a migration: the writing pass says or does what is needed)."""
-    if not isinstance(target, str | Path) or str(target) == ":memory:":
-        yield None
-        return
-    try:
-        db = open_archive(target, readonly=True)
-    except ArchiveError:
-        yield None
-        return
-    try:
-        yield db
-    except sqlite3.Error as error:
-        raise archive_error(error, str(target)) from None
-    finally:
-        db.close()
 
 
 def _planned_tag_change(
@@ -386,13 +355,13 @@ def _planned_tag_change(
     return before, digest, stored
 
 
-def set_tag(target: str | Path | Database, game_id: int, name: str, value: str) -> TagChange:
+def set_tag(target: Archive, game_id: int, name: str, value: str) -> TagChange:
     """Give game ``game_id``'s tag ``name`` the value ``value`` (added if absent;
     ``Result`` changes the movetext's result token too), in one transaction."""
     return _change_tag(target, game_id, name, value)
 
 
-def unset_tag(target: str | Path | Database, game_id: int, name: str) -> TagChange:
+def unset_tag(target: Archive, game_id: int, name: str) -> TagChange:
     """Remove tag ``name`` from game ``game_id`` (an error if it has none), in one
     transaction."""
     return _change_tag(target, game_id, name, None)

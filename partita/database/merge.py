@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlite_utils import Database
-
+from partita.database.connection import Archive
 from partita.database.hashkey import game_ids_with_hash, hash_key
 from partita.database.indexed import index_games
 from partita.database.maintenance import write_transaction
@@ -31,8 +30,8 @@ from partita.database.schema import (
     PROBLEM_COLUMNS,
     SCHEMA_VERSION,
     STORED_GAME_COLUMNS,
+    writing,
 )
-from partita.database.schema import archive as open_target
 from partita.database.sqlfunctions import register
 from partita.database.twinkey import row_twin_key
 from partita.database.twins import new_twins
@@ -105,7 +104,7 @@ def _source_columns(conn: sqlite3.Connection, other: str) -> set[str]:
     return {row[1] for row in conn.execute(f"PRAGMA {_ALIAS}.table_info(games)")}
 
 
-def merge_archive(target: str | Path | Database, other: str | Path) -> Merge:
+def merge_archive(target: Archive, other: str | Path) -> Merge:
     """Copy the games of the archive ``other`` into ``target`` (made if needed),
     in the other archive's id order, with their positions and problems; a game
     whose content hash ``target`` already holds is skipped. One transaction: a
@@ -113,7 +112,7 @@ def merge_archive(target: str | Path | Database, other: str | Path) -> Merge:
     other_path = Path(other)
     if not other_path.is_file():
         raise ArchiveError(f"no archive at {other}")
-    with open_target(target) as db:
+    with writing(target) as db:
         conn = db.conn
         database_file = conn.execute("PRAGMA database_list").fetchone()[2]
         if database_file and os.path.samefile(database_file, other_path):
@@ -132,7 +131,7 @@ def merge_archive(target: str | Path | Database, other: str | Path) -> Merge:
             conn.execute(f"DETACH DATABASE {_ALIAS}")
 
 
-def _merge(db: Database, other: str) -> Merge:
+def _merge(db: Archive, other: str) -> Merge:
     conn = db.conn
     merge = Merge(other)
     columns = _source_columns(conn, other)

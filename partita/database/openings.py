@@ -34,12 +34,15 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.database.keys import fold_key, key_folder
 from partita.errors import PartitaError
 from partita.game.configuration import Configuration
 from partita.game.registry import all_specs, get_game, get_spec
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "ENVIRONMENT",
@@ -277,7 +280,7 @@ _PER_GAME = 2_000
 
 
 def openings_of_games(
-    db: Any, games: Sequence[tuple[int, str | None]], files: Sequence[str | Path] = ()
+    db: Archive, games: Sequence[tuple[int, str | None]], files: Sequence[str | Path] = ()
 ) -> dict[int, OpeningName]:
     """The opening name of each of ``games`` (``(id, game)`` pairs) that has one."""
     by_game: dict[str | None, list[int]] = {}

@@ -26,14 +26,11 @@ import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlite_utils import Database
-
+from partita.database.connection import Archive
 from partita.database.filters import GameFilter, fold
 from partita.database.ratings import RatedGame, Rating, elo_ratings
-from partita.database.schema import archive
 from partita.errors import ArchiveError
 from partita.game.rules import parse_result_token
 
@@ -106,7 +103,7 @@ def games_sql(filters: dict[str, Any], db: Any = None) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def _games(db: Database, filters: dict[str, Any]) -> list[_Game]:
+def _games(db: Archive, filters: dict[str, Any]) -> list[_Game]:
     """The selected games with all their seats named, by game, then date (the first
     day it can mean; undated games first), then id."""
     sql, params = games_sql(filters, db)
@@ -161,7 +158,7 @@ def _ratings(games: Sequence[_Game]) -> dict[Hashable, Rating]:
     return elo_ratings(rated)
 
 
-def game_ratings(db: Database, game: str) -> dict[int, tuple[float | None, ...]]:
+def game_ratings(db: Archive, game: str) -> dict[int, tuple[float | None, ...]]:
     """Per game of ``game`` (by id), each seat's rating when it was played: the
     record's ``PlayerNElo`` tag where it has one, else the archive's Elo of that
     player before the game (for the games the ratings count: valid, dated,
@@ -271,14 +268,13 @@ def _display_names(games: Sequence[_Game]) -> dict[str, str]:
 
 
 def player_stats(
-    target: str | Path | Database, *, names: Sequence[str] = (), **filters: Any
+    target: Archive, *, names: Sequence[str] = (), **filters: Any
 ) -> list[PlayerStats]:
     """One row per player and game among the games the filters select (``names``:
     only the players whose name holds one of these, accent- and case-insensitively),
     by game, then rating (highest first), games and name."""
     filters.pop("player", None)  # the players command chooses rows by name instead
-    with archive(target, readonly=True) as db:
-        games = _games(db, filters)
+    games = _games(target, filters)
     shown = _display_names(games)
     ratings = _ratings(games)
     wanted = [fold_name(name) for name in names]
@@ -380,14 +376,11 @@ class HeadToHead:
         }
 
 
-def head_to_head(
-    target: str | Path | Database, name: str, opponent: str, **filters: Any
-) -> list[HeadToHead]:
+def head_to_head(target: Archive, name: str, opponent: str, **filters: Any) -> list[HeadToHead]:
     """The games between the players ``name`` and ``opponent`` name (each exactly
     one player of the selected games), per game, from the first one's side."""
     filters.pop("player", None)
-    with archive(target, readonly=True) as db:
-        games = _games(db, filters)
+    games = _games(target, filters)
     keys = {key for game in games for key in game.keys}
     shown = _display_names(games)
     mine = _one_player(keys, name, "--player", shown)
@@ -443,11 +436,10 @@ class Crosstable:
 _SHOWN = {1.0: "1", 0.5: "½", 0.0: "0"}
 
 
-def crosstables(target: str | Path | Database, **filters: Any) -> list[Crosstable]:
+def crosstables(target: Archive, **filters: Any) -> list[Crosstable]:
     """One crosstable per event (its exact name) and game among the selected games."""
     filters.pop("player", None)
-    with archive(target, readonly=True) as db:
-        games = _games(db, filters)
+    games = _games(target, filters)
     shown = _display_names(games)
     tables: dict[tuple[str, str], dict[str, dict[str, list[float]]]] = {}
     for game in games:

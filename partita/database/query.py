@@ -11,13 +11,10 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
+from partita.database.connection import Archive
 from partita.database.filters import GameFilter
-from partita.database.schema import archive
 from partita.errors import ArchiveError, PartitaError
 from partita.notation.model import Record
 
@@ -54,7 +51,7 @@ def _order_by(order: str, descending: bool) -> str:
 
 
 def select_games(
-    db: Database,
+    db: Archive,
     columns: str = "g.*",
     *,
     selection: GameFilter | None = None,
@@ -85,7 +82,7 @@ def select_games(
 
 
 def query_games(
-    target: str | Path | Database,
+    target: Archive,
     selection: GameFilter | None = None,
     *,
     limit: int | None = None,
@@ -116,54 +113,53 @@ def query_games(
     if chosen.pattern is not None:
         column, column_params = chosen.pattern_column()
         columns += ", " + column
-    with archive(target, readonly=True) as db:
-        rows = []
-        if offset < 0:
-            raise ArchiveError(f"offset must be 0 or more, not {offset}")
-        if limit is not None and chosen.position is None and chosen.pattern is None:
-            # A page: its ids first (the sort carries two values a game, not every
-            # column), then its rows.
-            ids = [
-                row["id"]
-                for row in select_games(
-                    db, "g.id", selection=chosen, limit=limit, order=order,
-                    descending=descending, offset=offset,
-                )
-            ]  # fmt: skip
-            found = {
-                row["id"]: row
-                for row in db.query(
-                    f"SELECT {columns} FROM games g WHERE g.id IN (SELECT value FROM json_each(?))",
-                    [json.dumps(ids)],
-                )
-            }
-            selected: Iterable[dict] = (found[game_id] for game_id in ids)
-        else:
-            selected = select_games(
-                db,
-                columns,
-                selection=chosen,
-                limit=limit,
-                column_params=column_params,
-                order=order,
-                descending=descending,
-                offset=offset,
+    rows = []
+    if offset < 0:
+        raise ArchiveError(f"offset must be 0 or more, not {offset}")
+    if limit is not None and chosen.position is None and chosen.pattern is None:
+        # A page: its ids first (the sort carries two values a game, not every
+        # column), then its rows.
+        ids = [
+            row["id"]
+            for row in select_games(
+                target, "g.id", selection=chosen, limit=limit, order=order,
+                descending=descending, offset=offset,
             )
-        for row in selected:
-            players = [row.pop(f"player{seat}") for seat in range(1, 5)]
-            row["players"] = [name for name in players if name is not None]
-            rows.append(row)
-        names = openings_of_games(
-            db, [(row["id"], row["game"]) for row in rows], chosen.opening_files
+        ]  # fmt: skip
+        found = {
+            row["id"]: row
+            for row in target.query(
+                f"SELECT {columns} FROM games g WHERE g.id IN (SELECT value FROM json_each(?))",
+                [json.dumps(ids)],
+            )
+        }
+        selected: Iterable[dict] = (found[game_id] for game_id in ids)
+    else:
+        selected = select_games(
+            target,
+            columns,
+            selection=chosen,
+            limit=limit,
+            column_params=column_params,
+            order=order,
+            descending=descending,
+            offset=offset,
         )
-        for row in rows:
-            entry = names.get(row["id"])
-            row["opening"] = None if entry is None else entry.name
-        return rows
+    for row in selected:
+        players = [row.pop(f"player{seat}") for seat in range(1, 5)]
+        row["players"] = [name for name in players if name is not None]
+        rows.append(row)
+    names = openings_of_games(
+        target, [(row["id"], row["game"]) for row in rows], chosen.opening_files
+    )
+    for row in rows:
+        entry = names.get(row["id"])
+        row["opening"] = None if entry is None else entry.name
+    return rows
 
 
 def count_games(
-    target: str | Path | Database,
+    target: Archive,
     selection: GameFilter | None = None,
     *,
     limit: int | None = None,
@@ -173,17 +169,16 @@ def count_games(
     ``limit``: the work an export has ahead, for its progress."""
     if limit is not None and limit < 0:
         raise ArchiveError(f"limit must be 0 or more, not {limit}")
-    with archive(target, readonly=True) as db:
-        chosen = GameFilter.of(selection, **filters)
-        if limit is None:
-            joins, where, params = chosen.sql(db)
-            distinct = "DISTINCT g.id" if chosen.position is not None else "*"
-            sql = f"SELECT count({distinct}) FROM {joins} WHERE {where}"
-            return int(db.execute(sql, params).fetchone()[0])
-        return sum(1 for _ in select_games(db, "g.id", selection=chosen, limit=limit))
+    chosen = GameFilter.of(selection, **filters)
+    if limit is None:
+        joins, where, params = chosen.sql(target)
+        distinct = "DISTINCT g.id" if chosen.position is not None else "*"
+        sql = f"SELECT count({distinct}) FROM {joins} WHERE {where}"
+        return int(target.execute(sql, params).fetchone()[0])
+    return sum(1 for _ in select_games(target, "g.id", selection=chosen, limit=limit))
 
 
-def get_record(target: str | Path | Database, game_id: int) -> Record:
+def get_record(target: Archive, game_id: int) -> Record:
     """The stored record of game ``game_id``, read back from its stored text.
 
     Its source names the archive game (``archive:ID``); ``ArchiveError`` if there
@@ -191,22 +186,20 @@ def get_record(target: str | Path | Database, game_id: int) -> Record:
     """
     from partita.notation.reader import read_records
 
-    with archive(target, readonly=True) as db:
-        row = db.execute("SELECT pgr FROM games WHERE id = ?", (game_id,)).fetchone()
-        if row is None:
-            raise ArchiveError(f"there is no game {game_id} in the archive")
+    row = target.execute("SELECT pgr FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        raise ArchiveError(f"there is no game {game_id} in the archive")
     for record in read_records(io.StringIO(row[0]), name=f"archive:{game_id}"):
         return record
     raise PartitaError(f"game {game_id}: its stored text holds no record")
 
 
-def game_problems(target: str | Path | Database, game_id: int) -> list[dict]:
+def game_problems(target: Archive, game_id: int) -> list[dict]:
     """The stored problems of game ``game_id``, in their order."""
-    with archive(target, readonly=True) as db:
-        return list(
-            db.query(
-                "SELECT kind, severity, line, [column], ply, move_number, token, message "
-                "FROM problems WHERE game_id = ? ORDER BY id",
-                (game_id,),
-            )
+    return list(
+        target.query(
+            "SELECT kind, severity, line, [column], ply, move_number, token, message "
+            "FROM problems WHERE game_id = ? ORDER BY id",
+            (game_id,),
         )
+    )

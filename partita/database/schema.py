@@ -28,11 +28,12 @@ unchanged), migrates in one transaction under the write lock (so processes makin
 one new archive at once do it once), and uses WAL while it writes; the archive is
 left in rollback-journal mode at rest (see :mod:`partita.database.connection`).
 
-Writing needs no sqlite-utils: :func:`archive_for_writing` (what an import uses)
-opens, checks, makes and closes an archive with the stdlib ``sqlite3``, and only
-the migration of an existing older archive loads sqlite-utils (about 70 ms of a
-small import's start-up). :func:`open_archive` makes the same checks and returns
-the sqlite-utils ``Database`` the library's functions take.
+:func:`open_archive` (and the context manager :func:`archive`) is the one place
+an archive is opened: it makes these checks and returns the
+:class:`~partita.database.connection.Archive` every library function takes.
+Opening needs no sqlite-utils: the stdlib ``sqlite3`` opens, checks, makes and
+closes an archive, and only the migration of an existing older archive loads
+sqlite-utils (with numpy: a quarter of a second of a small import's start-up).
 """
 
 from __future__ import annotations
@@ -40,17 +41,17 @@ from __future__ import annotations
 import datetime
 import signal
 import sqlite3
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from partita.database.books import create_book_table
 from partita.database.connection import (
+    Archive,
     archive_error,
     archive_name,
     check_intact,
@@ -78,7 +79,8 @@ __all__ = [
     "ArchiveState",
     "Migration",
     "archive",
-    "archive_for_writing",
+    "close_archive",
+    "writing",
     "inspect_archive",
     "migrate_archive",
     "open_archive",
@@ -368,9 +370,9 @@ def _partita_versions(conn: sqlite3.Connection, tables: tuple[str, ...]) -> bool
     )
 
 
-def schema_version(db: Database) -> int:
-    """The newest migration applied to ``db`` (0 for an empty database)."""
-    return inspect_archive(db.conn).version
+def schema_version(opened: Archive) -> int:
+    """The newest migration applied to ``opened`` (0 for an empty database)."""
+    return inspect_archive(opened.conn).version
 
 
 def _refuse_unusable(state: ArchiveState, name: str, *, reading: bool) -> None:
@@ -484,13 +486,6 @@ def _utils_database(conn: sqlite3.Connection) -> Database:
     return Database(conn, execute_plugins=False)
 
 
-def _is_database(target: object) -> bool:
-    """Whether ``target`` is a sqlite-utils ``Database`` (without loading
-    sqlite-utils: if it is not loaded, nothing is one)."""
-    utils = sys.modules.get("sqlite_utils")
-    return utils is not None and isinstance(target, utils.Database)
-
-
 def _prepare_for_writing(
     conn: sqlite3.Connection, name: str, progress: MigrationProgress | None = None
 ) -> None:
@@ -592,8 +587,8 @@ def open_for_writing(
     """A ``sqlite3`` connection to the archive at ``target`` (a path or
     ``":memory:"``), ready to write, with the checks and changes of
     :func:`open_archive` for writing (and its errors), and without sqlite-utils
-    unless an older archive needs a migration. Close it with
-    :func:`archive_for_writing` (or as that does: :func:`_close_writing`)."""
+    unless an older archive needs a migration; :func:`open_archive` wraps it in
+    the :class:`~partita.database.connection.Archive` it returns."""
     name = archive_name(target)
     try:
         if name == ":memory:":
@@ -616,37 +611,17 @@ def open_for_writing(
     return conn
 
 
-@contextmanager
-def archive_for_writing(
-    target: str | Path,
-    *,
-    create: bool = True,
-    migration_progress: MigrationProgress | None = None,
-) -> Iterator[sqlite3.Connection]:
-    """:func:`open_for_writing` as a context manager that closes the archive as
-    :func:`archive` does (rollback of an open transaction, back to a rollback
-    journal, Ctrl-C held back). A ``sqlite3.Error`` inside becomes an
-    ``ArchiveError`` naming the archive."""
-    conn = open_for_writing(target, create=create, migration_progress=migration_progress)
-    try:
-        yield conn
-    except sqlite3.Error as error:
-        raise archive_error(error, archive_name(target)) from None
-    finally:
-        _close_writing(conn)
-
-
 def open_archive(
-    target: str | Path | Database,
+    target: str | Path,
     *,
     readonly: bool = False,
     create: bool = True,
     migration_progress: MigrationProgress | None = None,
-) -> Database:
-    """The archive at ``target`` (a path, ``":memory:"`` or an open sqlite-utils
-    ``Database``), ready to use.
+) -> Archive:
+    """The archive at the path ``target`` (or ``":memory:"``), open and ready:
+    the one place an :class:`~partita.database.connection.Archive` is made.
 
-    ``readonly=True`` (every reading function): the file must exist and be an
+    ``readonly=True`` (every reading command): the file must exist and be an
     archive at the current schema; it is opened read-only (``mode=ro``), nothing is
     written (no migration, no journal mode switch), and an archive that needs a
     migration is refused with a message saying how to migrate it.
@@ -655,49 +630,63 @@ def open_archive(
     missing one), checked before anything is written to it, migrated to the
     current schema, and switched to WAL; processes opening one new archive at once
     wait for each other instead of failing. ``migration_progress(done, total)`` is
-    called by a long migration step (the games it has looked at).
+    called by a long migration step (the games it has looked at). Neither loads
+    sqlite-utils unless an older archive needs a migration.
 
     ``ArchiveError`` when the file is no SQLite database, another program's
     database (left unchanged), an archive of a newer partita, or when SQLite
     fails (the message says why).
     """
-    if not _is_database(target) and not readonly:
-        path_or_memory = cast("str | Path", target)
-        db = _utils_database(
-            open_for_writing(path_or_memory, create=create, migration_progress=migration_progress)
-        )
-        _register_archive_functions(db.conn)
-        return db
-    owned = not _is_database(target)
     name = archive_name(target)
-    if not owned:
-        db = cast("Database", target)
-    elif name == ":memory:":
-        raise ArchiveError("an archive in memory cannot be opened again: pass its Database")
-    else:
-        path = Path(name)
-        _check_path(path, name, must_exist=True)
-        try:
-            if in_wal_mode_at_rest(path):
-                _peek(path, name, reading=True)
-            conn = connect_for_reading(path)
-        except sqlite3.Error as error:
-            raise archive_error(error, name) from None
-        db = _utils_database(conn)
+    if not readonly:
+        conn = open_for_writing(target, create=create, migration_progress=migration_progress)
+        _register_archive_functions(conn)
+        return Archive(conn, name, readonly=False)
+    if name == ":memory:":
+        raise ArchiveError("an archive in memory cannot be opened for reading: it is empty")
+    path = Path(name)
+    _check_path(path, name, must_exist=True)
     try:
-        if readonly:
-            _refuse_unusable(inspect_archive(db.conn), name, reading=True)
-            _refuse_while_loading(db, name)
-        else:
-            _prepare_for_writing(db.conn, name, migration_progress)
+        if in_wal_mode_at_rest(path):
+            _peek(path, name, reading=True)
+        conn = connect_for_reading(path)
+    except sqlite3.Error as error:
+        raise archive_error(error, name) from None
+    try:
+        _refuse_unusable(inspect_archive(conn), name, reading=True)
+        _refuse_while_loading(conn, name)
     except (ArchiveError, sqlite3.Error) as error:
-        if owned:
-            db.close()
+        conn.close()
         if isinstance(error, sqlite3.Error):
             raise archive_error(error, name) from None
         raise
-    _register_archive_functions(db.conn)
-    return db
+    _register_archive_functions(conn)
+    return Archive(conn, name, readonly=True)
+
+
+@contextmanager
+def writing(target: Archive, *, create: bool = True) -> Iterator[Archive]:
+    """``target`` for a library function that writes: itself when it is open for
+    writing; else (a reading command's archive, which such a function looks at
+    before it decides to write) the same file opened for writing for the block.
+    A ``sqlite3.Error`` inside becomes an ``ArchiveError`` naming the archive."""
+    if target.readonly:
+        with archive(target.name, create=create) as opened:
+            yield opened
+        return
+    try:
+        yield target
+    except sqlite3.Error as error:
+        raise archive_error(error, target.name) from None
+
+
+def close_archive(opened: Archive) -> None:
+    """Close ``opened`` as it was opened: a reader simply; a writer with an open
+    transaction rolled back and the rollback journal back, Ctrl-C held back."""
+    if opened.readonly:
+        opened.conn.close()
+    else:
+        _close_writing(opened.conn)
 
 
 def _register_archive_functions(conn: sqlite3.Connection) -> None:
@@ -706,12 +695,12 @@ def _register_archive_functions(conn: sqlite3.Connection) -> None:
     register_filter_functions(conn)
 
 
-def _refuse_while_loading(db: Database, name: str) -> None:
+def _refuse_while_loading(conn: sqlite3.Connection, name: str) -> None:
     """Reading commands refuse an archive whose last bulk import has not indexed its
     positions yet (it runs, or was stopped): their answers would miss games."""
     from partita.database.indexed import loading_pending
 
-    if loading_pending(db.conn):
+    if loading_pending(conn):
         raise ArchiveError(
             f"the archive {name} holds games whose positions are not indexed yet (a large "
             f"import into it is running, or was stopped): wait for it to finish, or run "
@@ -771,7 +760,7 @@ def migrate_archive(
         raise archive_error(error, name) from None
     if current:
         return before.version, SCHEMA_VERSION  # nothing to do: the file is not touched
-    with archive_for_writing(path, create=False, migration_progress=progress):
+    with archive(path, create=False, migration_progress=progress):
         pass
     return before.version, SCHEMA_VERSION
 
@@ -780,13 +769,28 @@ def register_filter_functions(conn: sqlite3.Connection) -> None:
     """The SQL functions :class:`partita.database.filters.GameFilter` uses:
     ``partita_fold`` (accent- and case-insensitive names), ``partita_number`` (a tag
     value as a number), ``regexp`` (SQLite's ``REGEXP`` operator) and
-    ``partita_pattern`` (a game's first ply matching a position pattern)."""
-    from partita.database.filters import regexp
-    from partita.database.patterns import first_matching_ply
-
+    ``partita_pattern`` (a game's first ply matching a position pattern). The
+    last two import their modules on their first call: an import never filters."""
     register_indexing_functions(conn)
-    register(conn, "regexp", 2, regexp)
-    register(conn, "partita_pattern", 6, first_matching_ply)
+    register(conn, "regexp", 2, _on_first_call("partita.database.filters", "regexp"))
+    register(
+        conn,
+        "partita_pattern",
+        6,
+        _on_first_call("partita.database.patterns", "first_matching_ply"),
+    )
+
+
+def _on_first_call(module: str, name: str) -> Callable[..., object]:
+    """The function ``module.name``, imported when it is first called."""
+    found: list[Callable[..., object]] = []
+
+    def call(*arguments: object) -> object:
+        if not found:
+            found.append(getattr(import_module(module), name))
+        return found[0](*arguments)
+
+    return call
 
 
 def _casefold(text: str | None) -> str | None:
@@ -795,25 +799,21 @@ def _casefold(text: str | None) -> str | None:
 
 @contextmanager
 def archive(
-    target: str | Path | Database,
+    target: str | Path,
     *,
     readonly: bool = False,
     create: bool = True,
     migration_progress: MigrationProgress | None = None,
-) -> Iterator[Database]:
-    """``open_archive`` as a context manager that closes what it opened (an open
-    ``Database`` given as ``target`` is left open). A ``sqlite3.Error`` inside
-    becomes an ``ArchiveError`` naming the archive."""
-    db = open_archive(
+) -> Iterator[Archive]:
+    """:func:`open_archive` as a context manager that closes the archive
+    (:func:`close_archive`). A ``sqlite3.Error`` inside becomes an
+    ``ArchiveError`` naming the archive."""
+    opened = open_archive(
         target, readonly=readonly, create=create, migration_progress=migration_progress
     )
     try:
-        yield db
+        yield opened
     except sqlite3.Error as error:
-        raise archive_error(error, archive_name(target)) from None
+        raise archive_error(error, opened.name) from None
     finally:
-        if not _is_database(target):  # a caller's Database stays open
-            if readonly:
-                db.close()
-            else:
-                _close_writing(db.conn)
+        close_archive(opened)

@@ -3,7 +3,7 @@ where they reached a position, the positions they share, their stored text.
 
 The opening tree, the novelty finder and the report ask these functions, never SQL
 of their own, so the schema is known in :mod:`partita.database` alone. Each takes an
-open sqlite-utils ``Database`` (the caller opens the archive once) and returns plain
+open :class:`~partita.database.connection.Archive` (the caller opens the archive once) and returns plain
 rows. Filters are those of :func:`partita.database.query.query_games`; a list of game
 ids (``game_ids``) travels as one JSON array parameter, whatever its length.
 """
@@ -14,8 +14,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlite_utils import Database
-
+from partita.database.connection import Archive
 from partita.database.query import select_games
 
 __all__ = [
@@ -47,7 +46,7 @@ def _ids(game_ids: Sequence[int]) -> str:
     return json.dumps(list(game_ids))
 
 
-def game_lines(db: Database, *, include_invalid: bool = False, **filters: Any) -> Iterator[dict]:
+def game_lines(db: Archive, *, include_invalid: bool = False, **filters: Any) -> Iterator[dict]:
     """The selected games' mainlines, by id: ``id``, ``game``, ``moves`` (canonical
     tokens, ``""`` for none), ``result``, ``date``, ``date_min``, ``date_max``,
     ``start`` (the Position tag of a set-up game, else ``None``). Invalid games
@@ -63,7 +62,7 @@ def game_lines(db: Database, *, include_invalid: bool = False, **filters: Any) -
 
 
 def game_setups(
-    db: Database,
+    db: Archive,
     game: str,
     tag_names: Sequence[str],
     *,
@@ -82,7 +81,7 @@ def game_setups(
 
 
 def first_plies_at(
-    db: Database, position: str, game: str, **filters: Any
+    db: Archive, position: str, game: str, **filters: Any
 ) -> Iterator[tuple[int, int]]:
     """``(game id, ply)`` of each selected game of ``game`` that reached
     ``position`` (position notation) in its mainline, at the first ply after which
@@ -92,7 +91,7 @@ def first_plies_at(
         yield row["id"], row["ply"]
 
 
-def selected_games(db: Database, **filters: Any) -> list[dict]:
+def selected_games(db: Archive, **filters: Any) -> list[dict]:
     """The selected games' summaries, by id: ``id``, ``game``, ``event``, ``site``,
     ``date``, ``date_min``, ``date_max``, ``player1`` to ``player4``, ``result``,
     ``termination``, ``sides``, ``plies``, ``status`` and ``tags`` (JSON text)."""
@@ -105,7 +104,7 @@ def selected_games(db: Database, **filters: Any) -> list[dict]:
 
 
 def frequent_positions(
-    db: Database, game: str, game_ids: Sequence[int], *, from_ply: int, limit: int
+    db: Archive, game: str, game_ids: Sequence[int], *, from_ply: int, limit: int
 ) -> list[tuple[Any, int, int, int]]:
     """The positions most of the valid games ``game_ids`` of ``game`` reached after
     ply ``from_ply`` or later, two games at least: ``(folded key, games, first game
@@ -124,7 +123,7 @@ def frequent_positions(
     ]
 
 
-def stored_game(db: Database, game_id: int) -> dict | None:
+def stored_game(db: Archive, game_id: int) -> dict | None:
     """Game ``game_id``'s set-up and mainline: ``id``, ``moves`` (``""`` for none),
     ``start`` (its Position tag when set up, else ``None``), ``sides`` and ``tags``
     (JSON text); ``None`` if there is no such game."""
@@ -138,7 +137,7 @@ def stored_game(db: Database, game_id: int) -> dict | None:
     return rows[0] if rows else None
 
 
-def decisive_candidates(db: Database, game: str, game_ids: Sequence[int]) -> Iterator[dict]:
+def decisive_candidates(db: Archive, game: str, game_ids: Sequence[int]) -> Iterator[dict]:
     """The valid games ``game_ids`` of ``game`` whose result is neither ``*`` nor
     ``1/2-1/2``, the latest first: ``id``, ``moves``, ``result``, ``sides``,
     ``date``, ``event``, ``player1`` to ``player4``, ``start``, ``tags`` (JSON
@@ -154,7 +153,7 @@ def decisive_candidates(db: Database, game: str, game_ids: Sequence[int]) -> Ite
     )
 
 
-def annotated_games(db: Database, game: str, game_ids: Sequence[int]) -> Iterator[dict]:
+def annotated_games(db: Archive, game: str, game_ids: Sequence[int]) -> Iterator[dict]:
     """The valid games ``game_ids`` of ``game`` whose record holds an ``[%eval ...]``
     comment (``partita annotate``'s), the latest first: ``id``, ``pgr``,
     ``player1`` to ``player4``."""
@@ -167,14 +166,14 @@ def annotated_games(db: Database, game: str, game_ids: Sequence[int]) -> Iterato
     )
 
 
-def stored_pgr(db: Database, game_id: int) -> str | None:
+def stored_pgr(db: Archive, game_id: int) -> str | None:
     """The stored record text of game ``game_id`` (``None`` if there is none)."""
     row = db.execute("SELECT pgr FROM games WHERE id = ?", (game_id,)).fetchone()
     return row[0] if row is not None else None
 
 
 def configured_game_ids(
-    db: Database, game: str, sides: int, tag_filters: Sequence[str]
+    db: Archive, game: str, sides: int, tag_filters: Sequence[str]
 ) -> list[int]:
     """The ids of the valid games of ``game`` set up with ``sides`` sides and the
     tags of ``tag_filters`` (``NAME=VALUE``, a tag left out counting as its
@@ -184,7 +183,7 @@ def configured_game_ids(
     return sorted(row["id"] for row in rows if row["status"] == "valid")
 
 
-def valid_game_ids(db: Database, game: str) -> list[int]:
+def valid_game_ids(db: Archive, game: str) -> list[int]:
     """The ids of the valid games of ``game``, by id."""
     return [
         row[0]
@@ -195,7 +194,7 @@ def valid_game_ids(db: Database, game: str) -> list[int]:
 
 
 def games_through(
-    db: Database, game: str, folded_key: int
+    db: Archive, game: str, folded_key: int
 ) -> list[tuple[int, str | None, str | None, str, int]]:
     """``(id, result, date, moves, ply)`` of the valid games of ``game`` that stood on
     the position of ``folded_key`` after some ply (one row per ply)."""
@@ -211,7 +210,7 @@ def games_through(
 
 
 def games_from_initial(
-    db: Database, game: str, sides: int
+    db: Archive, game: str, sides: int
 ) -> list[tuple[int, str | None, str | None, str]]:
     """``(id, result, date, moves)`` of the valid games of ``game`` with ``sides``
     sides that start from the initial position (no set-up)."""
@@ -226,9 +225,7 @@ def games_from_initial(
     ]
 
 
-def games_from_setups(
-    db: Database, game: str
-) -> list[tuple[int, str | None, str | None, str, str]]:
+def games_from_setups(db: Archive, game: str) -> list[tuple[int, str | None, str | None, str, str]]:
     """``(id, result, date, moves, position)`` of the valid games of ``game`` set up
     from a position (their Position tag, ``""`` when missing)."""
     return [
@@ -242,7 +239,7 @@ def games_from_setups(
     ]
 
 
-def game_ids_with_hash(db: Database, digest: str) -> list[int]:
+def game_ids_with_hash(db: Archive, digest: str) -> list[int]:
     """The ids of the games whose stored text has the content hash ``digest``."""
     from partita.database.hashkey import game_ids_with_hash as ids_with_hash
 

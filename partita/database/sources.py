@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from partita.notation.model import Record
 
 __all__ = ["LARGEST_ID", "SourceError", "game_id_of", "load_record", "load_records"]
@@ -44,12 +42,10 @@ def game_id_of(source: str | Path) -> int | None:
     return int(text)
 
 
-def load_records(
-    source: str | Path, archive: str | Path | Database, index: int | None = None
-) -> list[Record]:
+def load_records(source: str | Path, archive: str | Path, index: int | None = None) -> list[Record]:
     """The records ``source`` names: every record of a file (a file without one
-    is an error) or only its ``index``-th (from 0), or the archive's game of that
-    id. ``PartitaError`` naming the source when there is no such record, file or
+    is an error) or only its ``index``-th (from 0), or the game of that id in the
+    archive at path ``archive`` (opened read-only, and only then). ``PartitaError`` naming the source when there is no such record, file or
     game; :class:`SourceError` for a folder or an impossible id."""
     from partita.notation.reader import read_records
 
@@ -67,8 +63,10 @@ def load_records(
     game_id = game_id_of(source)
     if game_id is not None:
         from partita.database.query import get_record
+        from partita.database.schema import archive as opened_archive
 
-        return [get_record(archive, game_id)]
+        with opened_archive(archive, readonly=True) as opened:
+            return [get_record(opened, game_id)]
     path = Path(source)
     if path.is_dir():
         inside = sorted(path.glob("*.pgr"))
@@ -80,7 +78,7 @@ def load_records(
     raise PartitaError(f"{source}: no such file, and not a game id")
 
 
-def load_record(source: str | Path, archive: str | Path | Database, index: int = 0) -> Record:
+def load_record(source: str | Path, archive: str | Path, index: int = 0) -> Record:
     """The ``index``-th record (from 0) of a record file, or the archive's game
     ``source`` names by id (see :func:`load_records`)."""
     return load_records(source, archive, index)[0]

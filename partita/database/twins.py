@@ -17,14 +17,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from partita.database.schema import archive
 from partita.errors import ArchiveError
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from partita.database.connection import Archive
 
 __all__ = ["KEEP_RULES", "TwinGroup", "find_twins", "new_twins", "twins_to_delete"]
 
@@ -92,7 +90,7 @@ def _groups_sql(
 
 
 def find_twins(
-    target: str | Path | Database, *, fuzzy_depth: int | None = None, **filters: Any
+    target: Archive, *, fuzzy_depth: int | None = None, **filters: Any
 ) -> list[TwinGroup]:
     """The groups of twins among the games matching ``filters`` (those of
     :func:`partita.database.query_games`), each group's games by id, groups by
@@ -100,12 +98,11 @@ def find_twins(
     reached the same position after N plies (N at least 1)."""
     if fuzzy_depth is not None and fuzzy_depth < 1:
         raise ArchiveError(f"the fuzzy depth counts plies from 1, not {fuzzy_depth}")
-    with archive(target, readonly=True) as db:
-        sql, params = _groups_sql(fuzzy_depth, filters, db)
-        groups = sorted(
-            sorted(int(game_id) for game_id in ids.split(",")) for (ids,) in db.execute(sql, params)
-        )
-        summaries = _summaries(db.conn, [game_id for group in groups for game_id in group])
+    sql, params = _groups_sql(fuzzy_depth, filters, target)
+    groups = sorted(
+        sorted(int(game_id) for game_id in ids.split(",")) for (ids,) in target.execute(sql, params)
+    )
+    summaries = _summaries(target.conn, [game_id for group in groups for game_id in group])
     return [TwinGroup([summaries[game_id] for game_id in group], fuzzy_depth) for group in groups]
 
 
@@ -146,13 +143,13 @@ def twins_to_delete(groups: list[TwinGroup], keep: str = "oldest") -> list[int]:
     return sorted(doomed)
 
 
-def new_twins(conn: sqlite3.Connection | Database, first_id: int) -> list[dict[str, int]]:
+def new_twins(target: Archive, first_id: int) -> list[dict[str, int]]:
     """The games from id ``first_id`` on that have a twin stored before them:
     ``{"game": id, "twin_of": the first such twin}`` (what an import reports).
-    ``conn``: a connection to the archive, or its sqlite-utils ``Database``."""
+    ``target``: the archive."""
     return [
         {"game": game_id, "twin_of": twin_of}
-        for game_id, twin_of in conn.execute(
+        for game_id, twin_of in target.execute(
             "SELECT n.id, min(o.id) FROM games n JOIN games o "
             "ON o.twin_key = n.twin_key AND o.id < n.id "
             "WHERE n.id >= ? AND n.twin_key IS NOT NULL GROUP BY n.id ORDER BY n.id",

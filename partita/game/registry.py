@@ -6,8 +6,10 @@ named in the ``partita.games`` entry-point group of an installed distribution::
     [project.entry-points."partita.games"]
     mygame = "partita_mygame.spec:SPEC"
 
-The entry point's name is the `Game` tag. Entry points are read once, the first
-time a game is asked for; a spec's heavy parts load later still (see
+The entry point's name is the `Game` tag. Entry points are read once, through
+:func:`importlib.metadata.entry_points`, the first time a game is asked for
+(``importlib.metadata`` is imported then, not at start-up); a spec's heavy parts
+load later still (see
 :mod:`partita.game.spec`). A plugin that fails to load does not take the others
 down: asking for that game says why, and :func:`broken_plugins` lists them.
 """
@@ -18,7 +20,6 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from partita.errors import PartitaError, UnknownGameError
-from partita.game.entry_points import entry_points
 from partita.game.spec import GameSpec
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ def _load_entry_points() -> None:
     with _LOCK:
         if _LOADED:
             return
+        from importlib.metadata import entry_points
+
         for point in entry_points(group=ENTRY_POINT_GROUP):
             if point.name in _SPECS:
                 continue

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from partita.web.app import settings
+from partita.web.app import request_archive
 from partita.web.archive import games_listing
 from partita.web.game_page import _game_id, load_view
 from partita.web.positions import position_from
@@ -42,7 +42,7 @@ class _JSON(JSONResponse):
 
 
 def api_games(request: Request) -> Response:
-    return _JSON(games_listing(settings(request).db, request.query_params))
+    return _JSON(games_listing(request_archive(request), request.query_params))
 
 
 def api_game(request: Request) -> Response:
@@ -73,7 +73,7 @@ def api_position(request: Request) -> Response:
             if outcome is not None
             else [game.format_move(state, move) for move in rules.legal_moves(state)],
             "games": count_games(
-                settings(request).db, game=ref.game, position=text, **ref.set_up_filters()
+                request_archive(request), game=ref.game, position=text, **ref.set_up_filters()
             ),
         }
     )
@@ -83,20 +83,20 @@ def api_tree(request: Request) -> Response:
     from partita.analysis.tree.export import tree_as_dict
     from partita.web.explorer import explore
 
-    _, tree, _ = explore(settings(request).db, request.query_params)
+    _, tree, _ = explore(request_archive(request), request.query_params)
     return _JSON(tree_as_dict(tree))
 
 
 def api_players(request: Request) -> Response:
     from partita.web.players import players_data
 
-    return _JSON(players_data(settings(request).db, request.query_params)["rows"])
+    return _JSON(players_data(request_archive(request), request.query_params)["rows"])
 
 
 def api_balance(request: Request) -> Response:
     from partita.web.balance_page import balance_data
 
-    entries = balance_data(settings(request).db, request.query_params)
+    entries = balance_data(request_archive(request), request.query_params)
     return _JSON([entry.as_dict() for entry in entries])
 
 

@@ -41,6 +41,8 @@ How the app is put together (and how another module adds pages):
 * Security (:mod:`partita.web.security`): the headers (a strict CSP), the CSRF
   check of every POST, the Host check and the request size limit are middleware
   around every route.
+* The archive: a request that reads it opens it once, read-only
+  (:func:`request_archive`), and it is closed when the response has been sent.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -61,7 +63,19 @@ from starlette.staticfiles import StaticFiles
 from partita.web.errors import EXCEPTION_HANDLERS
 from partita.web.security import SecurityMiddleware, new_secret
 
-__all__ = ["ROUTE_MODULES", "STATIC", "WebSettings", "create_app", "settings"]
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from partita.database.connection import Archive
+
+__all__ = [
+    "ROUTE_MODULES",
+    "STATIC",
+    "WebSettings",
+    "create_app",
+    "request_archive",
+    "settings",
+]
 
 #: The page modules whose ``routes`` the app mounts, in this order.
 ROUTE_MODULES: list[str] = [
@@ -108,6 +122,41 @@ def settings(request: Request) -> WebSettings:
     return found
 
 
+#: Where a request keeps the archive it opened (a list: empty until it reads).
+_OPENED = "partita.archive"
+
+
+def request_archive(request: Request) -> Archive:
+    """The archive, open for reading for this request: opened on its first use in
+    the request, closed when the response has been sent (:class:`_ArchivePerRequest`)."""
+    opened: list[Archive] = request.scope[_OPENED]
+    if not opened:
+        from partita.database.schema import open_archive
+
+        opened.append(open_archive(settings(request).db, readonly=True))
+    return opened[0]
+
+
+class _ArchivePerRequest:
+    """Closes the archive a request opened (:func:`request_archive`) once its
+    response has been sent."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        opened: list[Archive] = []
+        scope[_OPENED] = opened
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            for archive in opened:
+                archive.close()
+
+
 def create_app(
     db_path: str | Path,
     write: bool = False,
@@ -127,7 +176,10 @@ def create_app(
     routes.append(Mount("/static", app=StaticFiles(directory=STATIC), name="static"))
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityMiddleware, settings=chosen)],
+        middleware=[
+            Middleware(SecurityMiddleware, settings=chosen),
+            Middleware(_ArchivePerRequest),
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=_lifespan,
     )

@@ -4,16 +4,19 @@ opening names (``/openings``)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from partita.errors import PartitaError
-from partita.web.app import settings
+from partita.web.app import request_archive
 from partita.web.queries import Listing, filter_from, filter_query, text
 from partita.web.templating import render, url
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = ["games_listing", "routes"]
 
@@ -30,7 +33,7 @@ COLUMNS = [
 ]
 
 
-def games_listing(db: Any, params: Any) -> dict[str, Any]:
+def games_listing(db: Archive, params: Any) -> dict[str, Any]:
     """One page of the games matching the query's filters: ``games`` (the rows of
     `partita query --json`), ``total``, ``page``, ``pages``, ``per_page``,
     ``sort``, ``desc``, ``filters``."""
@@ -69,7 +72,7 @@ def games_page(request: Request) -> Response:
     params = request.query_params
     context: dict[str, Any] = {"games_list": _game_names(), "columns": COLUMNS}
     try:
-        context.update(games_listing(settings(request).db, params))
+        context.update(games_listing(request_archive(request), params))
         status = 200
     except PartitaError as error:
         context.update(

@@ -6,21 +6,24 @@ the same figures as `partita balance --json`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from partita.errors import PartitaError
-from partita.web.app import settings
+from partita.web.app import request_archive
 from partita.web.queries import filter_from, filter_query
 from partita.web.templating import render
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = ["balance_data", "routes"]
 
 
-def balance_data(db: Any, params: Any) -> list[Any]:
+def balance_data(db: Archive, params: Any) -> list[Any]:
     """The :class:`~partita.analysis.balance.ConfigurationBalance` of each game and
     configuration among the games the query's filters select."""
     from partita.analysis.balance import balance
@@ -39,7 +42,7 @@ def balance_page(request: Request) -> Response:
     }
     status = 200
     try:
-        entries = balance_data(settings(request).db, params)
+        entries = balance_data(request_archive(request), params)
     except PartitaError as error:
         entries, status = [], 400
         context["error"] = str(error)

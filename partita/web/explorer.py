@@ -5,17 +5,20 @@ configuration; a move goes one level down, every count links to its games."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from partita.errors import PartitaError
-from partita.web.app import settings
+from partita.web.app import request_archive
 from partita.web.positions import PositionRef, position_from
 from partita.web.queries import text
 from partita.web.templating import render, url
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = ["explore", "routes"]
 
@@ -32,7 +35,7 @@ def _narrowing(params: Any) -> dict[str, Any]:
     return found
 
 
-def explore(db: Any, params: Any) -> tuple[PositionRef, Any, list[tuple[Any, int]]]:
+def explore(db: Archive, params: Any) -> tuple[PositionRef, Any, list[tuple[Any, int]]]:
     """The position, its one-level tree and the game's configurations in the
     archive (most played first)."""
     from partita.analysis.tree import tree_from_archive
@@ -116,7 +119,7 @@ def _set_ups(ref: PositionRef, configurations: list[tuple[Any, int]]) -> list[tu
     return [(c.describe(names), c.sides, c.tags(), count, c == here) for c, count in configurations]
 
 
-def _busiest_game(db: Any, names: list[str]) -> str | None:
+def _busiest_game(db: Archive, names: list[str]) -> str | None:
     """The game the archive holds the most games of (``None`` for an empty one)."""
     from partita.database.query import count_games
 
@@ -131,12 +134,12 @@ def explorer_page(request: Request) -> Response:
     params = request.query_params
     games = [(spec.name, spec.title) for spec in all_specs()]
     if text(params, "game") is None:
-        busiest = _busiest_game(settings(request).db, [name for name, _ in games])
+        busiest = _busiest_game(request_archive(request), [name for name, _ in games])
         if busiest is not None:  # open on the game the archive holds most of
             return RedirectResponse(url("/explorer", game=busiest), status_code=303)
         return render(request, "explorer.html", {"games": games, "ref": None})
     try:
-        ref, tree, configurations = explore(settings(request).db, params)
+        ref, tree, configurations = explore(request_archive(request), params)
     except PartitaError as error:
         return render(
             request, "explorer.html", {"games": games, "ref": None, "error": str(error)}, status=400

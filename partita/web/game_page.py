@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from partita.errors import ArchiveError
-from partita.web.app import settings
+from partita.web.app import request_archive
 from partita.web.game_view import GameView, game_view, move_list
 from partita.web.positions import SVG_HEADERS, board_svg
 from partita.web.queries import number
@@ -32,7 +32,7 @@ NAG_NAMES = {1: "good move", 2: "mistake", 3: "brilliant move", 4: "blunder", 5:
 
 def load_view(request: Request, game_id: int) -> GameView:
     try:
-        return game_view(settings(request).db, game_id)
+        return game_view(request_archive(request), game_id)
     except ArchiveError as error:
         if "there is no game" in str(error):
             raise HTTPException(404, str(error)) from None

@@ -10,10 +10,12 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.errors import ArchiveError, PartitaError
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = ["GameView", "game_view"]
 
@@ -68,13 +70,13 @@ _views: OrderedDict[tuple[str, int, int], GameView] = OrderedDict()
 _lock = threading.Lock()
 
 
-def game_view(db: Path, game_id: int) -> GameView:
+def game_view(db: Archive, game_id: int) -> GameView:
     """The view of game ``game_id`` (``ArchiveError`` if there is none)."""
     try:
-        stamp = os.stat(db).st_mtime_ns
+        stamp = os.stat(db.name).st_mtime_ns
     except OSError:
         stamp = 0
-    key = (str(db), game_id, stamp)
+    key = (db.name, game_id, stamp)
     with _lock:
         found = _views.get(key)
         if found is not None:
@@ -88,15 +90,13 @@ def game_view(db: Path, game_id: int) -> GameView:
     return view
 
 
-def _build(db: Path, game_id: int) -> GameView:
+def _build(db: Archive, game_id: int) -> GameView:
     from partita.analysis.annotate import parse_eval_comment
     from partita.database.query import get_record
-    from partita.database.schema import archive
     from partita.game.configuration import Configuration
     from partita.notation.replay import count_sides, record_move_start, replay
 
-    with archive(db, readonly=True) as conn:
-        row = conn.execute("SELECT pgr, status FROM games WHERE id = ?", (game_id,)).fetchone()
+    row = db.execute("SELECT pgr, status FROM games WHERE id = ?", (game_id,)).fetchone()
     if row is None:
         raise ArchiveError(f"there is no game {game_id} in the archive")
     pgr, status = row

@@ -384,7 +384,7 @@ def _command(played: PlayGame, chosen: WebSettings, what: str, data: dict[str, A
 
 def _save(played: PlayGame, chosen: WebSettings) -> Response:
     """The record into the archive, through `partita import`'s path."""
-    from partita.database import import_records
+    from partita.database import archive, import_records
     from partita.notation.reader import parse_record
     from partita.notation.replay import replay
 
@@ -392,7 +392,9 @@ def _save(played: PlayGame, chosen: WebSettings) -> Response:
         return _answer(played, chosen, "the archive is read-only: start partita serve --write")
     text = played.session.sheet.text()
     try:
-        summary = import_records(chosen.db, [replay(parse_record(text), strict=True)], strict=True)
+        replayed = replay(parse_record(text), strict=True)
+        with archive(chosen.db) as opened:
+            summary = import_records(opened, [replayed], strict=True)
     except PartitaError as error:
         return _answer(played, chosen, f"the archive refused the game: {error}")
     played.saved = (

@@ -6,16 +6,19 @@ as `partita players` gives them."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from partita.errors import PartitaError
-from partita.web.app import settings
+from partita.web.app import request_archive
 from partita.web.queries import filter_from, filter_query, text
 from partita.web.templating import render
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = ["players_data", "routes"]
 
@@ -23,7 +26,7 @@ __all__ = ["players_data", "routes"]
 MOST_ROWS = 500
 
 
-def players_data(db: Any, params: Any) -> dict[str, Any]:
+def players_data(db: Archive, params: Any) -> dict[str, Any]:
     """``mode`` (``players``, ``vs``, ``crosstable``) and its rows, as `partita
     players --json` prints them (``rows``: dicts)."""
     from partita.database.players import crosstables, head_to_head, player_stats
@@ -59,7 +62,7 @@ def players_page(request: Request) -> Response:
     }
     status = 200
     try:
-        context.update(players_data(settings(request).db, params))
+        context.update(players_data(request_archive(request), params))
     except PartitaError as error:
         context.update(error=str(error), mode="players", rows=[], total=0)
         status = 400

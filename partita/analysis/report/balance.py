@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis import charts
 from partita.analysis.balance import ConfigurationBalance, balance
 from partita.analysis.report.options import Section, Table
 from partita.game.notation import GameNotation
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "IntervalBar",
@@ -198,7 +201,7 @@ def balance_sections(entries: Sequence[ConfigurationBalance]) -> list[Section]:
     return [_section(entry) for entry in entries]
 
 
-def balance_section(db: Any, notation: GameNotation, game_ids: list[int]) -> Section | None:
+def balance_section(db: Archive, notation: GameNotation, game_ids: list[int]) -> Section | None:
     """The report's balance section for these games of one configuration (``None``
     without valid games)."""
     entries = [entry for entry in balance(db, game_ids=game_ids) if entry.game == notation.name]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.report.game_part import game_part, part_steps
 from partita.analysis.report.options import ReportOptions
@@ -20,12 +20,15 @@ from partita.game.configuration import Configuration, varying_settings
 from partita.game.notation import GameNotation
 from partita.game.registry import get_game
 
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
+
 __all__ = ["build_report", "by_configuration"]
 
 
 @archive_errors
 def build_report(
-    target: Any,
+    target: Archive,
     *,
     options: ReportOptions | None = None,
     progress: Callable[[int, int], object] | None = None,
@@ -38,7 +41,6 @@ def build_report(
     at the end, where :func:`~partita.analysis.report.render.render_html` goes on
     counting the charts it draws."""
     from partita.database.filters import GameFilter
-    from partita.database.schema import open_archive
     from partita.database.selection import selected_games
 
     options = options or ReportOptions()
@@ -46,50 +48,46 @@ def build_report(
     # A report reads mainlines: a position filter finds the games whose mainline
     # reaches it (the tree inside agrees).
     selection = GameFilter.of(**{**filters, "mainline_only": True})
-    db = open_archive(target, readonly=True)
-    try:
-        rows = selected_games(db, selection=selection)
-        data: dict[str, Any] = {
-            "title": options.title or "partita report",
-            "generated": datetime.date.today().isoformat(),
-            "filters": selection.described(),
-            "options": options,
-            "glance": glance(rows),
-            "players": players_table(rows, options.players),
-            "games": [],
-            "viewer": {"layouts": {}, "games": {}},
-            "listed": [],
-        }
-        planned = []
-        for name in sorted({row["game"] for row in rows if row["game"]}):
-            try:
-                notation = get_game(name)
-            except UnknownGameError:
-                continue
-            ordered = by_configuration(notation, [row for row in rows if row["game"] == name])
-            configurations = [configuration for configuration, _ in ordered]
-            varying = varying_settings(configurations) if len(configurations) > 1 else None
-            for configuration, game_rows in ordered:
-                planned.append((notation, configuration, game_rows, varying))
-        steps.add(sum(part_steps(notation.name) for notation, *_ in planned))
-        for notation, configuration, game_rows, varying in planned:
-            data["games"].append(
-                game_part(
-                    db,
-                    notation,
-                    game_rows,
-                    options,
-                    selection,
-                    configuration,
-                    varying,
-                    steps.advance,
-                )
+    rows = selected_games(target, selection=selection)
+    data: dict[str, Any] = {
+        "title": options.title or "partita report",
+        "generated": datetime.date.today().isoformat(),
+        "filters": selection.described(),
+        "options": options,
+        "glance": glance(rows),
+        "players": players_table(rows, options.players),
+        "games": [],
+        "viewer": {"layouts": {}, "games": {}},
+        "listed": [],
+    }
+    planned = []
+    for name in sorted({row["game"] for row in rows if row["game"]}):
+        try:
+            notation = get_game(name)
+        except UnknownGameError:
+            continue
+        ordered = by_configuration(notation, [row for row in rows if row["game"] == name])
+        configurations = [configuration for configuration, _ in ordered]
+        varying = varying_settings(configurations) if len(configurations) > 1 else None
+        for configuration, game_rows in ordered:
+            planned.append((notation, configuration, game_rows, varying))
+    steps.add(sum(part_steps(notation.name) for notation, *_ in planned))
+    for notation, configuration, game_rows, varying in planned:
+        data["games"].append(
+            game_part(
+                target,
+                notation,
+                game_rows,
+                options,
+                selection,
+                configuration,
+                varying,
+                steps.advance,
             )
-        viewer_data(db, rows, options, data, steps)
-        data["steps"] = steps.done
-        return data
-    finally:
-        db.close()
+        )
+    viewer_data(target, rows, options, data, steps)
+    data["steps"] = steps.done
+    return data
 
 
 def by_configuration(

@@ -12,7 +12,7 @@ was annotated, whichever agent or solver valued it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
@@ -22,6 +22,9 @@ from partita.analysis.report.options import Section, Table
 from partita.errors import PartitaError
 from partita.game.notation import GameNotation
 from partita.notation.model import Record
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "CURVES",
@@ -123,7 +126,7 @@ def _eval_of(comments: list[str]) -> tuple[float, ...] | None:
     return None
 
 
-def evaluation_section(db: Any, notation: GameNotation, ids: list[int]) -> Section | None:
+def evaluation_section(db: Archive, notation: GameNotation, ids: list[int]) -> Section | None:
     """The section on the annotated games among ``ids`` (``None`` if there is none):
     a curve for each of the latest :data:`CURVES`, and each player's
     :data:`DROPS_PER_PLAYER` largest drops over all of them."""

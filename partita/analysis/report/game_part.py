@@ -22,13 +22,16 @@ from partita.game.configuration import Configuration
 from partita.game.notation import GameNotation
 
 if TYPE_CHECKING:
+    from partita.database.connection import Archive
+
+if TYPE_CHECKING:
     from partita.database.filters import GameFilter
 
 __all__ = ["CHANCE_SAMPLE", "first_moves", "game_part", "lengths", "part_steps"]
 
 
 def game_part(
-    db: Any,
+    db: Archive,
     notation: GameNotation,
     rows: list[dict],
     options: ReportOptions,
@@ -125,7 +128,7 @@ def part_steps(game: str) -> int:
 CHANCE_SAMPLE = 50
 
 
-def _chance_plies(db: Any, notation: GameNotation, valid: list[dict], moves: int) -> int:
+def _chance_plies(db: Archive, notation: GameNotation, valid: list[dict], moves: int) -> int:
     """The chance plies before the ``moves``-th players' move in the first valid
     games (at most :data:`CHANCE_SAMPLE`), at most: the tree goes that much deeper
     so that it shows ``moves`` players' moves (see :mod:`.openings`)."""

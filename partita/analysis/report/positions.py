@@ -13,7 +13,7 @@ and carries its card width and the legend of its sides' colours.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
@@ -23,6 +23,9 @@ from partita.analysis.report.tallies import outcome_kind
 from partita.errors import PartitaError
 from partita.game.notation import GameNotation
 from partita.game.registry import get_game
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "DIAGRAM_SCALE",
@@ -103,7 +106,7 @@ def _unreplayable(game_id: int, error: Exception) -> dict:
 
 
 def frequent_positions(
-    db: Any, notation: GameNotation, game_ids: list[int], options: ReportOptions
+    db: Archive, notation: GameNotation, game_ids: list[int], options: ReportOptions
 ) -> dict:
     """The positions most of the games ``game_ids`` reached, from ``position_ply`` on,
     each drawn from its first game (``example``)."""
@@ -140,7 +143,9 @@ def frequent_positions(
     return {"rows": found, "from_ply": options.position_ply, "unreplayable": failed}
 
 
-def finals(db: Any, notation: GameNotation, game_ids: list[int], options: ReportOptions) -> dict:
+def finals(
+    db: Archive, notation: GameNotation, game_ids: list[int], options: ReportOptions
+) -> dict:
     """Final positions of the latest decisive games among ``game_ids``: ``rows``,
     and ``unreplayable``, the decisive games whose moves could not be replayed."""
     from partita.database.selection import decisive_candidates

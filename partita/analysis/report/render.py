@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -23,6 +23,9 @@ from partita.analysis.report.options import ReportOptions
 from partita.analysis.report.progress import Steps
 from partita.errors import PartitaError
 from partita.outfiles import replaced_file
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "html_environment",
@@ -239,7 +242,7 @@ def markdown_charts_folder(path: Path) -> Path:
 
 
 def write_report(
-    target: Any,
+    target: Archive,
     output: str | Path,
     *,
     output_format: str | None = None,

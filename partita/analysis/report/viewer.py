@@ -18,7 +18,7 @@ import base64
 import json
 import zlib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.diagrams import board_for
 from partita.analysis.report.options import ReportOptions
@@ -26,6 +26,9 @@ from partita.analysis.report.progress import Steps
 from partita.errors import PartitaError
 from partita.notation.model import Record
 from partita.notation.nags import NAGS
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "compact_game",
@@ -222,7 +225,7 @@ def _layout_id(layouts: dict[str, dict], board: dict) -> str:
 
 
 def viewer_data(
-    db: Any,
+    db: Archive,
     rows: list[dict],
     options: ReportOptions,
     data: dict,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.tree.build import build_tree
 from partita.analysis.tree.lines import lines_from_archive
@@ -14,6 +14,9 @@ from partita.analysis.tree.value import GameLine, OpeningTree
 from partita.errors import PartitaError
 from partita.game.configuration import Configuration, varying_settings
 from partita.game.registry import get_game
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = [
     "choose_configuration",
@@ -25,25 +28,23 @@ __all__ = [
 
 
 def configurations_from_archive(
-    target: Any, game: str, *, include_invalid: bool = False, **filters: Any
+    target: Archive, game: str, *, include_invalid: bool = False, **filters: Any
 ) -> list[tuple[Configuration, int]]:
     """The configurations (sides and game-specific tags, defaults filled in) of the
     archive's games of ``game`` matching the filters, with their game counts, the
     most played first."""
-    from partita.database.schema import archive
     from partita.database.selection import game_setups
 
     notation = get_game(game)
     names = [spec.name for spec in notation.rules.tags]
     counts: Counter[Configuration] = Counter()
-    with archive(target, readonly=True) as db:
-        for sides, tags in game_setups(db, game, names, include_invalid=include_invalid, **filters):
-            counts[Configuration.of(notation, sides or notation.rules.min_sides, tags)] += 1
+    for sides, tags in game_setups(target, game, names, include_invalid=include_invalid, **filters):
+        counts[Configuration.of(notation, sides or notation.rules.min_sides, tags)] += 1
     return sorted(counts.items(), key=lambda item: (-item[1], item[0].label))
 
 
 def choose_configuration(
-    target: Any,
+    target: Archive,
     game: str,
     *,
     include_invalid: bool = False,
@@ -97,7 +98,7 @@ def _counted(
 
 
 def tree_from_archive(
-    target: Any,
+    target: Archive,
     game: str,
     *,
     root: str | None = None,
@@ -123,7 +124,6 @@ def tree_from_archive(
     ratings from the records' ``PlayerNElo`` tags, else the archive's Elo before
     the game (:func:`partita.database.players.game_ratings`)."""
     from partita.database.filters import GameFilter
-    from partita.database.schema import archive
     from partita.database.selection import first_plies_at
 
     # The tree is built from mainlines: a position filter finds the games whose
@@ -145,21 +145,19 @@ def tree_from_archive(
         frames = SymmetryFrames(notation, symmetry and notation.rules.symmetry_count > 1)
         # The root replaces a position filter: the games must stand on the root.
         root_plies = {}
-        with archive(target, readonly=True) as db:
-            for _, image in frames.images(state):
-                position = notation.format_position(image)
-                for game_id, ply in first_plies_at(
-                    db, position, notation.name, selection=selection
-                ):
-                    known = root_plies.get(game_id)
-                    if known is None or ply < known[1]:
-                        root_plies[game_id] = (position, ply)
+        for _, image in frames.images(state):
+            position = notation.format_position(image)
+            for game_id, ply in first_plies_at(
+                target, position, notation.name, selection=selection
+            ):
+                known = root_plies.get(game_id)
+                if known is None or ply < known[1]:
+                    root_plies[game_id] = (position, ply)
     ratings = None
     if rated:
         from partita.database.players import game_ratings
 
-        with archive(target, readonly=True) as db:
-            ratings = game_ratings(db, notation.name)
+        ratings = game_ratings(target, notation.name)
     lines = lines_from_archive(
         target, include_invalid=include_invalid, game=notation.name, selection=selection
     )

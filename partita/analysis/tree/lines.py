@@ -5,10 +5,13 @@ records (replayed through their rules)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis.tree.value import GameLine
 from partita.game.notation import GameNotation
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = ["lines_from_archive", "lines_from_records", "move_reader"]
 
@@ -20,7 +23,7 @@ def move_reader(game: GameNotation) -> Callable[[Any, str], Any]:
 
 
 def lines_from_archive(
-    target: Any, *, include_invalid: bool = False, **filters: Any
+    target: Archive, *, include_invalid: bool = False, **filters: Any
 ) -> Iterator[GameLine]:
     """The games of the archive matching the filters (those of
     :func:`partita.database.query_games`), as :class:`GameLine` values, by id.
@@ -29,20 +32,18 @@ def lines_from_archive(
     ``include_invalid``: their results may contradict their moves. A game set up
     from a position carries it in ``start`` (as position notation).
     """
-    from partita.database.schema import archive
     from partita.database.selection import game_lines
 
-    with archive(target, readonly=True) as db:
-        for row in game_lines(db, include_invalid=include_invalid, **filters):
-            yield GameLine(
-                row["id"],
-                row["moves"],
-                row["result"],
-                row["date"],
-                row["date_min"],
-                row["date_max"],
-                row["start"],
-            )
+    for row in game_lines(target, include_invalid=include_invalid, **filters):
+        yield GameLine(
+            row["id"],
+            row["moves"],
+            row["result"],
+            row["date"],
+            row["date_min"],
+            row["date_max"],
+            row["start"],
+        )
 
 
 def lines_from_records(records: Iterable[Any], game: str | None = None) -> Iterator[GameLine]:

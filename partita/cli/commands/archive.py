@@ -73,15 +73,18 @@ def import_(
     summary = None
     if inputs.files:
         sizes = [input_size(file) for file in inputs.files]
-        with progress_bar(
-            "importing",
-            total=sum(sizes) or 1,
-            enabled=not as_json,
-            unit="bytes",
-            redraw_thread=False,  # no thread: the workers may fork
-        ) as update:
+        with (
+            database.archive(target) as opened,
+            progress_bar(
+                "importing",
+                total=sum(sizes) or 1,
+                enabled=not as_json,
+                unit="bytes",
+                redraw_thread=False,  # no thread: the workers may fork
+            ) as update,
+        ):
             summary = database.import_paths(
-                target,
+                opened,
                 inputs.files,
                 strict=strict,
                 progress=lambda done: update(done.bytes_done),
@@ -183,7 +186,8 @@ def query(
     terminal = not formats and sys.stdout.isatty()
     shown = TERMINAL_LIMIT if terminal and limit is None else limit
     # One game more than shown tells whether there are more.
-    rows = database.query_games(target, selection, limit=None if shown is None else shown + 1)
+    with database.archive(target, readonly=True) as opened:
+        rows = database.query_games(opened, selection, limit=None if shown is None else shown + 1)
     more = shown is not None and len(rows) > shown
     rows = rows[:shown] if shown is not None else rows
     with_ply = selection is not None and selection.position is not None

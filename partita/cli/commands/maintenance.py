@@ -6,6 +6,8 @@ light (see :mod:`partita.cli.app`).
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -19,6 +21,7 @@ from partita.cli.options import LARGEST, ArchiveOption, JsonOption, archive_path
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
+    from partita.database.connection import Archive
     from partita.database.filters import GameFilter
     from partita.database.maintenance import TagChange
     from partita.database.twins import TwinGroup
@@ -26,6 +29,31 @@ if TYPE_CHECKING:
 YesOption = Annotated[
     bool, typer.Option("--yes", "-y", help="Do it without asking for confirmation.")
 ]
+
+
+@contextmanager
+def opened_to_change(target: Path) -> Iterator["Archive"]:
+    """The archive ``target`` for a command that may change it: open for reading,
+    so that a change found to change nothing, or refused, leaves the file as it
+    was (the library opens it for writing when it writes); for writing when it
+    cannot be read as it is (an archive an older partita wrote, which the change
+    migrates, as every writing command does)."""
+    import sqlite3
+
+    from partita.database.connection import archive_error
+    from partita.database.schema import open_archive
+    from partita.errors import ArchiveError
+
+    try:
+        opened = open_archive(target, readonly=True)
+    except ArchiveError:
+        opened = open_archive(target, create=False)
+    try:
+        yield opened
+    except sqlite3.Error as error:
+        raise archive_error(error, opened.name) from None
+    finally:
+        opened.close()
 
 
 def _listed(ids: list[int], most: int = 10) -> str:
@@ -72,11 +100,23 @@ def delete(
     Name the games by id, by the filters of `query`, or both (the ids that match).
     Says how many and asks first, unless --yes.
     """
+    target = existing_archive(db)
+    with opened_to_change(target) as opened:
+        _delete(opened, target, ids, yes, as_json, selection)
+
+
+def _delete(
+    opened: "Archive",
+    target: Path,
+    ids: list[int] | None,
+    yes: bool,
+    as_json: bool,
+    selection: "GameFilter | None",
+) -> None:
     from partita.database.maintenance import delete_games, matching_games
 
-    target = existing_archive(db)
     try:
-        doomed = matching_games(target, ids or None, selection=selection)
+        doomed = matching_games(opened, ids or None, selection=selection)
     except PartitaError as error:
         if not ids and not selection:
             raise typer.BadParameter(str(error), param_hint="IDS") from None
@@ -92,7 +132,7 @@ def delete(
             typer.echo("no game matches: nothing deleted")
         return
     confirm_deletion(doomed, target, yes)
-    deletion = delete_games(target, doomed)
+    deletion = delete_games(opened, doomed)
     if as_json:
         typer.echo(json.dumps(deletion.as_dict(), indent=2))
         return
@@ -153,7 +193,9 @@ def tag_set(
     """
     from partita.database.maintenance import set_tag
 
-    _print_change(set_tag(existing_archive(db), game_id, name, value), as_json)
+    with opened_to_change(existing_archive(db)) as opened:
+        change = set_tag(opened, game_id, name, value)
+    _print_change(change, as_json)
 
 
 @tag_app.command("unset")
@@ -166,7 +208,9 @@ def tag_unset(
     """Remove a tag from a game (refused if that makes a valid game invalid)."""
     from partita.database.maintenance import unset_tag
 
-    _print_change(unset_tag(existing_archive(db), game_id, name), as_json)
+    with opened_to_change(existing_archive(db)) as opened:
+        change = unset_tag(opened, game_id, name)
+    _print_change(change, as_json)
 
 
 class KeepRule(StrEnum):
@@ -211,12 +255,13 @@ def twins(
     from partita.database.twins import find_twins, twins_to_delete
 
     target = existing_archive(db)
-    groups = find_twins(target, fuzzy_depth=fuzzy_depth, selection=selection)
-    deletion = None
-    if delete_them and groups:
-        doomed = twins_to_delete(groups, (keep or KeepRule.oldest).value)
-        confirm_deletion(doomed, target, yes, what=f" (twins; {len(groups)} kept)")
-        deletion = delete_games(target, doomed)
+    with opened_to_change(target) as opened:
+        groups = find_twins(opened, fuzzy_depth=fuzzy_depth, selection=selection)
+        deletion = None
+        if delete_them and groups:
+            doomed = twins_to_delete(groups, (keep or KeepRule.oldest).value)
+            confirm_deletion(doomed, target, yes, what=f" (twins; {len(groups)} kept)")
+            deletion = delete_games(opened, doomed)
     if as_json:
         data: dict[str, Any] = {"groups": [group.as_dict() for group in groups]}
         if delete_them:
@@ -278,9 +323,11 @@ def merge(
     problems, skipping those already here; print the id mapping. One transaction.
     """
     from partita.database.merge import merge_archive
+    from partita.database.schema import archive
 
     target = archive_path(db)
-    merged = merge_archive(target, other)
+    with archive(target) as opened:
+        merged = merge_archive(opened, other)
     if as_json:
         typer.echo(json.dumps(merged.as_dict(), indent=2))
         return

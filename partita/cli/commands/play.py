@@ -411,12 +411,14 @@ def _save(text: str, target: Path | None, db: Path | None) -> None:
     elif db is None:
         typer.echo(text, nl=False)
     if db is not None:
-        from partita.database import import_records
+        from partita.database import archive, import_records
         from partita.notation.reader import parse_record
         from partita.notation.replay import replay
 
         try:
-            summary = import_records(db, [replay(parse_record(text), strict=True)], strict=True)
+            replayed = replay(parse_record(text), strict=True)
+            with archive(db) as opened:
+                summary = import_records(opened, [replayed], strict=True)
         except PartitaError:
             if target is None:
                 typer.echo(text, nl=False)

@@ -41,6 +41,7 @@ def players(
     Here --player chooses the rows (players whose name holds it), not the games."""
     from partita.database.filters import GameFilter
     from partita.database.players import crosstables, head_to_head, player_stats
+    from partita.database.schema import archive
 
     chosen_filter = selection if selection is not None else GameFilter()
     player = list(chosen_filter.players)
@@ -55,20 +56,23 @@ def players(
     target = existing_archive(db)
     chosen = {"selection": chosen_filter}
     if vs is not None:
-        meetings = head_to_head(target, player[0], vs, **chosen)
+        with archive(target, readonly=True) as opened:
+            meetings = head_to_head(opened, player[0], vs, **chosen)
         if as_json:
             typer.echo(json.dumps([m.as_dict() for m in meetings], ensure_ascii=False, indent=2))
         else:
             _print_meetings(meetings, player[0], vs)
         return
     if crosstable:
-        tables = crosstables(target, **chosen)
+        with archive(target, readonly=True) as opened:
+            tables = crosstables(opened, **chosen)
         if as_json:
             typer.echo(json.dumps([t.as_dict() for t in tables], ensure_ascii=False, indent=2))
         else:
             _print_crosstables(tables)
         return
-    rows = player_stats(target, names=player or (), **chosen)
+    with archive(target, readonly=True) as opened:
+        rows = player_stats(opened, names=player or (), **chosen)
     if as_json:
         typer.echo(json.dumps([row.as_dict() for row in rows], ensure_ascii=False, indent=2))
     else:

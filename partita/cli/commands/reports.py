@@ -114,9 +114,14 @@ def tree(
     target = existing_archive(db)
     check_output(dot, "--dot")
     check_output(graphml, "--graphml")
-    with progress_bar("reading games", unit="games") as update:
+    from partita.database.schema import archive
+
+    with (
+        archive(target, readonly=True) as opened,
+        progress_bar("reading games", unit="games") as update,
+    ):
         built = tree_from_archive(
-            target,
+            opened,
             game,
             root=root,
             depth=depth,
@@ -249,7 +254,10 @@ def novelty(
     else:
         target = existing_archive(db)
         record = load_source(source, index, target)
-        found = novelty_against_archive(record, target, game_id=game_id)
+        from partita.database.schema import archive
+
+        with archive(target, readonly=True) as opened:
+            found = novelty_against_archive(record, opened, game_id=game_id)
     if as_json:
         typer.echo(json.dumps(found.as_dict(), ensure_ascii=False, indent=2))
         return
@@ -354,6 +362,7 @@ def report(
     """A report on the archive: one self-contained HTML page (charts, board diagrams,
     opening tree, a replay viewer) or Markdown (its charts as SVG files beside it)."""
     from partita.analysis.report import ReportOptions, write_report
+    from partita.database.schema import archive
     from partita.notation.inputs import is_stdin
 
     target = existing_archive(db)
@@ -369,14 +378,22 @@ def report(
     if is_stdin(output):
         from partita.analysis.report import build_report, render_html, render_markdown
 
-        with progress_bar(REPORT_PROGRESS, unit=REPORT_UNIT) as update, writing(None):
-            data = build_report(target, options=options, progress=update, selection=selection)
+        with (
+            archive(target, readonly=True) as opened,
+            progress_bar(REPORT_PROGRESS, unit=REPORT_UNIT) as update,
+            writing(None),
+        ):
+            data = build_report(opened, options=options, progress=update, selection=selection)
             markdown = output_format is ReportFormat.md
             sys.stdout.write(render_markdown(data) if markdown else render_html(data, update))
         return
-    with progress_bar(REPORT_PROGRESS, unit=REPORT_UNIT) as update, writing(output):
+    with (
+        archive(target, readonly=True) as opened,
+        progress_bar(REPORT_PROGRESS, unit=REPORT_UNIT) as update,
+        writing(output),
+    ):
         written = write_report(
-            target,
+            opened,
             output,
             output_format=output_format.value if output_format is not None else None,
             options=options,

@@ -175,15 +175,18 @@ def book(
             source = archive_path(db)
             if not source.is_file():
                 raise PartitaError(f"no archive at {source} to gather the games from")
-            summary = books.build_statistics_book(
-                target,
-                source,
-                game_name,
-                depth,
-                archive=output is None,
-                configuration=configuration,
-                progress=report,
-            )
+            from partita.database.schema import archive
+
+            with archive(source, readonly=True) as opened:
+                summary = books.build_statistics_book(
+                    target,
+                    opened,
+                    game_name,
+                    depth,
+                    archive=output is None,
+                    configuration=configuration,
+                    progress=report,
+                )
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2))
         return
@@ -337,7 +340,14 @@ def simulate(
         raise typer.BadParameter(str(error), param_hint="--agents") from None
     scheduler = checked_scheduler(scheduler)
     target = db if db is not None else (archive_path(None) if output is None else None)
-    with _simulation_progress(bar=not as_json, lines=as_json) as report:
+    from contextlib import nullcontext
+
+    from partita.database.schema import archive
+
+    with (
+        archive(target) if target is not None else nullcontext() as opened,
+        _simulation_progress(bar=not as_json, lines=as_json) as report,
+    ):
         summary = run(
             game,
             games,
@@ -346,7 +356,7 @@ def simulate(
             seed=seed,
             rotate=rotate,
             output=output,
-            db=target,
+            db=opened,
             shard_size=shard_size,
             max_plies=max_plies,
             workers=workers,
@@ -469,7 +479,10 @@ def balance_command(
     source = archive_path(db)
     if not source.is_file():
         raise PartitaError(f"no archive at {source}")
-    entries = balance(source, workers=workers, scheduler=scheduler, selection=selection)
+    from partita.database.schema import archive
+
+    with archive(source, readonly=True) as opened:
+        entries = balance(opened, workers=workers, scheduler=scheduler, selection=selection)
     if output is not None:
         markdown = output.suffix.lower() in (".md", ".markdown")
         with writing(output), replaced_file(output) as stream:
@@ -550,13 +563,18 @@ def _play_strengths(
     game, configuration = configured_game(
         selection.games[0], {}, selection.sides[0] if selection.sides else None
     )
-    with _simulation_progress(bar=not as_json, lines=False) as report:
+    from partita.database.schema import archive
+
+    with (
+        archive(archive_path(db)) as opened,
+        _simulation_progress(bar=not as_json, lines=False) as report,
+    ):
         play_strengths(
             game,
             configuration,
             agents,
             games,
-            archive_path(db),
+            opened,
             seed=seed,
             workers=workers,
             scheduler=scheduler,

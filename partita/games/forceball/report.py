@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partita.analysis import charts
 from partita.analysis.report import Section, Table
@@ -20,6 +20,9 @@ from partita.errors import PartitaError
 from partita.games.forceball.cards import ATTACK_TYPES, DEFENCE_TYPES
 from partita.games.forceball.notation import ForceballNotation
 from partita.games.forceball.values import TurnSummary
+
+if TYPE_CHECKING:
+    from partita.database.connection import Archive
 
 __all__ = ["ForceballStatistics", "forceball_section", "forceball_statistics"]
 
@@ -72,7 +75,7 @@ class ForceballStatistics:
 
 
 def forceball_statistics(
-    db: Any, notation: ForceballNotation, game_ids: list[int]
+    db: Archive, notation: ForceballNotation, game_ids: list[int]
 ) -> ForceballStatistics:
     """The statistics of the archive's valid games among ``game_ids``, replayed
     through ``notation`` (the configured Forceball notation of the report part)."""
@@ -114,7 +117,9 @@ def _win_label(kind: str | None) -> str:
     return kind if kind is not None else "ball taken (no maneuver)"
 
 
-def forceball_section(db: Any, notation: ForceballNotation, game_ids: list[int]) -> Section | None:
+def forceball_section(
+    db: Archive, notation: ForceballNotation, game_ids: list[int]
+) -> Section | None:
     """The report's Forceball section for these games (``None`` without turns)."""
     stats = forceball_statistics(db, notation, game_ids)
     if not stats.turns:
