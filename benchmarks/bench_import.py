@@ -119,6 +119,12 @@ def fresh_db(path: Path) -> Path:
     return path
 
 
+def import_into(path: Path, paths: list[Path], **options):
+    """``import_paths`` into the archive at ``path`` (opened for the import)."""
+    with opened_archive(path) as opened:
+        return database.import_paths(opened, paths, **options)
+
+
 def rate(count: float, seconds: float) -> str:
     return f"{count / seconds:>10,.0f}"
 
@@ -210,12 +216,14 @@ def _dump(archive_path: Path) -> list:
 MEMORY_PROBE = """
 import json, resource, sys
 from partita.database import import_paths
+from partita.database.schema import archive
 traced = sys.argv[3] == "traced"
 workers = None if sys.argv[4] == "auto" else int(sys.argv[4])
 if traced:
     import tracemalloc
     tracemalloc.start()
-summary = import_paths(sys.argv[1], [sys.argv[2]], workers=workers)
+with archive(sys.argv[1]) as opened:
+    summary = import_paths(opened, [sys.argv[2]], workers=workers)
 figures = {"records": summary.records, "plies": summary.plies}
 if traced:
     figures["traced_peak"] = tracemalloc.get_traced_memory()[1]
@@ -572,7 +580,7 @@ def measure_crossover(work: Path, seed: int, repeat: int) -> list[dict]:
             for count in (1, 2):
                 wall, cpu, _ = best_of(
                     1,
-                    lambda count=count, corpus=corpus: database.import_paths(
+                    lambda count=count, corpus=corpus: import_into(
                         fresh_db(work / "crossover.db"),
                         [corpus],
                         workers=count,
@@ -599,7 +607,7 @@ def measure_batch_sizes(corpus: Path, work: Path, repeat: int) -> list[tuple[int
     for size in (50, 200, 1000, 5000):
         _, cpu, summary = best_of(
             repeat,
-            lambda size=size: database.import_paths(
+            lambda size=size: import_into(
                 fresh_db(work / "batch.db"), [corpus], batch_size=size, workers=1
             ),
         )

@@ -206,6 +206,7 @@ STORAGE_PROBE = """
 import json, os, sys, time
 from partita.database import import_paths, importer
 from partita.database.archive_writer import ArchiveWriter
+from partita.database.schema import archive
 
 def write_bytes():
     with open("/proc/self/io") as io:
@@ -233,7 +234,8 @@ importer.finish_loading = timed(importer.finish_loading, final=True)
 bulk = {"auto": None, "bulk": True, "batched": False}[sys.argv[3]]
 before = write_bytes()
 start = time.perf_counter()
-summary = import_paths(sys.argv[1], [sys.argv[2]], workers=1, bulk=bulk)
+with archive(sys.argv[1]) as opened:
+    summary = import_paths(opened, [sys.argv[2]], workers=1, bulk=bulk)
 wall = time.perf_counter() - start
 written = write_bytes() - before
 status = open("/proc/self/status").read().split("VmHWM:")[1].split()
