@@ -15,7 +15,7 @@ random as a real one; an earlier version made a copy's hash the original prefixe
 XORed with a random 64-bit number of its own (so keys stay spread over the whole
 range, as folded keys are), everything else as prepared. Each size is a fresh
 process that imports its copies the way ``import_paths`` does into a new archive:
-bulk mode, batches from :func:`~partita.database.importer.batch_limit`, the import's
+bulk mode, batches from :func:`~partita.bulk.importer.batch_limit`, the import's
 cache and checkpoint settings, :func:`~partita.database.indexed.finish_loading` at
 the end. It times what ``benchmarks/import_scaling.py`` calls storage (the
 writer's batches and the final sort, wall and CPU), and the bytes the process wrote
@@ -45,9 +45,9 @@ sys.path.insert(0, str(HERE))
 PROBE = """
 import json, os, pickle, random, sys, time
 from hashlib import sha256
-from partita.database import importer
+from partita.bulk import importer
 from partita.database.archive_writer import ArchiveWriter
-from partita.database.importer import _tuned_for_import, batch_limit
+from partita.bulk.importer import _tuned_for_import, batch_limit
 from partita.database.indexed import finish_loading
 from partita.database.prepare import StoredRecord
 from partita.database.schema import archive

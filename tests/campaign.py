@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cli_runner import run_cli  # noqa: E402
 
-from partita import database  # noqa: E402
+from partita import bulk, database  # noqa: E402
 from partita.notation.reader import read_records  # noqa: E402
 
 #: Seconds a round may take before it counts as a hang.
@@ -188,11 +188,11 @@ def run_round(
     if result.code not in (0, 1) or "internal error" in result.stderr:
         figures.failures.append(f"{name}: validate exit {result.code}: {result.stderr[:300]}")
     first, second = folder / f"{name}-a.db", folder / f"{name}-b.db"
-    database.import_paths(first, sources)
+    bulk.import_paths(first, sources)
     exported = folder / f"{name}-export.pgr"
     with exported.open("w", encoding="utf-8", newline="\n") as stream:
         figures.exported += database.export_games(first, stream)
-    database.import_paths(second, [exported])
+    bulk.import_paths(second, [exported])
     before, after = archive_games(first), archive_games(second)
     games = [row for row in before if len(row) == 5]
     figures.stored += len(games)
@@ -205,7 +205,7 @@ def run_round(
         differing = [row[0] for row in games if kept.get(row[0]) != row]
         figures.same += len(games) - len(differing)
         figures.failures.append(f"{name}: games {differing[:10]} differ after export")
-    again = database.import_paths(first, [exported])
+    again = bulk.import_paths(first, [exported])
     if again.imported:
         figures.failures.append(f"{name}: the export imported {again.imported} new games")
 

@@ -22,6 +22,7 @@ from sqlite_utils import Database
 from partita.analysis.novelty import novelty_against_archive
 from partita.analysis.report import build_report
 from partita.analysis.tree import tree_from_archive
+from partita.bulk import import_paths
 from partita.cli.app import main
 from partita.database import (
     connection,
@@ -29,7 +30,6 @@ from partita.database import (
     export_games,
     game_problems,
     get_record,
-    import_paths,
     migrate_archive,
     open_archive,
     query_games,

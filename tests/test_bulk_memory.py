@@ -14,7 +14,8 @@ import pytest
 from sqlite_utils import Database
 from test_import import check_whole_games, write_games
 
-from partita.database import archive_writer, import_paths, importer
+from partita.bulk import import_paths, importer
+from partita.database import archive_writer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading
 from partita.database.schema import archive_for_writing

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from partita.database import import_paths, schema
+from partita.bulk import import_paths
+from partita.database import schema
 from partita.database.current_schema import CURRENT_SCHEMA, CURRENT_SCHEMA_VERSION
 from partita.database.schema import (
     APPLICATION_ID,

@@ -20,7 +20,9 @@ import pytest
 from sqlite_utils import Database
 
 from partita import cores
-from partita.database import ArchiveWriter, import_paths, importer, parallel, prepare
+from partita.bulk import import_paths, importer, prepare
+from partita.bulk import workers as parallel
+from partita.database import ArchiveWriter
 from partita.errors import PartitaError
 from partita.game import registry
 from partita.game.registry import get_game
@@ -256,7 +258,7 @@ def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(
 
 KILLED_IMPORT = """
 import multiprocessing, sys
-from partita.database import import_paths, importer
+from partita.bulk import import_paths, importer
 
 importer.CHUNK_BYTES = 2000  # the workers take part from the start
 
@@ -510,7 +512,7 @@ def write_with_bomb(path: Path, at: int) -> None:
 def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)  # one record a chunk
     monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)  # every chunk goes to the worker
-    monkeypatch.setattr(parallel, "prepare_chunk", fail_on_the_bomb)
+    monkeypatch.setattr(importer, "prepare_chunk", fail_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
     with pytest.raises(RuntimeError, match="the replay broke") as raised:
         import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=workers)
@@ -526,7 +528,7 @@ def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, work
 def test_a_worker_that_dies_stops_the_import_after_whole_batches(tmp_path, monkeypatch):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)
     monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)
-    monkeypatch.setattr(parallel, "prepare_chunk", die_on_the_bomb)
+    monkeypatch.setattr(importer, "prepare_chunk", die_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
     with pytest.raises(BrokenProcessPool) as raised:
         import_paths(tmp_path / "db.sqlite", [tmp_path / "a.pgr"], batch_size=5, workers=2)

@@ -31,7 +31,7 @@ GAME_WORDS = re.compile(
 
 #: The layers of the framework, lowest first: a module may import its own layer
 #: and those below it, never one above.
-LAYERS = ["errors", "game", "notation", "database", "analysis", "web", "cli", "games"]
+LAYERS = ["errors", "game", "notation", "database", "bulk", "analysis", "web", "cli", "games"]
 
 
 def game_packages() -> list[Path]:

@@ -17,19 +17,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from partita.bulk import plain as plain_reading
+from partita.bulk import validation
+from partita.bulk.plain import FULL_PATH_VARIABLE
+from partita.bulk.prepare import fast_prepare, prepare_raw
+from partita.bulk.validation import validate_files
 from partita.database import prepare as preparing
-from partita.database.fastprepare import fast_prepare, prepare_raw
 from partita.database.keys import fold_key, key_list_folder
 from partita.database.prepare import prepare_record
 from partita.database.twinkey import twin_key
 from partita.game.configuration import Configuration
-from partita.notation import plain as plain_reading
 from partita.notation import replay as replaying
 from partita.notation.files import expand_paths
-from partita.notation.plain import FULL_PATH_VARIABLE
 from partita.notation.reader import build_record, read_records, split_records
 from partita.notation.replay import count_sides, replay
-from partita.notation.validation import validate_files
 from partita.notation.writer import tag_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -277,7 +278,7 @@ def test_one_process_validation_reports_what_the_full_path_reports(monkeypatch, 
 
     full = checks_of(files, monkeypatch, full=True)
     assert not taken  # the full path reads nothing the fast way
-    monkeypatch.setattr(plain_reading, "replay_raw", counting)
+    monkeypatch.setattr(validation, "replay_raw", counting)
     fast = checks_of(files, monkeypatch, full=False)
     assert fast == full
     assert len(taken) == len(full) and sum(taken) >= 3
@@ -312,27 +313,6 @@ def test_the_twin_key_caches_stay_bounded():
         )
     assert len(twinkey._SPECS) <= twinkey._SPECS_KEPT
     assert len(twinkey._HASHERS) <= twinkey._HASHERS_KEPT
-
-
-def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():
-    """The fast path hands the game's ``replay_keys`` the archive's fold: the keys
-    it gives back (gravity folds them in its compiled replay, the other games by
-    the generic path) are ``fold_key`` of the keys it gives without one."""
-    games = set()
-    for path in sorted(EXAMPLES.rglob("*.pgr")):
-        for raw in split_records(path):
-            plain = plain_reading.replay_raw(raw, False)
-            if plain is None or not plain[0].moves:
-                continue
-            folded = plain_reading.replay_raw(raw, False, folders=preparing.archive_folder)
-            assert folded is not None
-            name = plain[0].game.name
-            games.add(name)
-            assert folded[0].keys == []
-            assert folded[0].folded_keys == [fold_key(name, key) for key in plain[0].keys]
-            assert folded[0].moves == plain[0].moves and folded[1] == plain[1]
-            assert plain[0].folded_keys is None
-    assert len(games) >= 4, games
 
 
 def test_the_plain_movetext_class_is_printable_ascii_without_delimiters():

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from campaign import archive_games
 
-from partita import database
+from partita import bulk, database
 from partita.analysis.diagrams import render_diagram, xml_text
 from partita.cli.app import main
 from partita.cli.display import plain, printable
@@ -162,7 +162,7 @@ def test_printable_escapes_control_characters_and_keeps_the_rest():
 def hostile(tmp_path_factory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("hostile")
     (folder / "evil.pgr").write_text(HOSTILE, encoding="utf-8")
-    database.import_paths(folder / "evil.db", [folder / "evil.pgr"])
+    bulk.import_paths(folder / "evil.db", [folder / "evil.pgr"])
     return folder / "evil.pgr", folder / "evil.db"
 
 
@@ -283,12 +283,12 @@ ROUND_TRIP_CASES = {
 @pytest.mark.parametrize("data", list(ROUND_TRIP_CASES.values()), ids=list(ROUND_TRIP_CASES))
 def test_a_record_reads_the_same_after_export_and_reimport(tmp_path, data):
     (tmp_path / "in.pgr").write_bytes(data)
-    database.import_paths(tmp_path / "first.db", [tmp_path / "in.pgr"])
+    bulk.import_paths(tmp_path / "first.db", [tmp_path / "in.pgr"])
     with (tmp_path / "out.pgr").open("w", encoding="utf-8", newline="\n") as stream:
         database.export_games(tmp_path / "first.db", stream)
-    database.import_paths(tmp_path / "second.db", [tmp_path / "out.pgr"])
+    bulk.import_paths(tmp_path / "second.db", [tmp_path / "out.pgr"])
     assert archive_games(tmp_path / "second.db") == archive_games(tmp_path / "first.db")
-    again = database.import_paths(tmp_path / "first.db", [tmp_path / "out.pgr"])
+    again = bulk.import_paths(tmp_path / "first.db", [tmp_path / "out.pgr"])
     assert again.imported == 0 and again.duplicates == again.records  # same hashes
 
 
@@ -377,7 +377,7 @@ def test_export_canonical_writes_such_a_record(tmp_path):
         encoding="utf-8",
     )
     db = tmp_path / "a.db"
-    database.import_paths(db, [tmp_path / "in.pgr"])
+    bulk.import_paths(db, [tmp_path / "in.pgr"])
     code, _, err = cli(["export", "--db", str(db), "--canonical", "-o", str(tmp_path / "o.pgr")])
     assert code == 0, err
     assert parse_record((tmp_path / "o.pgr").read_text(encoding="utf-8")).tags["Player1"] == "solo"
@@ -385,7 +385,7 @@ def test_export_canonical_writes_such_a_record(tmp_path):
 
 def test_a_failed_export_leaves_the_old_file_and_nothing_else(tmp_path, monkeypatch):
     db = tmp_path / "a.db"
-    database.import_paths(db, [EXAMPLES / "forza4x4"])
+    bulk.import_paths(db, [EXAMPLES / "forza4x4"])
     target = tmp_path / "out.pgr"
     target.write_text("the previous export\n", encoding="utf-8")
 

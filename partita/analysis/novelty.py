@@ -287,7 +287,7 @@ def novelty_against_archive(record: Record, target: Any, *, game_id: int | None 
     else:
         import hashlib
 
-        from partita.database.importer import stored_text
+        from partita.database.prepare import stored_text
         from partita.database.schema import archive
         from partita.database.selection import game_ids_with_hash
 

@@ -364,7 +364,7 @@ def simulate(
             },
         )
 
-    from partita.database.importer import ArchiveWriter
+    from partita.database.archive_writer import ArchiveWriter
     from partita.database.schema import archive
 
     with archive(db) if db is not None else nullcontext() as connection:

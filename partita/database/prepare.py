@@ -1,10 +1,11 @@
 """What an import stores of a record, computed outside the archive and any
-transaction: in the importing process, or in a worker process of a parallel import.
+transaction: in the importing process, or in a worker process of a parallel import
+(:mod:`partita.bulk`).
 
 This module imports nothing of SQLite (nor sqlite-utils, which imports numpy), so a
 worker process starts in a fraction of the time: it needs the reader, the replay,
-the canonical writer and the key folding, nothing else. :mod:`~partita.database.importer`
-writes what it computes.
+the canonical writer and the key folding, nothing else.
+:mod:`~partita.database.archive_writer` writes what it computes.
 """
 
 from __future__ import annotations
@@ -12,35 +13,22 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
-import os
 import re
-import signal
-import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from partita.database.keys import KeyListFolder, key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
-from partita.game.registry import all_games
-from partita.notation.chunks import ChunkData, raw_records
 from partita.notation.problems import Problem
-from partita.notation.reader import build_record
-from partita.notation.replay import ReplayedRecord, count_sides, replay
-
-if TYPE_CHECKING:
-    import multiprocessing.process
+from partita.notation.replay import ReplayedRecord, count_sides
 
 __all__ = [
-    "ChunkData",
     "Refusal",
     "StoredRecord",
     "archive_folder",
     "date_bounds",
-    "known_games",
-    "prepare_chunk",
     "prepare_record",
-    "start_worker",
     "stored_text",
     "stored_variations",
     "variation_rows",
@@ -199,7 +187,7 @@ def prepare_record(
     (those are assigned when its batch is written), or, in strict mode, the refusal
     of an invalid record. Runs outside any transaction, in a worker process for a
     parallel import. ``text``: the record's :func:`stored_text`, when the caller
-    has it already (the fast path, :mod:`~partita.database.fastprepare`)."""
+    has it already (the fast path, :mod:`~partita.bulk.prepare`)."""
     record = replayed.record
     source = record.source
     valid = replayed.valid
@@ -245,9 +233,7 @@ def prepare_record(
         else None,
     )
     keys: list[int] = []
-    if replayed.folded_keys is not None:
-        keys = replayed.folded_keys
-    elif game is not None and replayed.keys:
+    if game is not None and replayed.keys:
         keys = archive_folder(game.name)(replayed.keys)
     return StoredRecord(
         digest,
@@ -280,44 +266,3 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
         for line, variation in enumerate(replayed.variations, start=1)
         if variation.moves
     ]
-
-
-def prepare_chunk(data: ChunkData) -> list[StoredRecord | Refusal]:
-    """Read, replay and turn into rows a chunk of raw records: the work of an import
-    outside the archive, done by a worker process (or by this one, serially). Plain
-    records take the fast path (:mod:`~partita.database.fastprepare`), the others
-    the full one; the rows are the same."""
-    from partita.database.fastprepare import fast_path_enabled, prepare_raw
-
-    strict = data[1]
-    if fast_path_enabled():
-        return [prepare_raw(raw, strict) for raw in raw_records(data)]
-    return [
-        prepare_record(replay(build_record(raw), strict=strict), strict)
-        for raw in raw_records(data)
-    ]
-
-
-def known_games() -> list[tuple[str, str]]:
-    """The games this process can replay (name, class), to check a worker knows the same."""
-    return [
-        (game.name, f"{type(game).__module__}.{type(game).__qualname__}") for game in all_games()
-    ]
-
-
-def start_worker() -> None:
-    """Set up a worker process: Ctrl-C goes to the whole process group, and the main
-    process stops the import (after its last whole batch) and shuts the workers
-    down, so they ignore it; and a worker exits when the main process dies (killed,
-    it cannot shut them down), instead of waiting for work forever."""
-    import multiprocessing  # here: an import in one process does without it
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
-
-
-def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
-    parent.join()  # returns when the parent's end of the start-up pipe closes
-    os._exit(1)
