@@ -67,7 +67,6 @@ database, rows_path, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keep_heap = sys.argv[4] == "keep"
 with open(rows_path, "rb") as handle:
     base = pickle.load(handle)
-HASH = 20  # the games row's content hash (see prepare_record)
 rng = random.Random(16)
 spent = {"wall": 0.0, "cpu": 0.0, "final_sort": 0.0, "final_sort_cpu": 0.0}
 
@@ -96,14 +95,14 @@ with archive(database) as db, _tuned_for_import(db):
         # A copy's hash as random as a real one (not the original with a prefix,
         # which would put each copy's hashes in one run of the hash index).
         digest = sha256(f"{copy}/{item.hash}".encode()).hexdigest() if copy else item.hash
-        game = (*item.game[:HASH], digest, *item.game[HASH + 1 :])
+        game = item.game._replace(hash=digest)
         keys = [key ^ mask for key in item.keys] if copy else item.keys
         variations = (
-            [(line, before, [key ^ mask for key in vkeys], vmoves)
-             for line, before, vkeys, vmoves in item.variations]
+            [variation._replace(keys=[key ^ mask for key in variation.keys])
+             for variation in item.variations]
             if copy else item.variations
         )
-        record = StoredRecord(digest, game, keys, item.moves, item.problems, item.valid, variations)
+        record = item._replace(hash=digest, game=game, keys=keys, variations=variations)
         # Timed: a bulk writer writes its batch in pieces as records arrive.
         timed(lambda: writer.add_prepared(record))
         if writer.pending >= limit:

@@ -24,8 +24,11 @@ from partita.notation.problems import Problem
 from partita.notation.replay import ReplayedRecord, count_sides
 
 __all__ = [
+    "GameRow",
+    "ProblemRow",
     "Refusal",
     "StoredRecord",
+    "StoredVariation",
     "archive_folder",
     "date_bounds",
     "prepare_record",
@@ -121,26 +124,79 @@ def stored_text(replayed: ReplayedRecord) -> str:
     return _TRAILING_BLANK_LINES.sub("", text) + "\n"
 
 
+class GameRow(NamedTuple):
+    """A record's ``games`` row without its id: the columns of
+    :data:`~partita.database.schema.GAME_COLUMNS` after ``id``, in their order (a
+    test checks it), so that the row is inserted as it is."""
+
+    game: str | None
+    event: str | None
+    site: str | None
+    date: str | None
+    round: str | None
+    player1: str | None
+    player2: str | None
+    player3: str | None
+    player4: str | None
+    result: str | None
+    termination: str | None
+    sides: int
+    plies: int
+    status: str
+    final_position: str | None
+    date_min: str | None
+    date_max: str | None
+    tags: str
+    pgr: str
+    moves: str
+    hash: str
+    source_file: str
+    source_index: int
+    source_line: int
+    source_offset: int
+    twin_key: int | None
+
+
+class ProblemRow(NamedTuple):
+    """A record's problem as the ``problems`` table holds it (without the game id)."""
+
+    kind: str
+    severity: str
+    line: int
+    column: int
+    ply: int | None
+    move_number: int | None
+    token: str | None
+    message: str
+
+
+class StoredVariation(NamedTuple):
+    """A variation with a legal ply, as the archive stores it: ``line``, its number in
+    the record's reading order (from 1), the plies of the line before its first
+    move, and its folded keys and moves."""
+
+    line: int
+    plies_before: int
+    keys: list[int]
+    moves: list[str]
+
+
 class StoredRecord(NamedTuple):
     """One record turned into rows, waiting for its batch (game id not yet known).
 
-    A tuple, because worker processes send thousands of them back (a tuple pickles
+    Tuples, because worker processes send thousands of them back (a tuple pickles
     several times faster than a dataclass)."""
 
     hash: str
-    game: tuple
+    game: GameRow
     keys: list[int]
     moves: list[str]
-    problems: list[tuple]
+    problems: list[ProblemRow]
     valid: bool
-    #: The variations that have a legal ply, each ``(line, plies before it, folded
-    #: keys, moves)``, ``line`` its number in the record's reading order (from 1).
-    variations: list[tuple[int, int, list[int], list[str]]]
+    variations: list[StoredVariation]
 
 
-def variation_rows(
-    game_id: int, variations: list[tuple[int, int, list[int], list[str]]]
-) -> list[tuple]:
+def variation_rows(game_id: int, variations: list[StoredVariation]) -> list[tuple]:
     """The ``variation_positions`` rows of a game's variations (those of
     :attr:`StoredRecord.variations`): ``(key, game_id, ply, line, move, next_move)``
     per ply, ``next_move`` the variation's next move (``None`` at its end)."""
@@ -160,8 +216,8 @@ def variation_rows(
     return rows
 
 
-def _problem_row(problem: Problem) -> tuple:
-    return (
+def _problem_row(problem: Problem) -> ProblemRow:
+    return ProblemRow(
         problem.kind,
         problem.severity,
         problem.line,
@@ -202,7 +258,7 @@ def prepare_record(
     date = tags.get("Date")
     date_min, date_max = date_bounds(date)
     mainline = " ".join(replayed.moves)
-    row = (
+    row = GameRow(
         tags.get("Game"),
         tags.get("Event"),
         tags.get("Site"),
@@ -236,13 +292,13 @@ def prepare_record(
     if game is not None and replayed.keys:
         keys = archive_folder(game.name)(replayed.keys)
     return StoredRecord(
-        digest,
-        row,
-        keys,
-        replayed.moves,
-        [_problem_row(problem) for problem in replayed.problems],
-        valid,
-        stored_variations(replayed),
+        hash=digest,
+        game=row,
+        keys=keys,
+        moves=replayed.moves,
+        problems=[_problem_row(problem) for problem in replayed.problems],
+        valid=valid,
+        variations=stored_variations(replayed),
     )
 
 
@@ -255,14 +311,14 @@ def archive_folder(game: str) -> KeyListFolder:
     return fold
 
 
-def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int], list[str]]]:
+def stored_variations(replayed: ReplayedRecord) -> list[StoredVariation]:
     """The variations of a replayed record as the archive stores them
     (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
     if replayed.game is None or not replayed.variations:
         return []
     fold = archive_folder(replayed.game.name)
     return [
-        (line, variation.plies_before, fold(variation.keys), variation.moves)
+        StoredVariation(line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)
         if variation.moves
     ]
