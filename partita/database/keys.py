@@ -104,9 +104,8 @@ class KeyListFolder:
     """``fold_key`` of each key of a list for one game (:func:`key_list_folder`).
 
     ``prefix`` is what the hash reads before each key's encoding (the game's name
-    and NUL): a game's replay given this folder
-    (:meth:`~partita.game.notation.GameNotation.replay_keys`) may fold its keys
-    itself, a compiled replay without a Python call per key, to the same ints.
+    and NUL). This module is the one place the fold is written: a game's replay,
+    compiled or not, gives raw keys and the archive folds them here.
     """
 
     __slots__ = ("_fold", "prefix")

@@ -14,8 +14,8 @@ __all__ = ["lines_from_archive", "lines_from_records", "move_reader"]
 
 
 def move_reader(game: GameNotation) -> Callable[[Any, str], Any]:
-    """``(state, token) -> move`` for canonical tokens of legal moves (the trusted
-    path): the game's :meth:`~partita.game.notation.GameNotation.trusted_move_reader`."""
+    """``(state, token) -> move`` for canonical tokens of legal moves (archived
+    mainlines): the game's :meth:`~partita.game.notation.GameNotation.parse_move`."""
     return game.parse_move
 
 

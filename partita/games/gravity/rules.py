@@ -391,6 +391,13 @@ class GravityRules(Rules[GravityState, Entry]):
         return moves
 
     def illegal_reason(self, state: GravityState, move: object) -> str | None:
+        if type(move) is Entry and not state.line:  # the common case, decided at once
+            row = self._slides.get(move.side)
+            if row is not None and move.index < len(row):
+                slide = row[move.index]
+                # A free entry cell: the board is not blocked, and the move is legal.
+                if slide is not None and not (state.x | state.o) & slide[0]:
+                    return None
         over = self._over_reason(state)
         if over is not None:
             return f"the game is over: {over}"
