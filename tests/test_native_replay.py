@@ -8,12 +8,14 @@ import os
 import pickle
 import subprocess
 import sys
+from hashlib import blake2b
 
 import pytest
 from budget import examples
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from partita.database.keys import encode_key, fold_key, key_list_folder
 from partita.games.gravity import native_replay
 from partita.games.gravity.notation import CONNECT4, FORZA4X4, GravityNotation
 from partita.games.gravity.rules import SIDES, GravityRules, GravityState
@@ -263,3 +265,85 @@ def test_the_environment_switch_is_read_at_import(value, enabled):
         [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
     ).stdout
     assert output.strip() == str(enabled)
+
+
+@needs_native
+@settings(max_examples=examples(300, fast=60), deadline=None)
+@given(data=st.data(), game_name=st.text(max_size=150))
+def test_keys_folded_in_the_call_are_the_archives_folded_keys(data, game_name):
+    """Given the archive's fold, the compiled replay folds each key as
+    ``keys.fold_key`` does (its own BLAKE2b over the fold's opaque prefixes: game
+    names of one to several hash blocks, any key size)."""
+    game = data.draw(boards())
+    start, tokens = data.draw(lines(game))
+    replay = native_replay.compiled_replay(game)
+    assert replay is not None
+    plain = replay(start, tokens)
+    folded = replay(start, tokens, key_list_folder(game_name))
+    if plain is None:
+        assert folded is None
+        return
+    assert folded is not None
+    assert folded[0] == [fold_key(game_name, key) for key in plain[0]]
+    assert all(-(2**63) <= key < 2**63 for key in folded[0])
+    assert folded[1:] == plain[1:]
+
+
+@needs_native
+@pytest.mark.parametrize("size", [0, 1, 100, 101, 102, 110, 111, 112, 113, 127, 128, 129, 257])
+def test_the_c_blake2b_is_hashlibs_at_every_block_boundary(size):
+    """The prefix lengths around the 128-byte blocks (the name, NUL, five bytes of
+    the fold's prefix, one to 65 of the key's): every folded key of a line on the
+    largest board equals hashlib's."""
+    game = GravityNotation(GravityRules(16, 16, "t", 4))
+    replay = native_replay.compiled_replay(game)
+    assert replay is not None
+    name = "g" * size
+    tokens = [f"t{column}" for column in range(1, 17)] * 3
+    start = game.rules.initial()
+    plain = replay(start, tokens)
+    folded = replay(start, tokens, key_list_folder(name))
+    assert plain is not None and folded is not None
+    expected = [
+        int.from_bytes(
+            blake2b((name + "\x00").encode() + encode_key(key), digest_size=8).digest(),
+            "little",
+            signed=True,
+        )
+        for key in plain[0]
+    ]
+    assert folded[0] == expected
+
+
+@needs_native
+def test_fold_prefixes_that_are_no_tuple_of_bytes_are_refused():
+    replay = native_replay.native_replay(7, 6, "t", 4)
+    assert replay is not None
+    with pytest.raises(TypeError, match="tuple of bytes"):
+        replay.keys(bytes(11), 0, ["t4"], b"forza4x4\x00")
+    with pytest.raises(TypeError, match="are bytes"):
+        replay.keys(bytes(11), 0, ["t4"], ("a",) * 20)
+    with pytest.raises(ValueError, match="no fold prefix"):
+        replay.keys(bytes(11), 0, ["t4"], ())
+
+
+@settings(max_examples=examples(300, fast=60), deadline=None)
+@given(data=st.data(), compiled=st.booleans())
+def test_the_fast_replay_given_a_fold_gives_the_folded_keys_either_way(data, compiled):
+    """``fast_replay(...)(state, tokens, fold)`` (the bulk import's call) is the fold
+    of the Python loop's keys, by the compiled replay and by the Python loop
+    (``PARTITA_PYTHON_REPLAY=1``); it refuses exactly the same lines."""
+    game = data.draw(boards())
+    start, tokens = data.draw(lines(game))
+    expected = python_replay(game, start, tokens)
+    fold = key_list_folder("forza4x4")
+    saved = native_replay.enabled
+    native_replay.enabled = compiled and native_replay.available
+    try:
+        got = native_replay.fast_replay(game)(start, tokens, fold)
+    finally:
+        native_replay.enabled = saved
+    if expected is None:
+        assert got is None
+        return
+    assert got == ([fold_key("forza4x4", key) for key in expected[0]], *expected[1:])

@@ -11,6 +11,7 @@ and on generated values: the stored keys must not change.
 from __future__ import annotations
 
 import json
+from hashlib import blake2b
 from pathlib import Path
 
 import pytest
@@ -424,3 +425,33 @@ def test_a_prepared_games_row_names_the_games_columns_in_their_order():
     stored = prepare_record(replay(record), False)
     assert isinstance(stored, StoredRecord)
     assert stored.game.moves == " ".join(stored.moves) and stored.game.hash == stored.hash
+
+
+def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():
+    """The bulk path hands the game's key replay the archive's fold: the keys come
+    folded (``keys.fold_key`` of the replay's keys), the rest unchanged."""
+    checked = 0
+    for path in expand_paths([EXAMPLES]):
+        for raw in split_records(path):
+            plain = plain_reading.replay_raw(raw, False)
+            if plain is None:
+                continue
+            folded = plain_reading.replay_raw(raw, False, folders=preparing.archive_folder)
+            assert folded is not None
+            name = plain.replayed.game.name
+            assert plain.folded is None and folded.replayed.keys == []
+            assert folded.folded == [fold_key(name, key) for key in plain.replayed.keys]
+            assert folded.replayed.moves == plain.replayed.moves and folded.text == plain.text
+            checked += 1
+    assert checked > 30
+
+
+def test_the_fold_prefixes_give_the_fold_of_int_keys():
+    """``int_prefixes`` (what a compiled replay hashes before an int key's bytes)
+    folds every int as ``fold_key`` does."""
+    folder = key_list_folder("forza4x4")
+    prefixes = folder.int_prefixes(20)
+    for key in (0, 1, -1, 127, 128, -129, 2**64, 2**128 + 5, -(2**100)):
+        data = key.to_bytes((key.bit_length() + 8) // 8, "little", signed=True)
+        digest = blake2b(prefixes[len(data)] + data, digest_size=8).digest()
+        assert int.from_bytes(digest, "little", signed=True) == fold_key("forza4x4", key)

@@ -4,7 +4,8 @@ For a *plain* record (tags written the canonical way, then move numbers, moves a
 result; see :mod:`partita.bulk.plain`), :func:`prepare_raw` replays the raw
 text directly (:func:`~partita.bulk.plain.replay_raw`) and hands the replay and
 its canonical text to :func:`~partita.database.prepare.prepare_record`, which makes
-the rows as for any record (the keys folded by :mod:`partita.database.keys`). Any
+the rows as for any record (the keys folded with :mod:`partita.database.keys`'
+fold, by the game's key replay as it makes them). Any
 other record, or one replay might find a problem in, goes the full way (read,
 replay, prepare). A differential test (``tests/test_fast_prepare.py``) holds the
 two equal, field by field, on every shipped example and on generated records of
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from partita.bulk.chunks import ChunkData, raw_records
 from partita.bulk.plain import FULL_PATH_VARIABLE, fast_path_enabled, replay_raw
-from partita.database.prepare import Refusal, StoredRecord, prepare_record
+from partita.database.prepare import Refusal, StoredRecord, archive_folder, prepare_record
 from partita.notation.reader import build_record
 from partita.notation.replay import replay
 from partita.notation.splitter import RawRecord
@@ -58,11 +59,12 @@ def prepare_raw(raw: RawRecord, strict: bool) -> StoredRecord | Refusal:
 
 def fast_prepare(raw: RawRecord, strict: bool) -> StoredRecord | None:
     """The rows of a plain record without problems, exactly as the full path makes
-    them; ``None`` when the record is not plain, or replay might find a problem."""
-    plain = replay_raw(raw, strict)
+    them (the keys folded by the game's key replay as it makes them, with the
+    archive's fold); ``None`` when the record is not plain, or replay might find a
+    problem."""
+    plain = replay_raw(raw, strict, folders=archive_folder)
     if plain is None:
         return None
-    replayed, text = plain
-    stored = prepare_record(replayed, strict, text=text)
+    stored = prepare_record(plain.replayed, strict, text=plain.text, folded_keys=plain.folded)
     assert isinstance(stored, StoredRecord), "a record without problems is stored"
     return stored

@@ -237,13 +237,18 @@ _tags_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def prepare_record(
-    replayed: ReplayedRecord, strict: bool, *, text: str | None = None
+    replayed: ReplayedRecord,
+    strict: bool,
+    *,
+    text: str | None = None,
+    folded_keys: list[int] | None = None,
 ) -> StoredRecord | Refusal:
     """What the archive stores of one replayed record: its rows without a game id
     (those are assigned when its batch is written), or, in strict mode, the refusal
     of an invalid record. Runs outside any transaction, in a worker process for a
-    parallel import. ``text``: the record's :func:`stored_text`, when the caller
-    has it already (the fast path, :mod:`~partita.bulk.prepare`)."""
+    parallel import. ``text``: the record's :func:`stored_text`, and
+    ``folded_keys``: its mainline's keys folded by :func:`archive_folder`'s fold,
+    when the caller has them already (the fast path, :mod:`~partita.bulk.prepare`)."""
     record = replayed.record
     source = record.source
     valid = replayed.valid
@@ -289,7 +294,9 @@ def prepare_record(
         else None,
     )
     keys: list[int] = []
-    if game is not None and replayed.keys:
+    if folded_keys is not None:
+        keys = folded_keys
+    elif game is not None and replayed.keys:
         keys = archive_folder(game.name)(replayed.keys)
     return StoredRecord(
         hash=digest,

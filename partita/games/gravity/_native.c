@@ -788,18 +788,194 @@ static int replay_lines(const ReplayObject *self, const u64 *words, int own, int
     return found;
 }
 
+/* BLAKE2b (RFC 7693) with an 8-byte digest and no key, over `prefix` then `data`:
+   what hashlib.blake2b(prefix + data, digest_size=8) computes, its digest read as a
+   little-endian u64. The import folds every key by it (partita.database.keys), so
+   it is done here rather than through hashlib's objects, three calls a key. */
+static const u64 blake2b_iv[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
+                                  0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+                                  0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                                  0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+
+static const unsigned char blake2b_sigma[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
+
+#define BLAKE2B_BLOCK 128
+
+typedef struct {
+    u64 h[8];
+    u64 counter; /* bytes hashed so far (the counter's high word stays 0 here) */
+    unsigned char block[BLAKE2B_BLOCK];
+    size_t filled;
+} Blake2b;
+
+static u64 blake2b_rotr(u64 value, int bits)
+{
+    return value >> bits | value << (64 - bits);
+}
+
+static void blake2b_compress(Blake2b *state, const unsigned char *block, int last)
+{
+    u64 m[16], v[16];
+    int i;
+#if PY_LITTLE_ENDIAN
+    memcpy(m, block, sizeof m);
+#else
+    for (i = 0; i < 16; i++) {
+        int b;
+        m[i] = 0;
+        for (b = 7; b >= 0; b--)
+            m[i] = m[i] << 8 | block[8 * i + b];
+    }
+#endif
+    for (i = 0; i < 8; i++) {
+        v[i] = state->h[i];
+        v[i + 8] = blake2b_iv[i];
+    }
+    v[12] ^= state->counter;
+    if (last)
+        v[14] = ~v[14];
+#define BLAKE2B_G(r, i, a, b, c, d)                                                      \
+    do {                                                                                 \
+        v[a] = v[a] + v[b] + m[blake2b_sigma[r][2 * (i)]];                               \
+        v[d] = blake2b_rotr(v[d] ^ v[a], 32);                                            \
+        v[c] = v[c] + v[d];                                                              \
+        v[b] = blake2b_rotr(v[b] ^ v[c], 24);                                            \
+        v[a] = v[a] + v[b] + m[blake2b_sigma[r][2 * (i) + 1]];                           \
+        v[d] = blake2b_rotr(v[d] ^ v[a], 16);                                            \
+        v[c] = v[c] + v[d];                                                              \
+        v[b] = blake2b_rotr(v[b] ^ v[c], 63);                                            \
+    } while (0)
+#define BLAKE2B_ROUND(r)                                                                 \
+    do {                                                                                 \
+        BLAKE2B_G(r, 0, 0, 4, 8, 12);                                                    \
+        BLAKE2B_G(r, 1, 1, 5, 9, 13);                                                    \
+        BLAKE2B_G(r, 2, 2, 6, 10, 14);                                                   \
+        BLAKE2B_G(r, 3, 3, 7, 11, 15);                                                   \
+        BLAKE2B_G(r, 4, 0, 5, 10, 15);                                                   \
+        BLAKE2B_G(r, 5, 1, 6, 11, 12);                                                   \
+        BLAKE2B_G(r, 6, 2, 7, 8, 13);                                                    \
+        BLAKE2B_G(r, 7, 3, 4, 9, 14);                                                    \
+    } while (0)
+    /* Unrolled, so that every message index is a constant. */
+    BLAKE2B_ROUND(0);
+    BLAKE2B_ROUND(1);
+    BLAKE2B_ROUND(2);
+    BLAKE2B_ROUND(3);
+    BLAKE2B_ROUND(4);
+    BLAKE2B_ROUND(5);
+    BLAKE2B_ROUND(6);
+    BLAKE2B_ROUND(7);
+    BLAKE2B_ROUND(8);
+    BLAKE2B_ROUND(9);
+    BLAKE2B_ROUND(10);
+    BLAKE2B_ROUND(11);
+#undef BLAKE2B_ROUND
+#undef BLAKE2B_G
+    for (i = 0; i < 8; i++)
+        state->h[i] ^= v[i] ^ v[i + 8];
+}
+
+/* Hashes `size` more bytes. A full block is compressed only once more input
+   follows it: the last block, full or not, is compressed by blake2b_digest. */
+static void blake2b_update(Blake2b *state, const unsigned char *data, size_t size)
+{
+    while (size > 0) {
+        size_t room;
+        if (state->filled == BLAKE2B_BLOCK) {
+            state->counter += BLAKE2B_BLOCK;
+            blake2b_compress(state, state->block, 0);
+            state->filled = 0;
+        }
+        room = BLAKE2B_BLOCK - state->filled;
+        if (room > size)
+            room = size;
+        memcpy(state->block + state->filled, data, room);
+        state->filled += room;
+        data += room;
+        size -= room;
+    }
+}
+
+/* The 8-byte digest, read as a little-endian u64 (the first word of the state). */
+static u64 blake2b_digest(Blake2b *state)
+{
+    state->counter += state->filled;
+    memset(state->block + state->filled, 0, BLAKE2B_BLOCK - state->filled);
+    blake2b_compress(state, state->block, 1);
+    return state->h[0];
+}
+
+/* The state after the game's prefix: an unkeyed hash with an 8-byte digest. */
+static void blake2b_start(Blake2b *state, const unsigned char *prefix, size_t size)
+{
+    memcpy(state->h, blake2b_iv, sizeof state->h);
+    state->h[0] ^= 0x01010000ULL ^ 8; /* fanout 1, depth 1, no key, digest 8 bytes */
+    state->counter = 0;
+    state->filled = 0;
+    blake2b_update(state, prefix, size);
+}
+
+/* The fold of the key in `words` as the archive defines it (partita.database.keys:
+   KeyListFolder.int_prefixes): BLAKE2b of the opaque prefix the archive gives for
+   the key's length, then the key's own bytes (two's complement, little-endian, the
+   fewest that hold the sign bit), 8 bytes of digest read as a signed little-endian
+   int. NULL with an exception when `prefixes` has no prefix for that length. */
+static PyObject *replay_fold(PyObject *prefixes, const u64 *words, int key_words)
+{
+    unsigned char data[REPLAY_WORDS * 8 + 1];
+    Blake2b state;
+    PyObject *prefix;
+    int top = key_words - 1, bits, size, i;
+    while (top > 0 && !words[top])
+        top--;
+    bits = words[top] ? 64 * top + 64 - __builtin_clzll(words[top]) : 0;
+    size = (bits + 8) >> 3;
+    if (size >= PyTuple_GET_SIZE(prefixes)) {
+        PyErr_SetString(PyExc_ValueError, "no fold prefix for a key this long");
+        return NULL;
+    }
+    prefix = PyTuple_GET_ITEM(prefixes, size);
+    if (!PyBytes_Check(prefix)) {
+        PyErr_SetString(PyExc_TypeError, "the fold prefixes are bytes");
+        return NULL;
+    }
+    for (i = 0; i < size; i++)
+        data[i] = (unsigned char)(i / 8 < REPLAY_WORDS ? words[i / 8] >> (8 * (i % 8)) : 0);
+    blake2b_start(&state, (const unsigned char *)PyBytes_AS_STRING(prefix),
+                  (size_t)PyBytes_GET_SIZE(prefix));
+    blake2b_update(&state, data, (size_t)size);
+    return PyLong_FromLongLong((long long)blake2b_digest(&state));
+}
+
 static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
 {
-    PyObject *board_bytes, *ply_object, *tokens, *sequence = NULL;
+    PyObject *board_bytes, *ply_object, *tokens, *prefixes = Py_None, *sequence = NULL;
     PyObject *keys = NULL, *labels = NULL, *result = NULL, *board = NULL, *line_long = NULL;
     PyObject **items;
     u64 words[REPLAY_WORDS], line[REPLAY_WORDS];
-    const int n = self->cells, side_bit = 2 * self->cells;
+    const int n = self->cells, side_bit = 2 * self->cells, key_words = side_bit / 64 + 1;
     Py_ssize_t count, i;
     long long ply;
     int overflow, lined = 0;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyBytes_Type, &board_bytes, &ply_object, &tokens))
+    if (!PyArg_ParseTuple(args, "O!OO|O", &PyBytes_Type, &board_bytes, &ply_object, &tokens,
+                          &prefixes))
         return NULL;
+    if (prefixes != Py_None && !PyTuple_Check(prefixes)) {
+        PyErr_SetString(PyExc_TypeError, "the fold prefixes are a tuple of bytes or None");
+        return NULL;
+    }
     if (self->labels == NULL) {
         PyErr_SetString(PyExc_ValueError, "this Replay was never initialised");
         return NULL;
@@ -855,7 +1031,10 @@ static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
         lined = replay_lines(self, words, own, landing, line);
         if (ply & 1)
             replay_set(words, side_bit);
-        key = replay_long(words, (size_t)self->key_bytes);
+        if (prefixes == Py_None)
+            key = replay_long(words, (size_t)self->key_bytes);
+        else
+            key = replay_fold(prefixes, words, key_words);
         words[side_bit >> 6] &= ~((u64)1 << (side_bit & 63));
         if (key == NULL)
             goto done;
@@ -892,11 +1071,13 @@ static PyMethodDef Replay_methods[] = {
     {"__reduce__", (PyCFunction)Replay_reduce, METH_NOARGS,
      "Pickled as its constructor's arguments (a game notation holding one pickles)."},
     {"keys", (PyCFunction)Replay_keys, METH_VARARGS,
-     "keys(board, ply, tokens): (keys, labels, board, ply, line) after "
+     "keys(board, ply, tokens, prefixes=None): (keys, labels, board, ply, line) after "
      "canonical entry tokens from the position whose x | o << width * height is `board` "
      "(little-endian bytes) at `ply`, as GravityRules.replay_entry_keys gives them; None "
      "when a token is not a legal canonical entry code (the caller's Python loop then "
-     "decides)."},
+     "decides). With `prefixes` (a tuple of bytes, the archive's opaque prefix for each "
+     "length of a key's own bytes: partita.database.keys.KeyListFolder.int_prefixes), the "
+     "keys come folded: blake2b of the prefix, then the key's bytes."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject ReplayType = {

@@ -8,8 +8,11 @@ built, else through :meth:`GravityRules.replay_entry_keys
 <partita.games.gravity.rules.GravityRules.replay_entry_keys>` after a token-to-entry
 look-up. The compiled replay decides only what it is sure of: at any other token, a
 move it finds illegal or a position it does not take, it gives up, and the Python
-loop replays the moves. The keys are the rules' raw keys; the archive folds them
-(:mod:`partita.database.keys`).
+loop replays the moves. The keys are the rules' raw keys, or, given the archive's
+fold (:class:`~partita.bulk.plain.KeyFold`), folded: the Python loop calls the
+fold, the compiled replay hashes the fold's opaque prefixes
+(:meth:`~partita.database.keys.KeyListFolder.int_prefixes`) before each key's
+bytes, without a Python call per key and without knowing the encoding.
 
 ``PARTITA_PYTHON_REPLAY=1`` in the environment (read at import, so a worker process
 inherits it) or :data:`enabled` set to ``False`` forces the Python loop: for
@@ -19,13 +22,14 @@ differential tests and A/B benchmarks.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from partita.games.gravity.rules import GravityState
 
 if TYPE_CHECKING:
+    from partita.bulk.plain import KeyFold
     from partita.games.gravity.notation import GravityNotation
 
 __all__ = [
@@ -46,15 +50,28 @@ PYTHON_REPLAY_VARIABLE = "PARTITA_PYTHON_REPLAY"
 Replayed = tuple[list[Hashable], list[tuple[int, bool]], GravityState]
 
 
+class Replay(Protocol):
+    """A key replay of one board (see :data:`partita.bulk.plain.KeyReplay`)."""
+
+    def __call__(
+        self, state: GravityState, tokens: Sequence[str], fold: KeyFold | None = None
+    ) -> Replayed | None: ...
+
+
 class NativeReplay(Protocol):
     """What ``_native.Replay`` offers (see ``_native.c``)."""
 
     def keys(
-        self, board: bytes, ply: int, tokens: Sequence[str]
+        self,
+        board: bytes,
+        ply: int,
+        tokens: Sequence[str],
+        prefixes: tuple[bytes, ...] | None = None,
     ) -> tuple[list[Hashable], list[tuple[int, bool]], int, int, int] | None:
         """From the position whose ``x | o << W*H`` is ``board`` (little-endian, 2*W*H
         bits) at ``ply``: the keys, the move-number labels, the last position's
-        ``x | o << W*H``, ply and line; ``None`` when it gives up."""
+        ``x | o << W*H``, ply and line; ``None`` when it gives up. With ``prefixes``
+        (the hash's prefix for each length of a key's bytes), each key folded."""
         ...
 
 
@@ -77,9 +94,7 @@ def native_replay(width: int, height: int, sides: str, line_length: int) -> Nati
     return replay
 
 
-def compiled_replay(
-    notation: GravityNotation,
-) -> Callable[[GravityState, Sequence[str]], Replayed | None] | None:
+def compiled_replay(notation: GravityNotation) -> Replay | None:
     """The compiled key replay of one configured gravity game (``None`` where it
     gives up), or ``None`` when it was not built."""
     rules = notation.rules
@@ -88,16 +103,19 @@ def compiled_replay(
         return None
     cells = rules.cell_count
     board_bytes = (2 * cells + 7) // 8
+    key_bytes = (2 * cells + 1 + 8) // 8  # the longest key, with room for a sign bit
 
-    def replay(state: GravityState, tokens: Sequence[str]) -> Replayed | None:
+    def replay(
+        state: GravityState, tokens: Sequence[str], fold: KeyFold | None = None
+    ) -> Replayed | None:
         if state.line:  # the game is over: no move is legal
             return None if tokens else ([], [], state)
         x, o = state.x, state.o
         if (x | o) >> cells:  # bits off the board, or negative: no state play reaches
             return None
-        replayed = compiled.keys(
-            (x | o << cells).to_bytes(board_bytes, "little"), state.ply, tokens
-        )
+        board = (x | o << cells).to_bytes(board_bytes, "little")
+        prefixes = None if fold is None else fold.int_prefixes(key_bytes)
+        replayed = compiled.keys(board, state.ply, tokens, prefixes)
         if replayed is None:
             return None
         keys, labels, after, ply, line = replayed
@@ -108,44 +126,48 @@ def compiled_replay(
     return replay
 
 
-def python_replay(
-    notation: GravityNotation,
-) -> Callable[[GravityState, Sequence[str]], Replayed | None]:
+def python_replay(notation: GravityNotation) -> Replay:
     """The Python key replay of one configured gravity game: canonical tokens looked
     up, then :meth:`~partita.games.gravity.rules.GravityRules.replay_entry_keys`."""
     rules = notation.rules
     canonical = {entry.notation(): entry for entry in rules.entries}
 
-    def replay(state: GravityState, tokens: Sequence[str]) -> Replayed | None:
+    def replay(
+        state: GravityState, tokens: Sequence[str], fold: KeyFold | None = None
+    ) -> Replayed | None:
         entries = []
         for token in tokens:
             entry = canonical.get(token)
             if entry is None:
                 return None
             entries.append(entry)
-        return rules.replay_entry_keys(state, entries)
+        replayed = rules.replay_entry_keys(state, entries)
+        if replayed is None or fold is None:
+            return replayed
+        keys, labels, after = replayed
+        return cast("list[Hashable]", fold(keys)), labels, after
 
     return replay
 
 
-def fast_replay(
-    notation: GravityNotation,
-) -> Callable[[GravityState, Sequence[str]], Replayed | None]:
+def fast_replay(notation: GravityNotation) -> Replay:
     """The key replay of one configured gravity game (see the module docstring):
     the compiled one where it is built and :data:`enabled`, the Python loop
     wherever that gives up."""
     loop = python_replay(notation)
-    made: list[Callable[[GravityState, Sequence[str]], Replayed | None] | None] = []
+    made: list[Replay | None] = []
 
-    def replay(state: GravityState, tokens: Sequence[str]) -> Replayed | None:
+    def replay(
+        state: GravityState, tokens: Sequence[str], fold: KeyFold | None = None
+    ) -> Replayed | None:
         if enabled:
             if not made:  # made on first use
                 made.append(compiled_replay(notation))
             compiled = made[0]
             if compiled is not None:
-                replayed = compiled(state, tokens)
+                replayed = compiled(state, tokens, fold)
                 if replayed is not None:
                     return replayed
-        return loop(state, tokens)
+        return loop(state, tokens, fold)
 
     return replay
