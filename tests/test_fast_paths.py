@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partita.bulk.plain import key_replay, reference_key_replay
+from partita.database.keys import fold_key, key_list_folder
 from partita.game.registry import all_games
 from partita.notation.files import expand_paths
 from partita.notation.reader import parse_record, read_records
@@ -65,6 +66,12 @@ def test_a_games_key_replay_matches_the_reference(game, seed, length):
         states = clean_prefix(game, start, line)
         assert reference[0] == [game.rules.key(state) for state in states]
         assert reference[1] == [game.rules.move_number(s) for s in [start, *states][:-1]]
+        # Given the archive's fold, the keys come folded, the rest the same.
+        fold = key_list_folder(game.name)
+        folded = key_replay(game)(start, line, fold)
+        assert folded is not None
+        assert folded[0] == [fold_key(game.name, key) for key in reference[0]]
+        assert folded[1] == reference[1]
 
 
 def _example_records():
