@@ -49,7 +49,6 @@ from partita.bulk import importer
 from partita.database.archive_writer import ArchiveWriter
 from partita.bulk.importer import _tuned_for_import, batch_limit
 from partita.database.indexed import finish_loading
-from partita.database.prepare import StoredRecord
 from partita.database.schema import archive
 
 def write_bytes():
@@ -67,6 +66,7 @@ database, rows_path, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keep_heap = sys.argv[4] == "keep"
 with open(rows_path, "rb") as handle:
     base = pickle.load(handle)
+HASH = 20  # the games row's content hash (see prepare_record)
 rng = random.Random(16)
 spent = {"wall": 0.0, "cpu": 0.0, "final_sort": 0.0, "final_sort_cpu": 0.0}
 
@@ -95,7 +95,7 @@ with archive(database) as db, _tuned_for_import(db):
         # A copy's hash as random as a real one (not the original with a prefix,
         # which would put each copy's hashes in one run of the hash index).
         digest = sha256(f"{copy}/{item.hash}".encode()).hexdigest() if copy else item.hash
-        game = item.game._replace(hash=digest)
+        game = (*item.game[:HASH], digest, *item.game[HASH + 1 :])
         keys = [key ^ mask for key in item.keys] if copy else item.keys
         variations = (
             [variation._replace(keys=[key ^ mask for key in variation.keys])

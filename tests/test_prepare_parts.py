@@ -25,8 +25,7 @@ from partita.bulk.prepare import fast_prepare, prepare_raw
 from partita.bulk.validation import validate_files
 from partita.database import prepare as preparing
 from partita.database.keys import fold_key, key_list_folder
-from partita.database.prepare import GameRow, StoredRecord, prepare_record
-from partita.database.schema import GAME_COLUMNS
+from partita.database.prepare import prepare_record
 from partita.database.twinkey import twin_key
 from partita.game.configuration import Configuration
 from partita.notation import replay as replaying
@@ -416,15 +415,6 @@ def test_the_numbering_check_is_the_move_by_move_rule(plies):
         assert plain_reading._canonical_movetext(movetext, numbers, labels, False)
     else:
         assert not plain_reading._canonical_movetext(movetext, numbers, labels, False)
-
-
-def test_a_prepared_games_row_names_the_games_columns_in_their_order():
-    """The row is inserted as it is, so its field names are the table's columns."""
-    assert GameRow._fields == GAME_COLUMNS[1:]
-    record = next(read_records(expand_paths([EXAMPLES / "forza4x4"])[0]))
-    stored = prepare_record(replay(record), False)
-    assert isinstance(stored, StoredRecord)
-    assert stored.game.moves == " ".join(stored.moves) and stored.game.hash == stored.hash
 
 
 def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():

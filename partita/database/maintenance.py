@@ -275,6 +275,7 @@ _UPDATE_GAME = (
     f"UPDATE games SET {', '.join(f'{column} = ?' for column in (*_UPDATED, HASH_KEY_COLUMN))} "
     "WHERE id = ?"
 )
+_ROW_INDEX = [GAME_COLUMNS.index(column) - 1 for column in _UPDATED]  # the row has no id
 _PROBLEMS_INSERT = (
     f"INSERT INTO problems ({', '.join(f'[{name}]' for name in PROBLEM_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(PROBLEM_COLUMNS))})"
@@ -286,8 +287,7 @@ def _store_again(conn: sqlite3.Connection, game_id: int, stored: StoredRecord) -
     problems by those of ``stored``."""
     row = stored.game
     conn.execute(
-        _UPDATE_GAME,
-        [getattr(row, column) for column in _UPDATED] + [hash_key(stored.hash), game_id],
+        _UPDATE_GAME, [row[index] for index in _ROW_INDEX] + [hash_key(stored.hash), game_id]
     )
     unindex_games(conn, [game_id])
     index_games(conn, game_id, game_id)

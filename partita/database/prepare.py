@@ -24,7 +24,6 @@ from partita.notation.problems import Problem
 from partita.notation.replay import ReplayedRecord, count_sides
 
 __all__ = [
-    "GameRow",
     "ProblemRow",
     "Refusal",
     "StoredRecord",
@@ -124,39 +123,6 @@ def stored_text(replayed: ReplayedRecord) -> str:
     return _TRAILING_BLANK_LINES.sub("", text) + "\n"
 
 
-class GameRow(NamedTuple):
-    """A record's ``games`` row without its id: the columns of
-    :data:`~partita.database.schema.GAME_COLUMNS` after ``id``, in their order (a
-    test checks it), so that the row is inserted as it is."""
-
-    game: str | None
-    event: str | None
-    site: str | None
-    date: str | None
-    round: str | None
-    player1: str | None
-    player2: str | None
-    player3: str | None
-    player4: str | None
-    result: str | None
-    termination: str | None
-    sides: int
-    plies: int
-    status: str
-    final_position: str | None
-    date_min: str | None
-    date_max: str | None
-    tags: str
-    pgr: str
-    moves: str
-    hash: str
-    source_file: str
-    source_index: int
-    source_line: int
-    source_offset: int
-    twin_key: int | None
-
-
 class ProblemRow(NamedTuple):
     """A record's problem as the ``problems`` table holds it (without the game id)."""
 
@@ -188,7 +154,11 @@ class StoredRecord(NamedTuple):
     several times faster than a dataclass)."""
 
     hash: str
-    game: GameRow
+    #: The ``games`` row without its id: the columns of
+    #: :data:`~partita.database.schema.GAME_COLUMNS` after ``id``, in their order
+    #: (a plain tuple: a named one of 26 fields made the import's pickling between
+    #: processes a fifth dearer).
+    game: tuple
     keys: list[int]
     moves: list[str]
     problems: list[ProblemRow]
@@ -263,7 +233,7 @@ def prepare_record(
     date = tags.get("Date")
     date_min, date_max = date_bounds(date)
     mainline = " ".join(replayed.moves)
-    row = GameRow(
+    row = (
         tags.get("Game"),
         tags.get("Event"),
         tags.get("Site"),
