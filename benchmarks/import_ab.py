@@ -4,7 +4,7 @@ Run from the repository root (the other checkout needs its compiled core built i
 place, ``python setup.py build_ext --inplace``, for a fair comparison)::
 
     nice -n 10 .venv/bin/python benchmarks/import_ab.py --base ../baseline [--games 3000]
-        [--runs 9] [--workdir DIR]
+        [--runs 9] [--workers N] [--workdir DIR]
 
 Each run imports the same seeded Forza 4x4 corpus (:func:`import_scaling.forza_corpus`)
 into a fresh archive with ``python -m partita import DIR --db NEW --json`` in a fresh
@@ -34,7 +34,9 @@ sys.path.insert(0, str(HERE))
 import import_scaling  # noqa: E402
 
 
-def import_command(pythonpath: Path, corpus: Path, database: Path) -> list[str]:
+def import_command(
+    pythonpath: Path, corpus: Path, database: Path, workers: str | None = None
+) -> list[str]:
     """The CLI's import with ``pythonpath``'s partita (``env`` runs it from ``/``, so
     the current folder's checkout is not imported instead)."""
     return [
@@ -50,6 +52,7 @@ def import_command(pythonpath: Path, corpus: Path, database: Path) -> list[str]:
         "--db",
         str(database),
         "--json",
+        *(["--workers", workers] if workers else []),
     ]
 
 
@@ -60,6 +63,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--workers",
+        default=None,
+        help="the import's --workers (default: the command's own choice, which follows "
+        "the idle cores at the time and so varies on a busy machine)",
+    )
     args = parser.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="partita-import-ab-"))
     sides = {"base": args.base.resolve(), "this": HERE.parent}
@@ -77,7 +86,7 @@ def main(argv: list[str] | None = None) -> dict:
         for name in order:
             database = import_scaling._fresh(work / f"ab-{name}.db")
             wall, stdout, _, cpu = import_scaling._run(
-                import_command(sides[name], corpus, database)
+                import_command(sides[name], corpus, database, args.workers)
             )
             plies = json.loads(stdout)["plies"]
             walls[name].append(wall)
