@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 from corpus import write_forza_corpus  # noqa: E402
 
 from partita.analysis.tree import tree_from_archive  # noqa: E402
-from partita.database import import_paths  # noqa: E402
+from partita.bulk import import_paths  # noqa: E402
 from partita.database.filters import GameFilter  # noqa: E402
 from partita.database.maintenance import delete_games, set_tag  # noqa: E402
 from partita.database.merge import merge_archive  # noqa: E402

@@ -51,7 +51,7 @@ million-game corpus to write and read). docs/archive.md has the figures.
    workers, and the CLI end to end against python-chess at ``--end-to-end`` sizes;
    ``--native`` (instead of the stages): the compiled gravity key replay against
    the forced Python loop (``PARTITA_PYTHON_REPLAY=1``), A/B, alternating runs:
-   ``replay_keys`` alone, the CPU per ply of ``prepare_chunk`` and of a one-process
+   the gravity games' ``fast_replay`` alone, the CPU per ply of ``prepare_chunk`` and of a one-process
    import.
 
 A ply is one stored move of a game's mainline (python-chess: one mainline move).
@@ -84,7 +84,7 @@ from corpus import write_chess_corpus, write_forza_corpus  # noqa: E402
 
 # The archive's modules load on first use (partita.database is lazy): a worker process
 # of a parallel import re-imports this script, and should not pay for SQLite.
-from partita import database  # noqa: E402
+from partita import bulk  # noqa: E402
 from partita.notation.files import expand_paths  # noqa: E402
 from partita.notation.reader import read_records  # noqa: E402
 from partita.notation.replay import replay  # noqa: E402
@@ -122,7 +122,7 @@ def fresh_db(path: Path) -> Path:
 def import_into(path: Path, paths: list[Path], **options):
     """``import_paths`` into the archive at ``path`` (opened for the import)."""
     with opened_archive(path) as opened:
-        return database.import_paths(opened, paths, **options)
+        return bulk.import_paths(opened, paths, **options)
 
 
 def rate(count: float, seconds: float) -> str:
@@ -140,7 +140,7 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
     10,000 record trees costs the allocator and the collector), and would not add up
     to the full import. Then the full import with worker processes: as chosen by
     default (``workers=None``), and with each count in ``workers``."""
-    from partita.database import parallel  # here: the module level stays light
+    from partita.bulk import workers as parallel  # here: the module level stays light
 
     files = expand_paths([corpus])
 
@@ -166,7 +166,7 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
     def full(workers: int | None = 1) -> Callable[[], object]:
         def run() -> object:
             with opened_archive(fresh_db(work / "full.db")) as opened:
-                return database.import_paths(opened, [corpus], workers=workers)
+                return bulk.import_paths(opened, [corpus], workers=workers)
 
         return run
 
@@ -215,7 +215,7 @@ def _dump(archive_path: Path) -> list:
 
 MEMORY_PROBE = """
 import json, resource, sys
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.schema import archive
 traced = sys.argv[3] == "traced"
 workers = None if sys.argv[4] == "auto" else int(sys.argv[4])
@@ -297,7 +297,7 @@ def profile_import(corpus: Path, work: Path) -> dict:
     profiler = cProfile.Profile()
     profiler.enable()
     with opened_archive(fresh_db(work / "profile.db")) as opened:
-        database.import_paths(opened, [corpus], workers=1)  # one process
+        bulk.import_paths(opened, [corpus], workers=1)  # one process
     profiler.disable()
     stats = pstats.Stats(profiler)
     total = stats.total_tt
@@ -325,14 +325,14 @@ def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, f
     """CPU time of the full import (in one process: the switches are patches) with
     one piece of the archive's work switched off at a time (the archive is then
     wrong: this only weighs the pieces)."""
-    import partita.database.importer as importer
+    import partita.bulk.importer as importer
     import partita.database.prepare as prepare
     from partita.notation.replay import ReplayedRecord
 
     def full() -> object:
         prepare._FOLDERS.clear()  # the key folders are cached across imports
         with opened_archive(fresh_db(work / "ablation.db")) as opened:
-            return database.import_paths(opened, [corpus], workers=1)
+            return bulk.import_paths(opened, [corpus], workers=1)
 
     results = [("full import", best_of(repeat, full)[1])]
     switches = {
@@ -620,7 +620,7 @@ def measure_batch_sizes(corpus: Path, work: Path, repeat: int) -> list[tuple[int
 
 # -- the fast path against the full path ------------------------------------------------------
 
-FULL_PATH = "PARTITA_FULL_PATH"  # partita.database.fastprepare.FULL_PATH_VARIABLE
+FULL_PATH = "PARTITA_FULL_PATH"  # partita.bulk.prepare.FULL_PATH_VARIABLE
 
 
 def _with_path(full: bool, run: Callable[[], object]) -> Callable[[], object]:
@@ -658,14 +658,14 @@ def alternate(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, d
 def measure_fast_path(
     corpus: Path, work: Path, repeat: int, sizes: list[int], seed: int, base: int
 ) -> dict:
-    """The import's fast path (:mod:`partita.database.fastprepare`) against the full
+    """The import's fast path (:mod:`partita.bulk.prepare`) against the full
     path (``PARTITA_FULL_PATH=1``), A/B in one run, alternating: the CPU per ply of
     ``prepare_chunk`` over the corpus's chunks (the work of a worker process), the
     full import in one process and with the default workers, and the CLI end to
     end against python-chess at ``sizes`` games (:mod:`import_scaling`; corpora cut
     from the seeded corpus of ``base`` records)."""
-    from partita.database.prepare import prepare_chunk
-    from partita.notation.chunks import CHUNK_BYTES, chunks
+    from partita.bulk.chunks import CHUNK_BYTES, chunks
+    from partita.bulk.prepare import prepare_chunk
 
     data = [chunk.data for chunk in chunks(expand_paths([corpus]), False, CHUNK_BYTES)]
 
@@ -679,8 +679,8 @@ def measure_fast_path(
     assert prepared["full"].pop("value") == prepared["fast"].pop("value"), "fast != full"
     fast_rows = _with_path(False, prepare)()
     plies = sum(len(stored.moves) for stored in fast_rows)
-    from partita.database.fastprepare import fast_prepare
-    from partita.notation.chunks import raw_records
+    from partita.bulk.chunks import raw_records
+    from partita.bulk.prepare import fast_prepare
 
     taken = sum(fast_prepare(raw, False) is not None for item in data for raw in raw_records(item))
     figures["prepare_chunk"] = {
@@ -693,7 +693,7 @@ def measure_fast_path(
 
         def run(workers: int | None = workers) -> object:
             with opened_archive(fresh_db(work / "ab.db")) as opened:
-                return database.import_paths(opened, [corpus], workers=workers)
+                return bulk.import_paths(opened, [corpus], workers=workers)
 
         result = alternate(repeat, {"full": _with_path(True, run), "fast": _with_path(False, run)})
         for side in ("full", "fast"):
@@ -766,14 +766,15 @@ def _with_replay(native: bool, run: Callable[[], object]) -> Callable[[], object
 
 def measure_native_replay(corpus: Path, work: Path, repeat: int) -> dict:
     """The compiled gravity key replay against the forced Python loop, A/B in one
-    run, alternating: ``replay_keys`` alone over the plain records' move lists, the
+    run, alternating: the gravity games' ``fast_replay`` alone over the plain records' move lists, the
     CPU per ply of ``prepare_chunk`` over the corpus's chunks (a worker's work) and a
     one-process import."""
-    from partita.database.prepare import prepare_chunk
+    from partita.bulk.chunks import CHUNK_BYTES, chunks, raw_records
+    from partita.bulk.plain import replay_raw
+    from partita.bulk.prepare import prepare_chunk
     from partita.games.gravity import native_replay
+    from partita.games.gravity.native_replay import fast_replay
     from partita.games.gravity.notation import FORZA4X4
-    from partita.notation.chunks import CHUNK_BYTES, chunks, raw_records
-    from partita.notation.plain import replay_raw
 
     if not native_replay.available:
         raise SystemExit("the compiled core is not built: nothing to compare")
@@ -785,16 +786,17 @@ def measure_native_replay(corpus: Path, work: Path, repeat: int) -> dict:
             if plain is not None:
                 lines.append(plain[0].moves)
     start = FORZA4X4.rules.initial()
+    replay_keys = fast_replay(FORZA4X4)
 
     def replay_lines() -> list:
-        return [FORZA4X4.replay_keys(start, line) for line in lines]
+        return [replay_keys(start, line) for line in lines]
 
     def prepare() -> list:
         return [stored for item in data for stored in prepare_chunk(item)]
 
     def one_process() -> object:
         with opened_archive(fresh_db(work / "native.db")) as opened:
-            return database.import_paths(opened, [corpus], workers=1)
+            return bulk.import_paths(opened, [corpus], workers=1)
 
     figures: dict = {"lines": len(lines), "line_plies": sum(map(len, lines))}
     for label, run in (

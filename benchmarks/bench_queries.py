@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE))
 def build_archive(work: Path, games: int, seed: int) -> Path:
     from import_scaling import forza_corpus
 
-    from partita.database import import_paths
+    from partita.bulk import import_paths
 
     path = work / f"queries-{games}-{seed}.db"
     if not path.exists():

@@ -38,7 +38,7 @@ TARGET_MB = 500.0
 
 def make_archive(path: Path, games: int, seed: int = 2024) -> None:
     """Store ``games`` generated Forza 4x4 games in a new archive at ``path``."""
-    from partita.database.importer import ArchiveWriter
+    from partita.database.archive_writer import ArchiveWriter
     from partita.database.schema import archive
     from partita.game.registry import get_game
     from partita.notation.model import Node, Record, SourceRef

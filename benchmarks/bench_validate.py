@@ -7,7 +7,7 @@ Run from the repository root (the Dask part needs ``pip install -e '.[cluster]'`
     nice -n 10 .venv/bin/python benchmarks/bench_validate.py [--games 500,2000,10000] [--repeat 1]
 
 For each corpus (seeded Forza 4x4 records, ``benchmarks/corpus.py``, in 4 files),
-:func:`partita.notation.validation.validate_files` runs to its end with
+:func:`partita.bulk.validation.validate_files` runs to its end with
 ``workers=1``, ``workers=2`` and ``scheduler="local:2"``; the time includes starting
 the workers (or the cluster): what a user waits for. Printing is left out (the
 command adds the same to every way). The checks are compared: every run must give
@@ -36,9 +36,9 @@ sys.path.insert(0, str(HERE))
 
 from corpus import write_forza_corpus  # noqa: E402
 
-from partita.notation.chunks import CHUNK_BYTES, chunks  # noqa: E402
+from partita.bulk.chunks import CHUNK_BYTES, chunks  # noqa: E402
+from partita.bulk.validation import check_chunk, validate_files  # noqa: E402
 from partita.notation.files import expand_paths  # noqa: E402
-from partita.notation.validation import check_chunk, validate_files  # noqa: E402
 
 
 def cpu_seconds(who: int) -> float:

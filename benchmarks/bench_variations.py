@@ -37,7 +37,7 @@ def build_archive(work: Path, games: int, seed: int) -> tuple[Path, float]:
     once, kept), and the seconds the import took (0 when it was already there)."""
     from import_scaling import forza_corpus
 
-    from partita.database import import_paths
+    from partita.bulk import import_paths
 
     path = work / f"variations-{games}-{seed}.db"
     if path.exists():

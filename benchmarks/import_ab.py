@@ -1,102 +1,129 @@
-"""End-to-end import, A/B between installed trees, against python-chess in the same run.
+"""The CLI's import end to end, this checkout against another one, A/B interleaved.
 
-    nice -n 10 .venv/bin/python benchmarks/import_ab.py \\
-        base=/path/to/old/.venv/bin/partita new=.venv/bin/partita [--games 3000,30000] [--rounds 5]
+Run from the repository root (the other checkout needs its compiled core built in
+place, ``python setup.py build_ext --inplace``, for a fair comparison)::
 
-Each ``name=PARTITA`` is the ``partita`` command of one installed tree (a checkout of
-another commit with its own venv: ``python -m venv .venv && .venv/bin/pip install
--e .``). For each size, the seeded Forza 4x4 corpus of :mod:`import_scaling` is
-imported by every tree in turn, then read by python-chess's PGN reader (a corpus of
-about the same number of plies), round after round, so that the machine's load
-weighs on all of them alike. Printed per size and tree: the best wall time and CPU
-(the process and its workers), plies per second, the ratio to python-chess's
-plies per second (best against best, and the median of each round's ratio), and
-each tree's CPU relative to the first tree's.
+    nice -n 10 .venv/bin/python benchmarks/import_ab.py --base ../baseline [--games 3000]
+        [--runs 9] [--workers N] [--workdir DIR]
+
+Each run imports the same seeded Forza 4x4 corpus (:func:`import_scaling.forza_corpus`)
+into a fresh archive with ``python -m partita import DIR --db NEW --json`` in a fresh
+process, once with this checkout's code and once with ``--base``'s on
+``PYTHONPATH`` (in alternating order), then reads a chess PGN of the same ply count
+with python-chess (:data:`import_scaling.CHESS_READER`). It prints the medians and
+bests of the wall and CPU times (the process and its workers), their ratios (this
+checkout over the base), and each side's plies/s over python-chess's (the median of
+the runs' ratios). Both sides are compiled to bytecode first
+(:func:`import_scaling.compile_partita` for this checkout).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
+import os
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 
-from import_scaling import CHESS_READER, _fresh, _run, chess_corpus, forza_corpus  # noqa: E402
-
-
-def measure(trees: dict[str, str], sizes: list[int], rounds: int, seed: int, work: Path) -> list:
-    results = []
-    for games in sizes:
-        corpus = forza_corpus(work, games, seed)
-        best = {name: (float("inf"), float("inf")) for name in trees}
-        ratios: dict[str, list[float]] = {name: [] for name in trees}
-        chess_best = float("inf")
-        plies = chess_plies = 0
-        chess_path = None
-        for _ in range(rounds):
-            walls = {}
-            for name, partita in trees.items():
-                database = _fresh(work / f"{name}.db")
-                wall, stdout, _, cpu = _run(
-                    [partita, "import", str(corpus), "--db", str(database), "--json"]
-                )
-                found = json.loads(stdout)["plies"]
-                if plies and found != plies:
-                    raise RuntimeError(f"{name} stored {found} plies, another tree {plies}")
-                plies = found
-                walls[name] = wall
-                best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
-            chess_path = chess_path or chess_corpus(work, plies, seed)
-            chess_wall, chess_out, _, _ = _run(
-                [sys.executable, "-c", CHESS_READER, str(chess_path)]
-            )
-            chess_plies = int(chess_out.split()[1])
-            chess_best = min(chess_best, chess_wall)
-            for name, wall in walls.items():
-                ratios[name].append((plies / wall) / (chess_plies / chess_wall))
-        first = next(iter(trees))
-        for name in trees:
-            wall, cpu = best[name]
-            results.append(
-                {
-                    "games": games,
-                    "tree": name,
-                    "plies": plies,
-                    "wall": wall,
-                    "cpu": cpu,
-                    "plies_per_s": plies / wall,
-                    "ratio_to_chess": (plies / wall) / (chess_plies / chess_best),
-                    "ratio_median": statistics.median(ratios[name]),
-                    "cpu_vs_first": cpu / best[first][1],
-                }
-            )
-    return results
+import import_scaling  # noqa: E402
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("trees", nargs="+", help="NAME=PATH/TO/partita, two or more")
-    parser.add_argument("--games", default="3000,30000", help="corpus sizes, comma-separated")
-    parser.add_argument("--rounds", type=int, default=5)
+def import_command(
+    pythonpath: Path, corpus: Path, database: Path, workers: str | None = None
+) -> list[str]:
+    """The CLI's import with ``pythonpath``'s partita (``env`` runs it from ``/``, so
+    the current folder's checkout is not imported instead)."""
+    return [
+        "env",
+        "-C",
+        "/",
+        f"PYTHONPATH={pythonpath}",
+        sys.executable,
+        "-m",
+        "partita",
+        "import",
+        str(corpus),
+        "--db",
+        str(database),
+        "--json",
+        *(["--workers", workers] if workers else []),
+    ]
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--base", type=Path, required=True, help="the other checkout")
+    parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--workdir", type=Path)
-    args = parser.parse_args()
-    trees = dict(item.split("=", 1) for item in args.trees)
-    sizes = [int(size) for size in args.games.split(",")]
-    with tempfile.TemporaryDirectory() as scratch:
-        work = args.workdir or Path(scratch)
-        work.mkdir(parents=True, exist_ok=True)
-        results = measure(trees, sizes, args.rounds, args.seed, work)
-    print(f"{'games':>7} {'tree':<8} {'plies':>9} {'wall s':>8} {'CPU s':>8} {'plies/s':>10} "
-          f"{'x chess':>8} {'median':>7} {'CPU/first':>9}")  # fmt: skip
-    for row in results:
-        print(f"{row['games']:>7,} {row['tree']:<8} {row['plies']:>9,} {row['wall']:>8.2f} "
-              f"{row['cpu']:>8.2f} {row['plies_per_s']:>10,.0f} {row['ratio_to_chess']:>8.2f} "
-              f"{row['ratio_median']:>7.2f} {row['cpu_vs_first']:>9.3f}")  # fmt: skip
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--workers",
+        default=None,
+        help="the import's --workers (default: the command's own choice, which follows "
+        "the idle cores at the time and so varies on a busy machine)",
+    )
+    args = parser.parse_args(argv)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="partita-import-ab-"))
+    sides = {"base": args.base.resolve(), "this": HERE.parent}
+    print(import_scaling.compile_partita())
+    compileall.compile_dir(str(sides["base"] / "partita"), quiet=1)
+    corpus = import_scaling.forza_corpus(work, args.games, args.seed, base=args.games)
+    walls: dict[str, list[float]] = {name: [] for name in sides}
+    cpus: dict[str, list[float]] = {name: [] for name in sides}
+    ratios: dict[str, list[float]] = {name: [] for name in sides}
+    chess_path = None
+    plies = chess_plies = 0
+    load = os.getloadavg()[0]
+    for run in range(args.runs):
+        order = list(sides) if run % 2 == 0 else list(reversed(sides))
+        for name in order:
+            database = import_scaling._fresh(work / f"ab-{name}.db")
+            wall, stdout, _, cpu = import_scaling._run(
+                import_command(sides[name], corpus, database, args.workers)
+            )
+            plies = json.loads(stdout)["plies"]
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+        chess_path = chess_path or import_scaling.chess_corpus(work, plies, args.seed)
+        chess_wall, chess_out, _, _ = import_scaling._run(
+            [sys.executable, "-c", import_scaling.CHESS_READER, str(chess_path)]
+        )
+        chess_plies = int(chess_out.split()[1])
+        for name in sides:
+            ratios[name].append((plies / walls[name][-1]) / (chess_plies / chess_wall))
+    median = statistics.median
+    print(
+        f"{args.games:,} games, {plies:,} plies, {args.runs} runs each, "
+        f"load {load:.2f} -> {os.getloadavg()[0]:.2f} (1 min)"
+    )
+    for name in sides:
+        print(
+            f"{name:>5}: wall median {median(walls[name]):.3f} s, best {min(walls[name]):.3f} s; "
+            f"CPU median {median(cpus[name]):.3f} s; "
+            f"plies/s over python-chess's {median(ratios[name]):.2f}"
+        )
+    figures = {
+        "games": args.games,
+        "plies": plies,
+        "runs": args.runs,
+        "wall_median_ratio": median(walls["this"]) / median(walls["base"]),
+        "wall_best_ratio": min(walls["this"]) / min(walls["base"]),
+        "cpu_median_ratio": median(cpus["this"]) / median(cpus["base"]),
+        "walls": walls,
+        "cpus": cpus,
+    }
+    print(
+        f"this/base: wall median {figures['wall_median_ratio']:.3f}, best "
+        f"{figures['wall_best_ratio']:.3f}; CPU median {figures['cpu_median_ratio']:.3f}"
+    )
+    return figures
 
 
 if __name__ == "__main__":

@@ -204,7 +204,7 @@ def measure_end_to_end(work: Path, sizes: list[int], seed: int, base: int = 100_
 
 STORAGE_PROBE = """
 import json, os, sys, time
-from partita.database import import_paths, importer
+from partita.bulk import import_paths, importer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.schema import archive
 

@@ -28,8 +28,8 @@ _WORKER = "--worker"
 
 def worker(corpus: Path) -> None:
     """Prepare the corpus once, then once per line read; print the times as JSON."""
-    from partita.database.prepare import prepare_chunk
-    from partita.notation.chunks import CHUNK_BYTES, chunks
+    from partita.bulk.chunks import CHUNK_BYTES, chunks
+    from partita.bulk.prepare import prepare_chunk
     from partita.notation.files import expand_paths
 
     data = [chunk.data for chunk in chunks(expand_paths([corpus]), False, CHUNK_BYTES)]

@@ -15,7 +15,7 @@ random as a real one; an earlier version made a copy's hash the original prefixe
 XORed with a random 64-bit number of its own (so keys stay spread over the whole
 range, as folded keys are), everything else as prepared. Each size is a fresh
 process that imports its copies the way ``import_paths`` does into a new archive:
-bulk mode, batches from :func:`~partita.database.importer.batch_limit`, the import's
+bulk mode, batches from :func:`~partita.bulk.importer.batch_limit`, the import's
 cache and checkpoint settings, :func:`~partita.database.indexed.finish_loading` at
 the end. It times what ``benchmarks/import_scaling.py`` calls storage (the
 writer's batches and the final sort, wall and CPU), and the bytes the process wrote
@@ -45,11 +45,10 @@ sys.path.insert(0, str(HERE))
 PROBE = """
 import json, os, pickle, random, sys, time
 from hashlib import sha256
-from partita.database import importer
+from partita.bulk import importer
 from partita.database.archive_writer import ArchiveWriter
-from partita.database.importer import _tuned_for_import, batch_limit
+from partita.bulk.importer import _tuned_for_import, batch_limit
 from partita.database.indexed import finish_loading
-from partita.database.prepare import StoredRecord
 from partita.database.schema import archive
 
 def write_bytes():
@@ -99,11 +98,11 @@ with archive(database) as db, _tuned_for_import(db.conn):
         game = (*item.game[:HASH], digest, *item.game[HASH + 1 :])
         keys = [key ^ mask for key in item.keys] if copy else item.keys
         variations = (
-            [(line, before, [key ^ mask for key in vkeys], vmoves)
-             for line, before, vkeys, vmoves in item.variations]
+            [variation._replace(keys=[key ^ mask for key in variation.keys])
+             for variation in item.variations]
             if copy else item.variations
         )
-        record = StoredRecord(digest, game, keys, item.moves, item.problems, item.valid, variations)
+        record = item._replace(hash=digest, game=game, keys=keys, variations=variations)
         # Timed: a bulk writer writes its batch in pieces as records arrive.
         timed(lambda: writer.add_prepared(record))
         if writer.pending >= limit:

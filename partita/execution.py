@@ -2,11 +2,10 @@
 
 Self-play, opening books and balance counts spread their work over processes or
 machines through :func:`open_executor`, which gives a
-:class:`concurrent.futures.Executor`; so does a validation with several workers
-(:mod:`partita.notation.validation`). An import's preparation goes through it on a
-cluster (``import --scheduler``), and locally keeps its own tuned process pool
-(:mod:`partita.database.parallel`, where this process also prepares while it waits,
-and whose workers may start with :class:`QuietForkContext`):
+:class:`concurrent.futures.Executor`. An import's or a validation's chunks go
+through it on a cluster (``--scheduler``), and locally through the bulk wing's
+own tuned process pool (:mod:`partita.bulk.workers`, where this process also
+works while it waits, and whose workers may start with :class:`QuietForkContext`):
 
 * ``workers=1``: the work runs inline, in this process, as it is submitted (no
   process to start, nothing pickled: the library's default and the reference
@@ -165,15 +164,10 @@ class Execution(Executor):
         items: Iterable[Any],
         *,
         window: int | None = None,
-        here: int = 0,
     ) -> Iterator[Any]:
         """``fn(item)`` for each item, in input order, at most ``window`` tasks in
         flight (default: a few per worker). A task's exception is raised here, in
-        its turn; leaving the loop early (or Ctrl-C) cancels the tasks not started.
-
-        ``here``: while the oldest task is still running in a worker, this process
-        runs the next items itself, up to ``here`` of them held at once (so it
-        works while the workers start, and whenever it would otherwise wait)."""
+        its turn; leaving the loop early (or Ctrl-C) cancels the tasks not started."""
         if window is None:
             window = max(1, IN_FLIGHT_PER_WORKER * self.workers)
         if self.inline:
@@ -181,9 +175,8 @@ class Execution(Executor):
                 yield fn(item)
             return
         iterator = iter(items)
-        # In input order: a Future (in a worker) or a _Here (run in this process).
-        in_flight: deque[Future | _Here] = deque()
-        in_workers = held = 0
+        in_flight: deque[Future] = deque()  # in input order
+        in_workers = 0
         try:
             while True:
                 while in_workers < window:
@@ -194,24 +187,12 @@ class Execution(Executor):
                     in_workers += 1
                 if not in_flight:
                     return
-                head = in_flight[0]
-                if isinstance(head, Future) and not head.done() and held < here:
-                    item = next(iterator, _END)
-                    if item is not _END:
-                        in_flight.append(_Here.run(fn, item))
-                        held += 1
-                        continue
-                in_flight.popleft()
-                if isinstance(head, _Here):
-                    held -= 1
-                    yield head.value()
-                else:
-                    in_workers -= 1
-                    yield _result(head)
+                head = in_flight.popleft()
+                in_workers -= 1
+                yield _result(head)
         finally:
             for entry in in_flight:
-                if isinstance(entry, Future):
-                    entry.cancel()
+                entry.cancel()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if cancel_futures:
@@ -224,29 +205,6 @@ class Execution(Executor):
 
 
 _END = object()
-
-
-class _Here:
-    """The outcome of a task run in this process by :meth:`Execution.map_ordered`:
-    its result, or its exception, raised in its turn as a worker's would be."""
-
-    __slots__ = ("result", "error")
-
-    def __init__(self, result: Any, error: Exception | None) -> None:
-        self.result = result
-        self.error = error
-
-    @classmethod
-    def run(cls, fn: Callable[[Any], Any], item: Any) -> _Here:
-        try:
-            return cls(fn(item), None)
-        except Exception as error:
-            return cls(None, error)
-
-    def value(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.result
 
 
 def _result(future: Future) -> Any:
@@ -277,8 +235,7 @@ def open_executor(
     at its end; on an exception (Ctrl-C too) the tasks not started are dropped and
     the local workers stopped at once.
 
-    ``inline=False``: ``workers=1`` is one worker process, not this process (for a
-    caller that also works here, :meth:`Execution.map_ordered`'s ``here``).
+    ``inline=False``: ``workers=1`` is one worker process, not this process.
 
     ``initializer(*initargs)`` runs once in every worker process (local or on the
     cluster), never in this process: inline work runs where everything is set up.

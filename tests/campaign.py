@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cli_runner import run_cli  # noqa: E402
 
-from partita import database  # noqa: E402
+from partita import bulk, database  # noqa: E402
 from partita.notation.reader import read_records  # noqa: E402
 
 #: Seconds a round may take before it counts as a hang.
@@ -191,7 +191,7 @@ def run_round(
         figures.failures.append(f"{name}: validate exit {result.code}: {result.stderr[:300]}")
     first, second = folder / f"{name}-a.db", folder / f"{name}-b.db"
     with archive(first) as opened:
-        database.import_paths(opened, sources)
+        bulk.import_paths(opened, sources)
     exported = folder / f"{name}-export.pgr"
     with (
         exported.open("w", encoding="utf-8", newline="\n") as stream,
@@ -199,7 +199,7 @@ def run_round(
     ):
         figures.exported += database.export_games(opened, stream)
     with archive(second) as opened:
-        database.import_paths(opened, [exported])
+        bulk.import_paths(opened, [exported])
     before, after = archive_games(first), archive_games(second)
     games = [row for row in before if len(row) == 5]
     figures.stored += len(games)
@@ -213,7 +213,7 @@ def run_round(
         figures.same += len(games) - len(differing)
         figures.failures.append(f"{name}: games {differing[:10]} differ after export")
     with archive(first) as opened:
-        again = database.import_paths(opened, [exported])
+        again = bulk.import_paths(opened, [exported])
     if again.imported:
         figures.failures.append(f"{name}: the export imported {again.imported} new games")
 

@@ -3,7 +3,7 @@ that a spawned process imports the archive code alone, not the test module)."""
 
 from __future__ import annotations
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.schema import archive
 
 

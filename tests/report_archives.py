@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import NamedTuple
 from xml.etree import ElementTree
 
-from partita.database import import_paths, query_games
+from partita.bulk import import_paths
+from partita.database import query_games
 from partita.database.schema import archive as opened_archive
 from partita.game.rules import WIN, parse_result_token
 

@@ -15,18 +15,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlite_utils import Database
 
+from partita.bulk import import_paths
 from partita.database import (
     SCHEMA_VERSION,
     export_games,
     fold_key,
     game_problems,
     get_record,
-    import_paths,
     open_archive,
     query_games,
 )
-from partita.database.importer import date_bounds
 from partita.database.keys import encode_key, key_folder
+from partita.database.prepare import date_bounds
 from partita.database.schema import archive as opened_archive
 from partita.errors import ArchiveError, NotationError, SetupError
 from partita.game.registry import get_game

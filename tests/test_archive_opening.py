@@ -22,6 +22,7 @@ from sqlite_utils import Database
 from partita.analysis.novelty import novelty_against_archive
 from partita.analysis.report import build_report
 from partita.analysis.tree import tree_from_archive
+from partita.bulk import import_paths
 from partita.cli.app import main
 from partita.database import (
     connection,
@@ -29,7 +30,6 @@ from partita.database import (
     export_games,
     game_problems,
     get_record,
-    import_paths,
     migrate_archive,
     open_archive,
     query_games,
@@ -527,7 +527,8 @@ def test_one_open_archive_serves_reads_and_a_change_that_opens_for_writing(forza
 def test_an_archive_loads_sqlite_utils_only_when_asked_for_it(tmp_path):
     probe = (
         "import sys\n"
-        "from partita.database import archive, import_paths, query_games\n"
+        "from partita.bulk import import_paths\n"
+        "from partita.database import archive, query_games\n"
         f"with archive({str(tmp_path / 'a.db')!r}) as opened:\n"
         f"    import_paths(opened, [{str(RULEBOOK)!r}])\n"
         f"with archive({str(tmp_path / 'a.db')!r}, readonly=True) as opened:\n"

@@ -19,7 +19,8 @@ from partita.analysis.book import (
     build_exact_book,
     build_statistics_book,
 )
-from partita.database import import_paths, open_archive
+from partita.bulk import import_paths
+from partita.database import open_archive
 from partita.database.schema import MIGRATIONS, SCHEMA_VERSION
 from partita.database.schema import archive as opened_archive
 from partita.game.registry import get_game

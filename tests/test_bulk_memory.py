@@ -14,7 +14,8 @@ import pytest
 from faults import allow_inserts, cache_sizes, refuse_inserts, watch_cache_sizes
 from test_import import check_whole_games, write_games
 
-from partita.database import archive_writer, import_paths, importer
+from partita.bulk import import_paths, importer
+from partita.database import archive_writer
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading
 from partita.database.schema import archive, open_archive

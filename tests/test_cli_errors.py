@@ -22,8 +22,9 @@ import pytest
 from partita import database
 from partita.analysis.report import build_report
 from partita.analysis.tree import tree_from_archive
+from partita.bulk import import_paths
 from partita.cli.app import _register_commands, app, main
-from partita.database import export_games, import_paths
+from partita.database import export_games
 from partita.database.schema import archive
 from partita.errors import ArchiveError
 

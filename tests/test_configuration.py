@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from partita.analysis.tree import configurations_from_archive, tree_from_archive
-from partita.database import import_paths, query_games
+from partita.bulk import import_paths
+from partita.database import query_games
 from partita.database.schema import archive as opened_archive
 from partita.errors import PartitaError
 from partita.game.configuration import Configuration

@@ -14,7 +14,8 @@ import pytest
 from sqlite_utils import Database
 from test_archive_opening import interrupt_when_leaving_wal
 
-from partita.database import ArchiveWriter, import_paths, schema
+from partita.bulk import import_paths
+from partita.database import ArchiveWriter, schema
 from partita.database.current_schema import CURRENT_SCHEMA, CURRENT_SCHEMA_VERSION
 from partita.database.schema import (
     APPLICATION_ID,
@@ -153,7 +154,7 @@ def test_an_import_into_a_new_archive_loads_no_sqlite_utils(tmp_path):
     the Database API still works on what it wrote."""
     probe = (
         "import sys\n"
-        "from partita.database import import_paths\n"
+        "from partita.bulk import import_paths\n"
         "from partita.database.schema import archive\n"
         "def run():\n"
         "    with archive(sys.argv[1]) as opened:\n"

@@ -10,11 +10,12 @@ from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partita.game.notation import GameNotation
+from partita.bulk.plain import key_replay, reference_key_replay
+from partita.database.keys import fold_key, key_list_folder
 from partita.game.registry import all_games
 from partita.notation.files import expand_paths
 from partita.notation.reader import parse_record, read_records
-from partita.notation.replay import replay
+from partita.notation.replay import clean_prefix, replay
 from partita.notation.writer import write_record
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -43,39 +44,34 @@ def _tokens(game, rng: random.Random, length: int) -> list[str]:
 @pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
 @settings(max_examples=examples(60, fast=15), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 70))
-def test_replay_canonical_matches_the_generic_version(game, seed, length):
+def test_a_games_key_replay_matches_the_reference(game, seed, length):
+    """A game's key replay (its spec's ``fast_replay``, the bulk wing's plain-record
+    path) gives what the reference replay's loop gives: the keys, the move numbers
+    and the last state, or ``None``."""
     tokens = _tokens(game, random.Random(seed), length)
     start = game.rules.initial()
-    fast = game.replay_canonical(start, tokens)
-    generic = GameNotation.replay_canonical(game, start, tokens)
-    assert [game.rules.key(s) for s in fast] == [game.rules.key(s) for s in generic]
-    assert [game.rules.ply(s) for s in fast] == [game.rules.ply(s) for s in generic]
-
-
-@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
-@settings(max_examples=examples(60, fast=15), deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 70))
-def test_replay_keys_matches_the_generic_version(game, seed, length):
-    """A game's key replay (the plain-record fast path) gives what the generic one
-    gives: the keys, the move numbers and the last state, or ``None``."""
-    tokens = _tokens(game, random.Random(seed), length)
-    start = game.rules.initial()
-    accepted = len(game.replay_canonical(start, tokens))
+    accepted = len(clean_prefix(game, start, tokens))
     # The tokens as given (often refused on the way), and their accepted prefix.
     for line in (tokens, tokens[:accepted]):
-        fast = game.replay_keys(start, line)
-        generic = GameNotation.replay_keys(game, start, line)
-        if generic is None:
+        fast = key_replay(game)(start, line)
+        reference = reference_key_replay(game, start, line)
+        if reference is None:
             assert fast is None
             continue
         assert fast is not None
-        assert fast[:2] == generic[:2]
-        assert game.rules.key(fast[2]) == game.rules.key(generic[2])
-        assert game.rules.ply(fast[2]) == game.rules.ply(generic[2])
-        assert game.rules.outcome(fast[2]) == game.rules.outcome(generic[2])
-        states = game.replay_canonical(start, line)
-        assert generic[0] == [game.rules.key(state) for state in states]
-        assert generic[1] == [game.rules.move_number(s) for s in [start, *states][:-1]]
+        assert fast[:2] == reference[:2]
+        assert game.rules.key(fast[2]) == game.rules.key(reference[2])
+        assert game.rules.ply(fast[2]) == game.rules.ply(reference[2])
+        assert game.rules.outcome(fast[2]) == game.rules.outcome(reference[2])
+        states = clean_prefix(game, start, line)
+        assert reference[0] == [game.rules.key(state) for state in states]
+        assert reference[1] == [game.rules.move_number(s) for s in [start, *states][:-1]]
+        # Given the archive's fold, the keys come folded, the rest the same.
+        fold = key_list_folder(game.name)
+        folded = key_replay(game)(start, line, fold)
+        assert folded is not None
+        assert folded[0] == [fold_key(game.name, key) for key in reference[0]]
+        assert folded[1] == reference[1]
 
 
 def _example_records():

@@ -1,4 +1,4 @@
-"""The importers' fast path (:mod:`partita.database.fastprepare`) stores exactly what
+"""The importers' fast path (:mod:`partita.bulk.prepare`) stores exactly what
 the full path stores (read, replay, prepare), or defers to it (differential).
 
 Every record compared here goes both ways: :func:`prepare_raw` (the fast path, or
@@ -20,16 +20,16 @@ from budget import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from partita.database import fastprepare
-from partita.database.fastprepare import fast_prepare, prepare_raw
-from partita.database.prepare import StoredRecord, prepare_chunk, prepare_record
+from partita.bulk import plain as plain_reading
+from partita.bulk import prepare as fastprepare
+from partita.bulk.chunks import chunks
+from partita.bulk.prepare import fast_prepare, prepare_chunk, prepare_raw
+from partita.bulk.validation import RecordCheck, check_chunk
+from partita.database.prepare import StoredRecord, prepare_record
 from partita.game.registry import all_games
-from partita.notation import plain as plain_reading
-from partita.notation.chunks import chunks
 from partita.notation.files import expand_paths
 from partita.notation.reader import build_record, split_records
 from partita.notation.replay import replay
-from partita.notation.validation import RecordCheck, check_chunk
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 GAMES = all_games()

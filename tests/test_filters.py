@@ -15,7 +15,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from partita.analysis.tree import configurations_from_archive
-from partita.database import GameFilter, import_paths, query_games
+from partita.bulk import import_paths
+from partita.database import GameFilter, query_games
 from partita.database.filters import TagCondition, fold
 from partita.database.schema import archive
 from partita.errors import ArchiveError, PartitaError, UnknownGameError

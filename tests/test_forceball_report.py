@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from forceball_table import GAMES, table
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.schema import archive as opened_archive
 from partita.database.schema import open_archive
 from partita.game.registry import get_game

@@ -14,7 +14,8 @@ from test_import import check_whole_games, write_games
 from test_positions_v7 import as_version_6
 from test_schema_v4 import kill_a_bulk_import
 
-from partita.database import import_paths, open_archive
+from partita.bulk import import_paths
+from partita.database import open_archive
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.indexed import finish_loading, loading_pending
 from partita.database.maintenance import delete_games, set_tag

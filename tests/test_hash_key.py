@@ -13,7 +13,8 @@ import pytest
 from test_import import check_whole_games, random_game, record_text, write_games
 from test_positions_v7 import without_game_positions
 
-from partita.database import archive_writer, hashkey, import_paths, maintenance, merge
+from partita.bulk import import_paths
+from partita.database import archive_writer, hashkey, maintenance, merge
 from partita.database.maintenance import set_tag
 from partita.database.merge import merge_archive
 from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive

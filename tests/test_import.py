@@ -21,7 +21,8 @@ from faults import allow_inserts, refuse_inserts
 from sqlite_utils import Database
 
 from partita import cores
-from partita.database import import_paths, importer, parallel, prepare
+from partita.bulk import import_paths, importer, prepare
+from partita.bulk import workers as parallel
 from partita.database.schema import archive as opened_archive
 from partita.errors import ArchiveError, PartitaError
 from partita.game import registry
@@ -260,7 +261,8 @@ def test_an_exception_from_the_progress_callback_stops_after_a_whole_batch(
 
 KILLED_IMPORT = """
 import multiprocessing, sys
-from partita.database import archive, import_paths, importer
+from partita.database import archive
+from partita.bulk import import_paths, importer
 
 importer.CHUNK_BYTES = 2000  # the workers take part from the start
 
@@ -536,7 +538,7 @@ def write_with_bomb(path: Path, at: int) -> None:
 def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)  # one record a chunk
     monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)  # every chunk goes to the worker
-    monkeypatch.setattr(parallel, "prepare_chunk", fail_on_the_bomb)
+    monkeypatch.setattr(importer, "prepare_chunk", fail_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
     with (
         pytest.raises(RuntimeError, match="the replay broke") as raised,
@@ -555,7 +557,7 @@ def test_an_unexpected_error_surfaces_with_its_place(tmp_path, monkeypatch, work
 def test_a_worker_that_dies_stops_the_import_after_whole_batches(tmp_path, monkeypatch):
     monkeypatch.setattr(importer, "CHUNK_BYTES", 1)
     monkeypatch.setattr(parallel, "_QUEUED_HERE", 0)
-    monkeypatch.setattr(parallel, "prepare_chunk", die_on_the_bomb)
+    monkeypatch.setattr(importer, "prepare_chunk", die_on_the_bomb)
     write_with_bomb(tmp_path / "a.pgr", at=12)
     with (
         pytest.raises(BrokenProcessPool) as raised,

@@ -29,11 +29,12 @@ from test_import import (
 )
 
 from partita import cores
-from partita.database import import_paths, importer, parallel
+from partita.bulk import import_paths, importer
+from partita.bulk import workers as parallel
+from partita.bulk.chunks import chunks
+from partita.bulk.prepare import prepare_chunk
 from partita.database.archive_writer import ArchiveWriter
-from partita.database.prepare import prepare_chunk
 from partita.database.schema import archive
-from partita.notation.chunks import chunks
 
 
 @pytest.mark.parametrize(
@@ -88,30 +89,30 @@ def test_a_process_running_a_thread_starts_spawned_workers():
     thread = threading.Thread(target=release.wait)
     thread.start()
     try:
-        with parallel.Preparer(2, fork=True) as preparer:
+        with parallel.Workers(prepare_chunk, 2, fork=True) as preparer:
             assert preparer.start_method == "spawn"
     finally:
         release.set()
         thread.join()
-    with parallel.Preparer(2) as preparer:  # not allowed to fork
+    with parallel.Workers(prepare_chunk, 2) as preparer:  # not allowed to fork
         assert preparer.start_method == "spawn"
-    with parallel.Preparer(1, fork=True) as preparer:  # no worker at all
+    with parallel.Workers(prepare_chunk, 1, fork=True) as preparer:  # no worker at all
         assert preparer.start_method is None
 
 
 def test_the_cli_import_allows_forked_workers(tmp_path, monkeypatch):
     from cli_runner import run_cli
 
-    from partita import database
+    from partita import bulk
 
     seen = {}
-    real = database.import_paths
+    real = bulk.import_paths
 
     def spy(*args, **kwargs):
         seen.update(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(database, "import_paths", spy)
+    monkeypatch.setattr(bulk, "import_paths", spy)
     write_games(tmp_path / "a.pgr", 3, seed=30)
     code, _, err = run_cli(["import", str(tmp_path / "a.pgr"), "--db", str(tmp_path / "db")])
     assert code == 0, err
@@ -125,7 +126,8 @@ def test_the_cli_import_allows_forked_workers(tmp_path, monkeypatch):
 FORKED_IMPORT = """
 import json, sys
 from partita import cores
-from partita.database import archive, import_paths, importer
+from partita.database import archive
+from partita.bulk import import_paths, importer
 
 importer.CHUNK_BYTES = 1500  # several chunks a file
 methods = []
@@ -178,7 +180,8 @@ def test_forked_workers_give_the_archive_of_one_process(tmp_path, monkeypatch, w
 
 KILLED_FORKED_IMPORT = """
 import multiprocessing, sys
-from partita.database import archive, import_paths, importer
+from partita.database import archive
+from partita.bulk import import_paths, importer
 
 importer.CHUNK_BYTES = 2000  # the workers take part from the start
 
@@ -293,7 +296,9 @@ def test_automatic_workers_start_lower_when_they_fork(monkeypatch, method, size,
 FORKED_RUN_TIME_GAME = """
 import json, sys
 from partita import cores
-from partita.database import archive, import_paths, importer, parallel
+from partita.database import archive
+from partita.bulk import import_paths, importer
+from partita.bulk import workers as parallel
 from partita.game import registry
 from partita.games.gravity.notation import GravityNotation
 from partita.game.spec import GameSpec
@@ -306,8 +311,8 @@ registry.register(GameSpec("forza-here", "Forza here", RenamedForza(forza.rules)
 importer.CHUNK_BYTES = 1  # one record a chunk
 parallel._QUEUED_HERE = 0  # every chunk goes to the worker
 here = []
-real_prepare_here = parallel._prepare_here
-parallel._prepare_here = lambda chunk: here.append(chunk) or real_prepare_here(chunk)
+real_run_here = parallel._run_here
+parallel._run_here = lambda task, chunk: here.append(chunk) or real_run_here(task, chunk)
 methods = []
 choose = cores.worker_start_method
 cores.worker_start_method = lambda *a, **k: methods.append(choose(*a, **k)) or methods[-1]
@@ -338,8 +343,9 @@ def test_forked_workers_know_a_game_registered_at_run_time(tmp_path):
 #: runs threads): prints the start method and the game modules loaded by then.
 FORK_START = """
 import json, sys
-from partita.database import parallel
-with parallel.Preparer(2, fork=True) as preparer:
+from partita.bulk import workers as parallel
+from partita.bulk.prepare import prepare_chunk
+with parallel.Workers(prepare_chunk, 2, fork=True) as preparer:
     loaded = sorted(name for name in sys.modules
                     if name.startswith("partita.games.") and name.endswith(".rules"))
     print(json.dumps([preparer.start_method, loaded]))
@@ -380,12 +386,12 @@ def _prepared_with(pool, files, monkeypatch, *, writing: float = 0.0) -> tuple[l
     Preparer whose worker is ``pool``, taking ``writing`` seconds over each chunk
     handed (what writing it costs); and how many chunks it prepared itself."""
     here = []
-    real_prepare_here = parallel._prepare_here
+    real_run_here = parallel._run_here
     monkeypatch.setattr(
-        parallel, "_prepare_here", lambda chunk: here.append(chunk) or real_prepare_here(chunk)
+        parallel, "_run_here", lambda task, chunk: here.append(chunk) or real_run_here(task, chunk)
     )
     prepared = []
-    with parallel.Preparer(1) as preparer:  # no processes of its own
+    with parallel.Workers(prepare_chunk, 1) as preparer:  # no processes of its own
         # One worker, a copy of this process (so no games probe): the pool.
         preparer.workers, preparer._pool, preparer.start_method = 2, pool, "fork"
         for _, items in preparer.run(chunks(files, False, 300)):

@@ -16,8 +16,8 @@ import pytest
 import zstandard
 from typer.testing import CliRunner
 
+from partita.bulk import import_paths
 from partita.cli.app import _register_commands, app
-from partita.database import import_paths
 from partita.database.schema import archive
 from partita.errors import InputError
 from partita.notation import inputs

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from partita.bulk import import_paths
 from partita.cli.app import _register_commands, app
-from partita.database import export_games, import_paths, open_archive
+from partita.database import export_games, open_archive
 from partita.database.maintenance import delete_games, matching_games, set_tag, unset_tag
 from partita.database.schema import archive
 from partita.errors import ArchiveError

@@ -13,8 +13,9 @@ import pytest
 from test_positions_v7 import without_game_positions
 from typer.testing import CliRunner
 
+from partita.bulk import import_paths
 from partita.cli.app import _register_commands, app
-from partita.database import SCHEMA_VERSION, import_paths
+from partita.database import SCHEMA_VERSION
 from partita.database.merge import merge_archive
 from partita.database.schema import archive
 from partita.errors import ArchiveError

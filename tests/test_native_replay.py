@@ -1,6 +1,6 @@
-"""The compiled key replay (``_native.Replay``) gives exactly what the Python loop
-gives, on every gravity board the engine allows, or gives up and leaves the Python
-loop to decide (differential, Hypothesis)."""
+"""The compiled key replay (``_native.Replay``, the gravity games' ``fast_replay``)
+gives exactly what the Python loop gives, on every gravity board the engine allows,
+or gives up and leaves the Python loop to decide (differential, Hypothesis)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from partita.database.keys import encode_key, fold_key, key_list_folder
 from partita.games.gravity import native_replay
 from partita.games.gravity.notation import CONNECT4, FORZA4X4, GravityNotation
 from partita.games.gravity.rules import SIDES, GravityRules, GravityState
+from partita.notation.replay import clean_prefix
 
 needs_native = pytest.mark.skipif(
     not native_replay.available, reason="the compiled core is not built"
@@ -29,13 +30,19 @@ ODD_TOKENS = ["T4", "t04", "t0", "t", "4", "t17", "t99", "x1", "t4 ", " t4", "t4
 
 
 def python_replay(game: GravityNotation, state: GravityState, tokens: list[str]):
-    """The checked Python loop replay_keys falls back to (the reference)."""
-    saved = native_replay.enabled
-    native_replay.enabled = False
-    try:
-        return game.replay_keys(state, tokens)
-    finally:
-        native_replay.enabled = saved
+    """The checked Python loop the fast replay falls back to (the reference)."""
+    return native_replay.python_replay(game)(state, tokens)
+
+
+def compiled(game: GravityNotation, state: GravityState, tokens: list[str]):
+    """The compiled replay alone: ``None`` where it gives up, or is not built."""
+    replay = native_replay.compiled_replay(game)
+    return None if replay is None else replay(state, tokens)
+
+
+def fast(game: GravityNotation, state: GravityState, tokens: list[str]):
+    """The game's ``fast_replay``, as the bulk wing calls it."""
+    return native_replay.fast_replay(game)(state, tokens)
 
 
 @st.composite
@@ -83,11 +90,11 @@ def assert_same(game: GravityNotation, start: GravityState, tokens: list[str]) -
     """The compiled replay decides exactly when the Python loop accepts the line, and
     then gives the same keys, labels and last state."""
     expected = python_replay(game, start, tokens)
-    native = game._replay_native(start, tokens)
+    native = compiled(game, start, tokens)
     if expected is None:
         event("refused")
         assert native is None
-        assert game.replay_keys(start, tokens) is None
+        assert fast(game, start, tokens) is None
         return
     assert native is not None, "the compiled replay gave up on a legal line"
     keys, labels, last = native
@@ -101,7 +108,7 @@ def assert_same(game: GravityNotation, start: GravityState, tokens: list[str]) -
     assert labels == expected[1]
     assert last == expected[2]
     assert game.rules.outcome(last) == game.rules.outcome(expected[2])
-    assert game.replay_keys(start, tokens) == native
+    assert fast(game, start, tokens) == native
 
 
 @needs_native
@@ -112,68 +119,8 @@ def test_every_board_replays_as_the_python_loop(data):
     start, tokens = data.draw(lines(game))
     assert_same(game, start, tokens)
     # Every prefix that ends in a win, a full board or the first refused move.
-    accepted = len(game.replay_canonical(start, tokens))
+    accepted = len(clean_prefix(game, start, tokens))
     assert_same(game, start, tokens[:accepted])
-
-
-@needs_native
-@settings(max_examples=examples(300, fast=60), deadline=None)
-@given(data=st.data(), game_name=st.text(max_size=150))
-def test_keys_folded_in_the_call_are_the_archives_folded_keys(data, game_name):
-    """With a fold prefix the call folds each key as ``keys.fold_key`` does (its
-    own BLAKE2b: game names of one to several hash blocks, any key size)."""
-    game = data.draw(boards())
-    start, tokens = data.draw(lines(game))
-    accepted = tokens[: len(game.replay_canonical(start, tokens))]
-    replay = native_replay.native_replay(
-        game.rules.width, game.rules.height, game.rules.entry_sides, game.rules.line_length
-    )
-    assert replay is not None
-    if start.line:
-        return
-    board = (start.x | start.o << game.rules.cell_count).to_bytes(game._board_bytes, "little")
-    plain = replay.keys(board, start.ply, accepted)
-    folder = key_list_folder(game_name)
-    folded = replay.keys(board, start.ply, accepted, folder.prefix)
-    assert plain is not None and folded is not None
-    assert folded[0] == [fold_key(game_name, key) for key in plain[0]]
-    assert all(-(2**63) <= key < 2**63 for key in folded[0])
-    assert folded[1:] == plain[1:]
-
-
-@needs_native
-@pytest.mark.parametrize("size", [0, 1, 111, 112, 113, 127, 128, 129, 255, 256, 257, 1000])
-def test_the_c_blake2b_is_hashlibs_at_every_block_boundary(size):
-    """The prefix lengths around the 128-byte blocks (the key adds 6 to 22 bytes):
-    every folded key of a line on the largest board equals hashlib's."""
-    game = GravityNotation(GravityRules(16, 16, "t", 4))
-    replay = native_replay.native_replay(16, 16, "t", 4)
-    assert replay is not None
-    name = "g" * size
-    tokens = [f"t{column}" for column in range(1, 17)] * 3
-    board = bytes(game._board_bytes)
-    plain = replay.keys(board, 0, tokens)
-    folded = replay.keys(board, 0, tokens, (name + "\x00").encode())
-    assert plain is not None and folded is not None
-    expected = [
-        int.from_bytes(
-            blake2b((name + "\x00").encode() + encode_key(key), digest_size=8).digest(),
-            "little",
-            signed=True,
-        )
-        for key in plain[0]
-    ]
-    assert folded[0] == expected
-
-
-@needs_native
-def test_a_fold_prefix_that_is_no_bytes_is_refused():
-    replay = native_replay.native_replay(7, 6, "t", 4)
-    assert replay is not None
-    with pytest.raises(TypeError, match="prefix is bytes"):
-        replay.keys(bytes(11), 0, ["t4"], "forza4x4\x00")
-    with pytest.raises(TypeError):
-        replay.keys(bytes(11), 0, ["t4"], 5)
 
 
 @needs_native
@@ -183,7 +130,7 @@ def test_a_fold_prefix_that_is_no_bytes_is_refused():
 def test_registered_games_replay_as_the_python_loop(game, data):
     start, tokens = data.draw(lines(game))
     assert_same(game, start, tokens)
-    accepted = len(game.replay_canonical(start, tokens))
+    accepted = len(clean_prefix(game, start, tokens))
     assert_same(game, start, tokens[:accepted])
 
 
@@ -192,7 +139,7 @@ def test_a_known_forza_line_gives_the_keys_of_its_states():
     """Keys, labels and the win, checked against states built move by move."""
     rules = FORZA4X4.rules
     tokens = ["t1", "t8", "t2", "t8", "t3", "t8", "t4"]  # x: row 8, columns 1-4
-    native = FORZA4X4._replay_native(rules.initial(), tokens)
+    native = compiled(FORZA4X4, rules.initial(), tokens)
     assert native is not None
     keys, labels, last = native
     state = rules.initial()
@@ -204,8 +151,8 @@ def test_a_known_forza_line_gives_the_keys_of_its_states():
     assert rules.outcome(last).winner == 0
     assert labels[:3] == [(1, True), (1, False), (2, True)]
     # A move after the win: the compiled replay gives up, and so does the loop.
-    assert FORZA4X4._replay_native(rules.initial(), [*tokens, "t5"]) is None
-    assert FORZA4X4.replay_keys(rules.initial(), [*tokens, "t5"]) is None
+    assert compiled(FORZA4X4, rules.initial(), [*tokens, "t5"]) is None
+    assert fast(FORZA4X4, rules.initial(), [*tokens, "t5"]) is None
 
 
 @needs_native
@@ -213,7 +160,7 @@ def test_a_full_board_draws_and_the_next_move_is_refused():
     game = GravityNotation(GravityRules(3, 2, "t", 3))
     start = game.rules.initial()
     tokens = ["t1", "t2", "t3", "t1", "t2", "t3"]  # rows o x o over x o x: no line
-    native = game._replay_native(start, tokens)
+    native = compiled(game, start, tokens)
     assert native is not None
     assert native == python_replay(game, start, tokens)
     last = native[2]
@@ -221,8 +168,8 @@ def test_a_full_board_draws_and_the_next_move_is_refused():
     assert game.rules.outcome(last).reason == "the board is full"
     assert native[0][-1] == 0b010101_101010  # x to move: no side bit
     assert native[0][-2] == 1 << 12 | 0b010001_101010  # o to move: the side bit
-    assert game._replay_native(start, [*tokens, "t1"]) is None
-    assert game.replay_keys(start, [*tokens, "t1"]) is None
+    assert compiled(game, start, [*tokens, "t1"]) is None
+    assert fast(game, start, [*tokens, "t1"]) is None
 
 
 @needs_native
@@ -234,15 +181,15 @@ def test_the_compiled_replay_gives_up_on_what_it_does_not_decide():
         pass
 
     start = CONNECT4.rules.initial()
-    assert CONNECT4._replay_native(start, [Token("t4")]) is None
-    assert CONNECT4.replay_keys(start, [Token("t4")]) == python_replay(CONNECT4, start, ["t4"])
+    assert compiled(CONNECT4, start, [Token("t4")]) is None
+    assert fast(CONNECT4, start, [Token("t4")]) == python_replay(CONNECT4, start, ["t4"])
     off_board = GravityState(1 << 42, 0, 0, 0)
-    assert CONNECT4._replay_native(off_board, ["t4"]) is None
-    assert CONNECT4.replay_keys(off_board, ["t4"]) == python_replay(CONNECT4, off_board, ["t4"])
-    assert CONNECT4._replay_native(GravityState(-1, 0, 0, 0), ["t4"]) is None
+    assert compiled(CONNECT4, off_board, ["t4"]) is None
+    assert fast(CONNECT4, off_board, ["t4"]) == python_replay(CONNECT4, off_board, ["t4"])
+    assert compiled(CONNECT4, GravityState(-1, 0, 0, 0), ["t4"]) is None
     huge = GravityState(0, 0, 2**70, 0)
-    assert CONNECT4._replay_native(huge, ["t4"]) is None
-    assert CONNECT4.replay_keys(huge, ["t4"]) == python_replay(CONNECT4, huge, ["t4"])
+    assert compiled(CONNECT4, huge, ["t4"]) is None
+    assert fast(CONNECT4, huge, ["t4"]) == python_replay(CONNECT4, huge, ["t4"])
     replay = native_replay.native_replay(7, 6, "t", 4)
     assert replay is not None
     assert replay.keys(bytes(11), -1, ["t4"]) is None
@@ -268,17 +215,12 @@ def test_bad_arguments_raise_instead_of_crashing():
 
 
 @needs_native
-def test_a_notation_holding_its_compiled_replay_pickles():
-    """Replayed records carry their game: one whose compiled replay was made still
-    pickles, and its copy replays the same."""
-    game = GravityNotation(GravityRules(7, 6, "t", 4))
-    start = game.rules.initial()
-    assert game._replay_native(start, ["t4", "t4"]) is not None
-    copy = pickle.loads(pickle.dumps(game))
-    assert copy._native is not None
-    assert copy._replay_native(start, ["t4", "t4", "t5"]) == game._replay_native(
-        start, ["t4", "t4", "t5"]
-    )
+def test_a_compiled_replay_pickles():
+    """A worker may receive a compiled replay: its copy replays the same."""
+    replay = native_replay.native_replay(7, 6, "t", 4)
+    copy = pickle.loads(pickle.dumps(replay))
+    board = bytes(11)
+    assert copy.keys(board, 0, ["t4", "t4", "t5"]) == replay.keys(board, 0, ["t4", "t4", "t5"])
 
 
 @needs_native
@@ -298,8 +240,8 @@ def test_without_the_compiled_module_the_python_loop_replays(monkeypatch):
     game = GravityNotation(GravityRules(7, 6, "t", 4))
     start = game.rules.initial()
     tokens = ["t4", "t4", "t5", "t3", "t1"]
-    assert game._replay_native(start, tokens) is None
-    replayed = game.replay_keys(start, tokens)
+    assert compiled(game, start, tokens) is None
+    replayed = fast(game, start, tokens)
     assert replayed is not None
     assert replayed == python_replay(game, start, tokens)
     assert replayed[1] == [(1, True), (1, False), (2, True), (2, False), (3, True)]
@@ -310,8 +252,8 @@ def test_turned_off_the_compiled_replay_is_not_called(monkeypatch):
         raise AssertionError("the compiled replay ran while turned off")
 
     monkeypatch.setattr(native_replay, "enabled", False)
-    monkeypatch.setattr(GravityNotation, "_replay_native", refuse)
-    replayed = FORZA4X4.replay_keys(FORZA4X4.rules.initial(), ["t4", "l1"])
+    monkeypatch.setattr(native_replay, "compiled_replay", refuse)
+    replayed = fast(FORZA4X4, FORZA4X4.rules.initial(), ["t4", "l1"])
     assert replayed is not None and len(replayed[0]) == 2
 
 
@@ -325,11 +267,71 @@ def test_the_environment_switch_is_read_at_import(value, enabled):
     assert output.strip() == str(enabled)
 
 
+@needs_native
+@settings(max_examples=examples(300, fast=60), deadline=None)
+@given(data=st.data(), game_name=st.text(max_size=150))
+def test_keys_folded_in_the_call_are_the_archives_folded_keys(data, game_name):
+    """Given the archive's fold, the compiled replay folds each key as
+    ``keys.fold_key`` does (its own BLAKE2b over the fold's opaque prefixes: game
+    names of one to several hash blocks, any key size)."""
+    game = data.draw(boards())
+    start, tokens = data.draw(lines(game))
+    replay = native_replay.compiled_replay(game)
+    assert replay is not None
+    plain = replay(start, tokens)
+    folded = replay(start, tokens, key_list_folder(game_name))
+    if plain is None:
+        assert folded is None
+        return
+    assert folded is not None
+    assert folded[0] == [fold_key(game_name, key) for key in plain[0]]
+    assert all(-(2**63) <= key < 2**63 for key in folded[0])
+    assert folded[1:] == plain[1:]
+
+
+@needs_native
+@pytest.mark.parametrize("size", [0, 1, 100, 101, 102, 110, 111, 112, 113, 127, 128, 129, 257])
+def test_the_c_blake2b_is_hashlibs_at_every_block_boundary(size):
+    """The prefix lengths around the 128-byte blocks (the name, NUL, five bytes of
+    the fold's prefix, one to 65 of the key's): every folded key of a line on the
+    largest board equals hashlib's."""
+    game = GravityNotation(GravityRules(16, 16, "t", 4))
+    replay = native_replay.compiled_replay(game)
+    assert replay is not None
+    name = "g" * size
+    tokens = [f"t{column}" for column in range(1, 17)] * 3
+    start = game.rules.initial()
+    plain = replay(start, tokens)
+    folded = replay(start, tokens, key_list_folder(name))
+    assert plain is not None and folded is not None
+    expected = [
+        int.from_bytes(
+            blake2b((name + "\x00").encode() + encode_key(key), digest_size=8).digest(),
+            "little",
+            signed=True,
+        )
+        for key in plain[0]
+    ]
+    assert folded[0] == expected
+
+
+@needs_native
+def test_fold_prefixes_that_are_no_tuple_of_bytes_are_refused():
+    replay = native_replay.native_replay(7, 6, "t", 4)
+    assert replay is not None
+    with pytest.raises(TypeError, match="tuple of bytes"):
+        replay.keys(bytes(11), 0, ["t4"], b"forza4x4\x00")
+    with pytest.raises(TypeError, match="are bytes"):
+        replay.keys(bytes(11), 0, ["t4"], ("a",) * 20)
+    with pytest.raises(ValueError, match="no fold prefix"):
+        replay.keys(bytes(11), 0, ["t4"], ())
+
+
 @settings(max_examples=examples(300, fast=60), deadline=None)
 @given(data=st.data(), compiled=st.booleans())
-def test_replay_keys_given_a_fold_gives_the_folded_keys_either_way(data, compiled):
-    """``replay_keys(..., fold)`` (the import's call) is the fold of the Python
-    loop's keys, by the compiled replay (its own BLAKE2b) and by the Python loop
+def test_the_fast_replay_given_a_fold_gives_the_folded_keys_either_way(data, compiled):
+    """``fast_replay(...)(state, tokens, fold)`` (the bulk import's call) is the fold
+    of the Python loop's keys, by the compiled replay and by the Python loop
     (``PARTITA_PYTHON_REPLAY=1``); it refuses exactly the same lines."""
     game = data.draw(boards())
     start, tokens = data.draw(lines(game))
@@ -338,7 +340,7 @@ def test_replay_keys_given_a_fold_gives_the_folded_keys_either_way(data, compile
     saved = native_replay.enabled
     native_replay.enabled = compiled and native_replay.available
     try:
-        got = game.replay_keys(start, tokens, fold)
+        got = native_replay.fast_replay(game)(start, tokens, fold)
     finally:
         native_replay.enabled = saved
     if expected is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.openings import opening_book, opening_of_line
 from partita.database.schema import archive as opened_archive
 from partita.errors import PartitaError

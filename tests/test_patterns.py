@@ -14,7 +14,7 @@ from cli_runner import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.schema import archive as opened_archive
 from partita.errors import NotationError
 from partita.games.circular_reasoning.notation import CIRCULAR_REASONING

@@ -36,7 +36,7 @@ ILLEGAL = {
 
 @pytest.fixture(scope="module")
 def play_server(tmp_path_factory):
-    from partita.database import import_paths
+    from partita.bulk import import_paths
 
     db = tmp_path_factory.mktemp("play") / "archive.db"
     with archive(db) as opened:

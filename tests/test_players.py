@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from partita.bulk import import_paths
 from partita.cli.app import _register_commands, app
-from partita.database import import_paths
 from partita.database.players import crosstables, fold_name, head_to_head, player_stats
 from partita.database.ratings import RatedGame, elo_ratings, expected_score
 from partita.database.schema import archive

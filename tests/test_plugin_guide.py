@@ -301,7 +301,7 @@ def test_the_game_is_played_on_the_web_page_through_its_list(plugin, tmp_path, m
 
     from web_server import start_server
 
-    from partita.database import import_paths
+    from partita.bulk import import_paths
 
     db = tmp_path / "archive.db"
     with archive(db) as opened:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_import import write_games
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.archive_writer import ArchiveWriter
 from partita.database.prepare import StoredRecord, prepare_record
 from partita.database.schema import (

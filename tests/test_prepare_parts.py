@@ -11,25 +11,27 @@ and on generated values: the stored keys must not change.
 from __future__ import annotations
 
 import json
+from hashlib import blake2b
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from partita.bulk import plain as plain_reading
+from partita.bulk import validation
+from partita.bulk.plain import FULL_PATH_VARIABLE
+from partita.bulk.prepare import fast_prepare, prepare_raw
+from partita.bulk.validation import validate_files
 from partita.database import prepare as preparing
-from partita.database.fastprepare import fast_prepare, prepare_raw
 from partita.database.keys import fold_key, key_list_folder
 from partita.database.prepare import prepare_record
 from partita.database.twinkey import twin_key
 from partita.game.configuration import Configuration
-from partita.notation import plain as plain_reading
 from partita.notation import replay as replaying
 from partita.notation.files import expand_paths
-from partita.notation.plain import FULL_PATH_VARIABLE
 from partita.notation.reader import build_record, read_records, split_records
 from partita.notation.replay import count_sides, replay
-from partita.notation.validation import validate_files
 from partita.notation.writer import tag_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -277,7 +279,7 @@ def test_one_process_validation_reports_what_the_full_path_reports(monkeypatch, 
 
     full = checks_of(files, monkeypatch, full=True)
     assert not taken  # the full path reads nothing the fast way
-    monkeypatch.setattr(plain_reading, "replay_raw", counting)
+    monkeypatch.setattr(validation, "replay_raw", counting)
     fast = checks_of(files, monkeypatch, full=False)
     assert fast == full
     assert len(taken) == len(full) and sum(taken) >= 3
@@ -315,28 +317,27 @@ def test_the_twin_key_caches_stay_bounded():
 
 
 def test_every_plain_example_replays_to_the_same_keys_folded_as_it_goes():
-    """The fast path hands the game's ``replay_keys`` the archive's fold: the keys
-    it gives back (gravity folds them in its compiled replay, the other games by
-    the generic path) are ``fold_key`` of the keys it gives without one, under
-    the record's set-up."""
+    """The plain path hands the game's key replay the archive's fold of the
+    record's set-up: the keys it gives back folded are ``fold_key`` of the keys it
+    gives without one, under the record's set-up."""
     games = set()
     setups = set()
     for path in sorted(EXAMPLES.rglob("*.pgr")):
         for raw in split_records(path):
             plain = plain_reading.replay_raw(raw, False)
-            if plain is None or not plain[0].moves:
+            if plain is None or not plain.replayed.moves:
                 continue
             folded = plain_reading.replay_raw(raw, False, folders=preparing.record_folder)
             assert folded is not None
-            name = plain[0].game.name
+            name = plain.replayed.game.name
             games.add(name)
-            assert folded[0].keys == []
-            tags = plain[0].record.tags
-            setup = Configuration.of(plain[0].game, count_sides(tags, 2)[0], tags)
+            assert folded.replayed.keys == []
+            tags = plain.replayed.record.tags
+            setup = Configuration.of(plain.replayed.game, count_sides(tags, 2)[0], tags)
             setups.add(setup.is_default)
-            assert folded[0].folded_keys == [fold_key(name, key, setup) for key in plain[0].keys]
-            assert folded[0].moves == plain[0].moves and folded[1] == plain[1]
-            assert plain[0].folded_keys is None
+            assert folded.folded == [fold_key(name, key, setup) for key in plain.replayed.keys]
+            assert folded.replayed.moves == plain.replayed.moves and folded.text == plain.text
+            assert plain.folded is None
     assert len(games) >= 4, games
     assert setups == {True, False}  # default set-ups and others
 
@@ -440,3 +441,14 @@ def test_the_numbering_check_is_the_move_by_move_rule(plies):
         assert plain_reading._canonical_movetext(movetext, numbers, labels, False)
     else:
         assert not plain_reading._canonical_movetext(movetext, numbers, labels, False)
+
+
+def test_the_fold_prefixes_give_the_fold_of_int_keys():
+    """``int_prefixes`` (what a compiled replay hashes before an int key's bytes)
+    folds every int as ``fold_key`` does."""
+    folder = key_list_folder("forza4x4")
+    prefixes = folder.int_prefixes(20)
+    for key in (0, 1, -1, 127, 128, -129, 2**64, 2**128 + 5, -(2**100)):
+        data = key.to_bytes((key.bit_length() + 8) // 8, "little", signed=True)
+        digest = blake2b(prefixes[len(data)] + data, digest_size=8).digest()
+        assert int.from_bytes(digest, "little", signed=True) == fold_key("forza4x4", key)

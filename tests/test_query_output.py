@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.schema import archive
 from partita.game.registry import all_games
 

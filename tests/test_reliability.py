@@ -24,7 +24,7 @@ import pytest
 from campaign import archive_games
 from cli_runner import run_cli
 
-from partita import database
+from partita import bulk, database
 from partita.database import connection
 from partita.database.schema import archive
 from partita.notation.reader import read_records
@@ -72,7 +72,7 @@ def small_archive(tmp_path_factory) -> Path:
     """An archive of the shipped Connect Four examples (a few dozen pages)."""
     db = tmp_path_factory.mktemp("archive") / "games.db"
     with archive(db) as opened:
-        database.import_paths(opened, [EXAMPLES / "connect4"])
+        bulk.import_paths(opened, [EXAMPLES / "connect4"])
     with contextlib.closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA page_size").fetchone()[0] == PAGE
     return db
@@ -118,7 +118,7 @@ def test_a_damaged_archive_is_refused_and_left_unchanged(tmp_path, small_archive
     other = tmp_path / "other" / "other.db"
     other.parent.mkdir()
     with archive(other) as opened:
-        database.import_paths(opened, [EXAMPLES / "forza4x4"])
+        bulk.import_paths(opened, [EXAMPLES / "forza4x4"])
     before = file_state(db)
     args = [part.format(other=other) for part in WRITING_COMMANDS[command]]
     result = run_cli([*args, "--db", str(db)])
@@ -194,7 +194,7 @@ def test_export_keeps_records_apart_that_the_reader_would_join(tmp_path, case):
         files[-1].write_bytes(data)
     first, second = tmp_path / "first.db", tmp_path / "second.db"
     with database.archive(first) as opened:
-        stored = sum(database.import_paths(opened, [path]).imported for path in files)
+        stored = sum(bulk.import_paths(opened, [path]).imported for path in files)
     assert stored > len(files) - 2
     exported = tmp_path / "out.pgr"
     with (
@@ -203,24 +203,24 @@ def test_export_keeps_records_apart_that_the_reader_would_join(tmp_path, case):
     ):
         assert database.export_games(opened, stream) == stored
     with archive(second) as opened:
-        database.import_paths(opened, [exported])
+        bulk.import_paths(opened, [exported])
     assert archive_games(second) == archive_games(first)
     with archive(first) as opened:
-        again = database.import_paths(opened, [exported])
+        again = bulk.import_paths(opened, [exported])
     assert again.imported == 0 and again.duplicates == again.records == stored
 
 
 def test_the_escape_line_is_written_only_where_it_is_needed(tmp_path):
     db = tmp_path / "a.db"
     with archive(db) as opened:
-        database.import_paths(opened, [EXAMPLES / "connect4"])
+        bulk.import_paths(opened, [EXAMPLES / "connect4"])
     stream = io.StringIO()
     with archive(db, readonly=True) as opened:
         database.export_games(opened, stream)
     assert "\n%\n" not in stream.getvalue()  # valid records need none
     (tmp_path / "tail.pgr").write_bytes(b"1. t4 *\n")
     with archive(db) as opened:
-        database.import_paths(opened, [tmp_path / "tail.pgr"])
+        bulk.import_paths(opened, [tmp_path / "tail.pgr"])
     stream = io.StringIO()
     with archive(db, readonly=True) as opened:
         database.export_games(opened, stream)
@@ -250,7 +250,7 @@ def test_a_line_past_the_limit_keeps_its_problem_after_export(tmp_path, tail):
     )
     first, second = tmp_path / "first.db", tmp_path / "second.db"
     with archive(first) as opened:
-        report = database.import_paths(opened, [tmp_path / "in.pgr"])
+        report = bulk.import_paths(opened, [tmp_path / "in.pgr"])
     assert report.imported == 2
     exported = tmp_path / "out.pgr"
     with (
@@ -260,13 +260,13 @@ def test_a_line_past_the_limit_keeps_its_problem_after_export(tmp_path, tail):
         database.export_games(opened, stream)
     assert max(map(len, exported.read_bytes().split(b"\n"))) <= MAX_LINE_LENGTH
     with archive(second) as opened:
-        database.import_paths(opened, [exported])
+        bulk.import_paths(opened, [exported])
     rows = {db: archive_games(db) for db in (first, second)}
     statuses = [row[3] for row in rows[second][:2]]
     assert statuses == ["invalid", "valid"]
     assert [row[:5] for row in rows[second][:2]] == [row[:5] for row in rows[first][:2]]
     with archive(first) as opened:
-        again = database.import_paths(opened, [exported])
+        again = bulk.import_paths(opened, [exported])
     assert again.imported == 0 and again.duplicates == 2
 
 
@@ -282,7 +282,7 @@ def test_an_import_waits_for_a_lock_held_past_the_old_bound(tmp_path, holder):
     lock. Writers now wait up to connection.BUSY_TIMEOUT (10 minutes)."""
     db = tmp_path / "a.db"
     with archive(db) as opened:
-        database.import_paths(opened, [EXAMPLES / "forza4x4"])
+        bulk.import_paths(opened, [EXAMPLES / "forza4x4"])
     if holder == "reader":  # the archive at rest: a rollback journal, a shared lock
         other = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, isolation_level=None)
         other.execute("BEGIN")
@@ -297,7 +297,7 @@ def test_an_import_waits_for_a_lock_held_past_the_old_bound(tmp_path, holder):
     def run_import() -> None:  # a connection of its own, as another process has
         try:
             with archive(db) as opened:
-                outcome.append(database.import_paths(opened, [EXAMPLES / "connect4"]).imported)
+                outcome.append(bulk.import_paths(opened, [EXAMPLES / "connect4"]).imported)
         except Exception as error:
             outcome.append(error)
 
@@ -319,7 +319,7 @@ def test_an_import_waits_for_a_lock_held_past_the_old_bound(tmp_path, holder):
 def test_a_lock_held_past_the_bound_is_still_one_line(tmp_path, monkeypatch):
     db = tmp_path / "a.db"
     with archive(db) as opened:
-        database.import_paths(opened, [EXAMPLES / "forza4x4"])
+        bulk.import_paths(opened, [EXAMPLES / "forza4x4"])
     monkeypatch.setattr(connection, "BUSY_TIMEOUT", 0.3)
     other = sqlite3.connect(db, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
@@ -361,7 +361,7 @@ OUTPUTS = {
 def forza_archive(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("forza") / "forza.db"
     with archive(db) as opened:
-        database.import_paths(opened, [EXAMPLES / "forza4x4"])
+        bulk.import_paths(opened, [EXAMPLES / "forza4x4"])
     return db
 
 

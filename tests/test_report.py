@@ -40,7 +40,8 @@ from partita.analysis.report.viewer import (
     expand_game,
     referenced_games,
 )
-from partita.database import import_paths, query_games
+from partita.bulk import import_paths
+from partita.database import query_games
 from partita.database.schema import archive as opened_archive
 from partita.games.gravity.notation import CONNECT4, FORZA4X4
 from partita.notation.nags import NAGS, nag_meaning, nag_symbol

@@ -12,7 +12,7 @@ from test_annotate import BLUNDER_PLY, RECORD
 from partita.analysis.annotate import annotate_record
 from partita.analysis.report import build_report, render_html, render_markdown
 from partita.analysis.report.evaluations import CURVES, evaluated_game
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.schema import archive as opened_archive
 from partita.game.registry import get_game
 from partita.notation.reader import parse_record, read_records

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from campaign import archive_games
 
-from partita import database
+from partita import bulk, database
 from partita.analysis.diagrams import render_diagram, xml_text
 from partita.cli.app import main
 from partita.cli.display import plain, printable
@@ -164,7 +164,7 @@ def hostile(tmp_path_factory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("hostile")
     (folder / "evil.pgr").write_text(HOSTILE, encoding="utf-8")
     with archive(folder / "evil.db") as opened:
-        database.import_paths(opened, [folder / "evil.pgr"])
+        bulk.import_paths(opened, [folder / "evil.pgr"])
     return folder / "evil.pgr", folder / "evil.db"
 
 
@@ -286,17 +286,17 @@ ROUND_TRIP_CASES = {
 def test_a_record_reads_the_same_after_export_and_reimport(tmp_path, data):
     (tmp_path / "in.pgr").write_bytes(data)
     with archive(tmp_path / "first.db") as opened:
-        database.import_paths(opened, [tmp_path / "in.pgr"])
+        bulk.import_paths(opened, [tmp_path / "in.pgr"])
     with (
         (tmp_path / "out.pgr").open("w", encoding="utf-8", newline="\n") as stream,
         archive(tmp_path / "first.db", readonly=True) as opened,
     ):
         database.export_games(opened, stream)
     with archive(tmp_path / "second.db") as opened:
-        database.import_paths(opened, [tmp_path / "out.pgr"])
+        bulk.import_paths(opened, [tmp_path / "out.pgr"])
     assert archive_games(tmp_path / "second.db") == archive_games(tmp_path / "first.db")
     with archive(tmp_path / "first.db") as opened:
-        again = database.import_paths(opened, [tmp_path / "out.pgr"])
+        again = bulk.import_paths(opened, [tmp_path / "out.pgr"])
     assert again.imported == 0 and again.duplicates == again.records  # same hashes
 
 
@@ -386,7 +386,7 @@ def test_export_canonical_writes_such_a_record(tmp_path):
     )
     db = tmp_path / "a.db"
     with archive(db) as opened:
-        database.import_paths(opened, [tmp_path / "in.pgr"])
+        bulk.import_paths(opened, [tmp_path / "in.pgr"])
     code, _, err = cli(["export", "--db", str(db), "--canonical", "-o", str(tmp_path / "o.pgr")])
     assert code == 0, err
     assert parse_record((tmp_path / "o.pgr").read_text(encoding="utf-8")).tags["Player1"] == "solo"
@@ -395,7 +395,7 @@ def test_export_canonical_writes_such_a_record(tmp_path):
 def test_a_failed_export_leaves_the_old_file_and_nothing_else(tmp_path):
     db = tmp_path / "a.db"
     with archive(db) as opened:
-        database.import_paths(opened, [EXAMPLES / "forza4x4"])
+        bulk.import_paths(opened, [EXAMPLES / "forza4x4"])
     # The third game's stored text damaged (bytes that are no UTF-8, as another
     # program could write them): the export fails there, half-way.
     with sqlite3.connect(db) as conn:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from test_hash_key import as_version_5
 
-from partita.database import SCHEMA_VERSION, import_paths, open_archive
+from partita.bulk import import_paths
+from partita.database import SCHEMA_VERSION, open_archive
 from partita.database.indexed import _DELETE_POSITIONS
 from partita.database.schema import archive
 from partita.database.twinkey import row_twin_key

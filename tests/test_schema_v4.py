@@ -17,7 +17,7 @@ from faults import cache_sizes, watch_cache_sizes
 from test_hash_key import as_version_5
 from test_import import ROOT, check_whole_games, counts, write_games
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.filters import GameFilter, fold
 from partita.database.maintenance import delete_games, set_tag, unset_tag
 from partita.database.merge import merge_archive
@@ -192,7 +192,8 @@ def test_a_bulk_import_stores_what_a_batched_one_does(tmp_path):
 
 KILLED_BULK_IMPORT = """
 import sys
-from partita.database import archive, import_paths
+from partita.database import archive
+from partita.bulk import import_paths
 
 def progress(done):
     print(done.imported, flush=True)
@@ -265,7 +266,7 @@ def test_a_killed_bulk_import_holds_whole_games_and_a_rerun_completes_it(tmp_pat
 
 
 def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, monkeypatch):
-    from partita.database import importer
+    from partita.bulk import importer
 
     write_games(tmp_path / "a.pgr", 12, seed=4)
     write_games(tmp_path / "b.pgr", 12, seed=5, first=12)
@@ -293,7 +294,7 @@ def test_large_inputs_into_an_archive_without_positions_go_in_bulk(tmp_path, mon
 
 def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp_path):
 
-    from partita.database import importer
+    from partita.bulk import importer
 
     write_games(tmp_path / "a.pgr", 6, seed=9)
     watch_cache_sizes(tmp_path / "db.sqlite", "positions")
@@ -306,7 +307,7 @@ def test_an_import_gives_an_open_database_its_own_cache_and_checkpoints_back(tmp
 
 
 def test_batches_grow_with_the_archive_unless_the_caller_sets_their_size():
-    from partita.database import importer
+    from partita.bulk import importer
 
     assert importer.batch_limit(None, 0) == importer.DEFAULT_BATCH_SIZE == 1000
     assert importer.batch_limit(None, 19_999) == 1000

@@ -15,7 +15,7 @@ from cli_runner import run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.keys import fold_key, key_list_folder, prefix_for
 from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
 from partita.errors import ArchiveError

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from partita.database import import_paths, load_record, load_records, query_games
+from partita.bulk import import_paths
+from partita.database import load_record, load_records, query_games
 from partita.database.schema import archive as opened_archive
 from partita.database.sources import LARGEST_ID, SourceError, game_id_of
 from partita.errors import ArchiveError, PartitaError

@@ -22,7 +22,7 @@ from cli_runner import run_cli
 
 from partita.analysis.novelty import novelty_against_archive, novelty_against_file
 from partita.analysis.tree import build_tree, lines_from_records, tree_from_archive
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.schema import archive as opened_archive
 from partita.errors import PartitaError
 from partita.notation.reader import parse_record, read_records

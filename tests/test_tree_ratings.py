@@ -12,7 +12,7 @@ import networkx as nx
 import pytest
 from cli_runner import run_cli
 
-from partita.database import import_paths
+from partita.bulk import import_paths
 from partita.database.ratings import performance_rating
 from partita.database.schema import archive
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from partita.bulk import import_paths
 from partita.cli.app import _register_commands, app
-from partita.database import import_paths, open_archive
+from partita.database import open_archive
 from partita.database.schema import archive
 from partita.database.twins import find_twins, twins_to_delete
 from partita.errors import ArchiveError

@@ -18,11 +18,23 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
+from partita.bulk import validation
+from partita.bulk import workers as worker_layer
+from partita.bulk.chunks import chunks
+from partita.bulk.validation import RecordCheck, check_chunk, validate_files
+from partita.bulk.workers import auto_workers
 from partita.execution import open_executor
-from partita.notation import validation
-from partita.notation.chunks import chunks
-from partita.notation.files import expand_paths, validate_paths
-from partita.notation.validation import RecordCheck, auto_workers, check_chunk, validate_files
+from partita.notation.files import expand_paths
+from partita.notation.reader import read_records
+from partita.notation.replay import replay
+
+
+def reference(paths, strict=False):
+    """Each record of ``paths`` read and replayed the reference way."""
+    for path in expand_paths(paths):
+        for record in read_records(path):
+            yield replay(record, strict=strict)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -79,7 +91,7 @@ def test_local_workers_give_the_serial_output_on_the_shipped_examples(options, m
         order = [(files.index(record["file"]), record["index"]) for record in records]
         assert order == sorted(order)
     else:
-        assert out.splitlines()[-1].startswith(f"{len(list(validate_paths([EXAMPLES])))} records")
+        assert out.splitlines()[-1].startswith(f"{sum(1 for _ in reference([EXAMPLES]))} records")
 
 
 def test_errors_spread_over_many_chunks_keep_their_order_and_places(tmp_path, monkeypatch):
@@ -195,7 +207,7 @@ def test_a_worker_sends_back_plain_checks_not_replayed_records():
     replayed = [
         replayed
         for path in sorted(INVALID.glob("*.pgr"))
-        for replayed in validate_paths([path], strict=True)
+        for replayed in reference([path], strict=True)
     ][: len(checks)]
     assert [check.as_dict() for check in checks] == [record.as_dict() for record in replayed]
     assert any(check.problems for check in checks)
@@ -215,8 +227,8 @@ def test_automatic_workers_follow_the_size_and_the_cpus(monkeypatch):
 
     monkeypatch.setattr(cores, "sampled_idle_share", lambda: 1.0)  # an idle machine
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
-    assert auto_workers(validation.PARALLEL_MIN_BYTES - 1) == 1
-    assert auto_workers(validation.PARALLEL_MIN_BYTES) == 4
+    assert auto_workers(worker_layer.PARALLEL_MIN_BYTES - 1) == 1
+    assert auto_workers(worker_layer.PARALLEL_MIN_BYTES) == 4
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert auto_workers(50_000_000) == 2
     monkeypatch.setattr(cores, "sampled_idle_share", lambda: 0.5)  # a core busy elsewhere
@@ -227,7 +239,7 @@ def test_a_small_input_is_validated_in_this_process_by_default(monkeypatch):
     def no_executor(*args, **kwargs):
         raise AssertionError("a small validation started workers")
 
-    monkeypatch.setattr(validation, "open_executor", no_executor)
+    monkeypatch.setattr(validation, "Workers", no_executor)
     checks = list(validate_files(expand_paths([INVALID]), workers=None))
     assert len(checks) > 20 and not all(check.valid for _, check in checks)
 
@@ -251,32 +263,6 @@ def test_validate_on_a_cluster_without_dask_says_what_to_install(monkeypatch):
         code, out, err = validated([str(INVALID / "illegal-move.pgr"), *args], env=env)
         assert code == 2 and "pip install 'partita[cluster]'" in err
         assert out == ""  # refused before any work
-
-
-def square_where(item: int) -> tuple[int, int]:
-    """A task: the square of ``item`` and the process that computed it (the first
-    item is slow, so that the process that waits for it works meanwhile)."""
-    if item == 0:
-        time.sleep(1.0)
-    if item == 13:
-        raise ValueError("thirteen")
-    return item * item, os.getpid()
-
-
-def test_this_process_works_while_it_waits_for_a_worker_in_input_order():
-    """map_ordered(here=N): while the oldest task runs in a worker, this process runs
-    the next items; results and exceptions still come in input order."""
-    with open_executor(1, inline=False) as execution:
-        assert execution.kind == "processes"
-        results = list(execution.map_ordered(square_where, range(13), window=2, here=4))
-        assert [square for square, _ in results] == [item * item for item in range(13)]
-        places = {pid for _, pid in results}
-        assert os.getpid() in places and len(places) == 2  # here and in the worker
-        seen = []
-        with pytest.raises(ValueError, match="thirteen"):
-            for square, _ in execution.map_ordered(square_where, range(20), window=2, here=4):
-                seen.append(square)
-        assert seen == [item * item for item in range(13)]  # all before it, none after
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")

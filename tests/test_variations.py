@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from test_hash_key import as_version_5
 from test_query_output import on_a_terminal
 
-from partita.database import SCHEMA_VERSION, import_paths, query_games
+from partita.bulk import import_paths
+from partita.database import SCHEMA_VERSION, query_games
 from partita.database.filters import GameFilter
 from partita.database.maintenance import delete_games, set_tag, unset_tag
 from partita.database.merge import merge_archive

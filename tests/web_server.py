@@ -87,7 +87,7 @@ def build_archive(path: Path) -> Path:
     annotated game."""
     from report_archives import HOSTILE_RECORD, IMAGE_RECORD
 
-    from partita.database import import_paths
+    from partita.bulk import import_paths
 
     hostile = path.parent / "hostile.pgr"
     hostile.write_text(

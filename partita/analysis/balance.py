@@ -248,7 +248,7 @@ def _count_events(
         counter = get_spec(notation.name).rule_counter()
     except PartitaError:
         counter = None
-    read = notation.trusted_move_reader()
+    read = notation.parse_move
     events: Counter = Counter()
     event_games: Counter = Counter()
     skipped = 0

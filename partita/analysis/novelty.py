@@ -305,7 +305,7 @@ def novelty_against_archive(
     else:
         import hashlib
 
-        from partita.database.importer import stored_text
+        from partita.database.prepare import stored_text
         from partita.database.selection import game_ids_with_hash
 
         digest = hashlib.sha256(stored_text(replayed).encode("utf-8")).hexdigest()

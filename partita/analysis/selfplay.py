@@ -367,7 +367,7 @@ def simulate(
             },
         )
 
-    from partita.database.importer import ArchiveWriter
+    from partita.database.archive_writer import ArchiveWriter
     from partita.database.schema import writing
 
     with writing(db) if db is not None else nullcontext() as connection:

@@ -7,6 +7,8 @@ schema, the key folding and the batch design are described in ``docs/archive.md`
 
 The names below are imported on first use: a worker process of a parallel import
 needs :mod:`partita.database.prepare` alone, and starts faster without SQLite.
+Importing and validating files (streamed, in worker processes) is the bulk
+wing's: :mod:`partita.bulk`.
 """
 
 from __future__ import annotations
@@ -15,19 +17,12 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
     from partita.database.connection import Archive
     from partita.database.export import ExportOptions, export_games, export_to_folder
     from partita.database.filters import GameFilter
-    from partita.database.importer import (
-        DEFAULT_BATCH_SIZE,
-        ArchiveWriter,
-        ImportProgress,
-        ImportSummary,
-        Refusal,
-        import_paths,
-        import_records,
-    )
     from partita.database.keys import fold_key
+    from partita.database.prepare import Refusal
     from partita.database.query import count_games, game_problems, get_record, query_games
     from partita.database.schema import SCHEMA_VERSION, archive, migrate_archive, open_archive
     from partita.database.sources import load_record, load_records
@@ -35,14 +30,13 @@ if TYPE_CHECKING:
 #: Each public name and the module that defines it.
 _MODULES = {
     "Archive": "connection",
-    "DEFAULT_BATCH_SIZE": "importer",
+    "DEFAULT_BATCH_SIZE": "archive_writer",
     "ExportOptions": "export",
     "GameFilter": "filters",
     "SCHEMA_VERSION": "schema",
-    "ArchiveWriter": "importer",
-    "ImportProgress": "importer",
-    "ImportSummary": "importer",
-    "Refusal": "importer",
+    "ArchiveWriter": "archive_writer",
+    "ImportSummary": "archive_writer",
+    "Refusal": "prepare",
     "archive": "schema",
     "count_games": "query",
     "export_games": "export",
@@ -50,8 +44,6 @@ _MODULES = {
     "fold_key": "keys",
     "game_problems": "query",
     "get_record": "query",
-    "import_paths": "importer",
-    "import_records": "importer",
     "load_record": "sources",
     "load_records": "sources",
     "migrate_archive": "schema",
@@ -66,7 +58,6 @@ __all__ = [
     "ArchiveWriter",
     "ExportOptions",
     "GameFilter",
-    "ImportProgress",
     "ImportSummary",
     "Refusal",
     "archive",
@@ -76,8 +67,6 @@ __all__ = [
     "fold_key",
     "game_problems",
     "get_record",
-    "import_paths",
-    "import_records",
     "load_record",
     "load_records",
     "migrate_archive",

@@ -31,14 +31,14 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_BATCH_SIZE", "ArchiveWriter", "ImportSummary", "insert_positions"]
 
 #: Records per transaction at least (an import makes its batches grow with the
-#: archive: :func:`partita.database.importer.batch_limit`); a kill loses at most
+#: archive: :func:`partita.bulk.importer.batch_limit`); a kill loses at most
 #: one batch of work.
 DEFAULT_BATCH_SIZE = 1000
 
 #: A bulk batch is written in pieces of at most this many plies (or
 #: :data:`PIECE_RECORDS` records) inside its one transaction, so that the rows held in
 #: Python stay bounded while the batches grow with the archive
-#: (:func:`~partita.database.importer.batch_limit`): the import's memory stays flat
+#: (:func:`~partita.bulk.importer.batch_limit`): the import's memory stays flat
 #: in the corpus size (benchmarks/results/2026-12-02-import.md).
 PIECE_PLIES = 32_768
 PIECE_RECORDS = 1000

@@ -2,7 +2,7 @@
 
 In PGR each game is written as the archive stores it: records without problems in
 canonical form, records with problems as they were written (so that importing the
-export again finds the same problems; see :func:`partita.database.importer.stored_text`).
+export again finds the same problems; see :func:`partita.database.prepare.stored_text`).
 ``canonical=True`` rewrites those through the canonical writer as well, and so do
 leaving out comments, NAGs or variations and another line width. Records are
 separated by one blank line. NDJSON has one object per game (``id``, ``game``,

@@ -134,20 +134,34 @@ class KeyListFolder:
     """``fold_key`` of each key of a list for one game and set-up (:func:`key_list_folder`).
 
     ``prefix`` is what the hash reads before each key's encoding
-    (:func:`prefix_for`), opaque bytes to whoever folds with it: a game's replay
-    given this folder
-    (:meth:`~partita.game.notation.GameNotation.replay_keys`) may fold its keys
-    itself, a compiled replay without a Python call per key, to the same ints.
+    (:func:`prefix_for`: the game's name and NUL, then its set-up where it is not
+    the default). This module is the one place the fold is written: a game's replay
+    gives raw keys and the archive folds them here, or a compiled replay hashes
+    the opaque prefixes :meth:`int_prefixes` gives it before each key's own bytes.
     """
 
-    __slots__ = ("_fold", "prefix")
+    __slots__ = ("_fold", "_int_prefixes", "prefix")
 
     def __init__(self, game: str, configuration: Configuration | None = None) -> None:
         self.prefix = prefix_for(game, configuration)
         self._fold = _list_folder(self.prefix)
+        self._int_prefixes: tuple[bytes, ...] = ()
 
     def __call__(self, keys: Sequence[Hashable]) -> list[int]:
         return self._fold(keys)
+
+    def int_prefixes(self, longest: int) -> tuple[bytes, ...]:
+        """What the hash reads before an int key's own bytes (two's complement,
+        little-endian, the fewest that hold the sign bit), for each length of those
+        bytes from 0 to ``longest``: an int key's fold is the hash of
+        ``int_prefixes[len(data)] + data``, 8 bytes of digest read as a signed
+        little-endian int. Opaque to a compiled replay that folds keys as it makes
+        them, so that only this module knows the encoding."""
+        if len(self._int_prefixes) <= longest:
+            self._int_prefixes = tuple(
+                self.prefix + b"i" + _length(size) for size in range(longest + 1)
+            )
+        return self._int_prefixes
 
 
 def _list_folder(prefix_bytes: bytes) -> Callable[[Sequence[Hashable]], list[int]]:

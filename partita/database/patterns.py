@@ -58,7 +58,7 @@ def _tag_names(notation: Any) -> tuple[str, ...]:
 
 @lru_cache(maxsize=256)
 def _reader(notation: Any) -> Any:
-    return notation.trusted_move_reader()
+    return notation.parse_move
 
 
 @lru_cache(maxsize=256)

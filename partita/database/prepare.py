@@ -1,10 +1,11 @@
 """What an import stores of a record, computed outside the archive and any
-transaction: in the importing process, or in a worker process of a parallel import.
+transaction: in the importing process, or in a worker process of a parallel import
+(:mod:`partita.bulk`).
 
 This module imports nothing of SQLite (nor sqlite-utils, which imports numpy), so a
 worker process starts in a fraction of the time: it needs the reader, the replay,
-the canonical writer and the key folding, nothing else. :mod:`~partita.database.importer`
-writes what it computes.
+the canonical writer and the key folding, nothing else.
+:mod:`~partita.database.archive_writer` writes what it computes.
 """
 
 from __future__ import annotations
@@ -12,10 +13,7 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
-import os
 import re
-import signal
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -23,27 +21,20 @@ from partita.database.keys import KeyListFolder, key_list_folder
 from partita.database.twinkey import twin_key
 from partita.errors import PartitaError
 from partita.game.configuration import Configuration
-from partita.game.registry import all_games
-from partita.notation.chunks import ChunkData, raw_records
 from partita.notation.problems import Problem
-from partita.notation.reader import build_record
-from partita.notation.replay import ReplayedRecord, count_sides, replay
+from partita.notation.replay import ReplayedRecord, count_sides
 
 if TYPE_CHECKING:
-    import multiprocessing.process
-
     from partita.game.notation import GameNotation
 
 __all__ = [
-    "ChunkData",
+    "ProblemRow",
     "Refusal",
     "StoredRecord",
+    "StoredVariation",
     "archive_folder",
     "date_bounds",
-    "known_games",
-    "prepare_chunk",
     "prepare_record",
-    "start_worker",
     "stored_text",
     "stored_variations",
     "variation_rows",
@@ -136,26 +127,50 @@ def stored_text(replayed: ReplayedRecord) -> str:
     return _TRAILING_BLANK_LINES.sub("", text) + "\n"
 
 
+class ProblemRow(NamedTuple):
+    """A record's problem as the ``problems`` table holds it (without the game id)."""
+
+    kind: str
+    severity: str
+    line: int
+    column: int
+    ply: int | None
+    move_number: int | None
+    token: str | None
+    message: str
+
+
+class StoredVariation(NamedTuple):
+    """A variation with a legal ply, as the archive stores it: ``line``, its number in
+    the record's reading order (from 1), the plies of the line before its first
+    move, and its folded keys and moves."""
+
+    line: int
+    plies_before: int
+    keys: list[int]
+    moves: list[str]
+
+
 class StoredRecord(NamedTuple):
     """One record turned into rows, waiting for its batch (game id not yet known).
 
-    A tuple, because worker processes send thousands of them back (a tuple pickles
+    Tuples, because worker processes send thousands of them back (a tuple pickles
     several times faster than a dataclass)."""
 
     hash: str
+    #: The ``games`` row without its id: the columns of
+    #: :data:`~partita.database.schema.GAME_COLUMNS` after ``id``, in their order
+    #: (a plain tuple: a named one of 26 fields made the import's pickling between
+    #: processes a fifth dearer).
     game: tuple
     keys: list[int]
     moves: list[str]
-    problems: list[tuple]
+    problems: list[ProblemRow]
     valid: bool
-    #: The variations that have a legal ply, each ``(line, plies before it, folded
-    #: keys, moves)``, ``line`` its number in the record's reading order (from 1).
-    variations: list[tuple[int, int, list[int], list[str]]]
+    variations: list[StoredVariation]
 
 
-def variation_rows(
-    game_id: int, variations: list[tuple[int, int, list[int], list[str]]]
-) -> list[tuple]:
+def variation_rows(game_id: int, variations: list[StoredVariation]) -> list[tuple]:
     """The ``variation_positions`` rows of a game's variations (those of
     :attr:`StoredRecord.variations`): ``(key, game_id, ply, line, move, next_move)``
     per ply, ``next_move`` the variation's next move (``None`` at its end)."""
@@ -175,8 +190,8 @@ def variation_rows(
     return rows
 
 
-def _problem_row(problem: Problem) -> tuple:
-    return (
+def _problem_row(problem: Problem) -> ProblemRow:
+    return ProblemRow(
         problem.kind,
         problem.severity,
         problem.line,
@@ -196,13 +211,18 @@ _tags_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def prepare_record(
-    replayed: ReplayedRecord, strict: bool, *, text: str | None = None
+    replayed: ReplayedRecord,
+    strict: bool,
+    *,
+    text: str | None = None,
+    folded_keys: list[int] | None = None,
 ) -> StoredRecord | Refusal:
     """What the archive stores of one replayed record: its rows without a game id
     (those are assigned when its batch is written), or, in strict mode, the refusal
     of an invalid record. Runs outside any transaction, in a worker process for a
-    parallel import. ``text``: the record's :func:`stored_text`, when the caller
-    has it already (the fast path, :mod:`~partita.database.fastprepare`)."""
+    parallel import. ``text``: the record's :func:`stored_text`, and
+    ``folded_keys``: its mainline's keys folded by :func:`archive_folder`'s fold,
+    when the caller has them already (the fast path, :mod:`~partita.bulk.prepare`)."""
     record = replayed.record
     source = record.source
     valid = replayed.valid
@@ -248,18 +268,18 @@ def prepare_record(
         else None,
     )
     keys: list[int] = []
-    if replayed.folded_keys is not None:
-        keys = replayed.folded_keys
+    if folded_keys is not None:
+        keys = folded_keys
     elif game is not None and replayed.keys:
         keys = record_folder(game, tags)(replayed.keys)
     return StoredRecord(
-        digest,
-        row,
-        keys,
-        replayed.moves,
-        [_problem_row(problem) for problem in replayed.problems],
-        valid,
-        stored_variations(replayed),
+        hash=digest,
+        game=row,
+        keys=keys,
+        moves=replayed.moves,
+        problems=[_problem_row(problem) for problem in replayed.problems],
+        valid=valid,
+        variations=stored_variations(replayed),
     )
 
 
@@ -299,7 +319,7 @@ def record_folder(game: GameNotation[Any, Any], tags: dict[str, str]) -> KeyList
     return fold
 
 
-def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int], list[str]]]:
+def stored_variations(replayed: ReplayedRecord) -> list[StoredVariation]:
     """The variations of a replayed record as the archive stores them
     (:attr:`StoredRecord.variations`: those with a legal ply, their keys folded)."""
     game = replayed.game
@@ -307,48 +327,7 @@ def stored_variations(replayed: ReplayedRecord) -> list[tuple[int, int, list[int
         return []
     fold = record_folder(game, replayed.record.tags)
     return [
-        (line, variation.plies_before, fold(variation.keys), variation.moves)
+        StoredVariation(line, variation.plies_before, fold(variation.keys), variation.moves)
         for line, variation in enumerate(replayed.variations, start=1)
         if variation.moves
     ]
-
-
-def prepare_chunk(data: ChunkData) -> list[StoredRecord | Refusal]:
-    """Read, replay and turn into rows a chunk of raw records: the work of an import
-    outside the archive, done by a worker process (or by this one, serially). Plain
-    records take the fast path (:mod:`~partita.database.fastprepare`), the others
-    the full one; the rows are the same."""
-    from partita.database.fastprepare import fast_path_enabled, prepare_raw
-
-    strict = data[1]
-    if fast_path_enabled():
-        return [prepare_raw(raw, strict) for raw in raw_records(data)]
-    return [
-        prepare_record(replay(build_record(raw), strict=strict), strict)
-        for raw in raw_records(data)
-    ]
-
-
-def known_games() -> list[tuple[str, str]]:
-    """The games this process can replay (name, class), to check a worker knows the same."""
-    return [
-        (game.name, f"{type(game).__module__}.{type(game).__qualname__}") for game in all_games()
-    ]
-
-
-def start_worker() -> None:
-    """Set up a worker process: Ctrl-C goes to the whole process group, and the main
-    process stops the import (after its last whole batch) and shuts the workers
-    down, so they ignore it; and a worker exits when the main process dies (killed,
-    it cannot shut them down), instead of waiting for work forever."""
-    import multiprocessing  # here: an import in one process does without it
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
-
-
-def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
-    parent.join()  # returns when the parent's end of the start-up pipe closes
-    os._exit(1)

@@ -12,28 +12,14 @@ the position resolves it against the rules, and three distinct errors come out:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar, cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar
 
-from partita.errors import NotationError, PartitaError
+from partita.errors import NotationError
 from partita.game.rules import MoveT, Rules, StateT
 
 if TYPE_CHECKING:  # pyparsing is imported when a position is parsed (start-up)
     import pyparsing as pp
-
-
-class KeyFolder(Protocol):
-    """How an archive folds position keys (:mod:`partita.database.keys`), handed to
-    :meth:`GameNotation.replay_keys` so that a game may fold its keys as it makes
-    them: ``fold(keys)`` gives each key's folded int, the hash of ``prefix`` then
-    the key's canonical encoding."""
-
-    @property
-    def prefix(self) -> bytes:
-        """What the hash reads before each key's encoding."""
-        ...
-
-    def __call__(self, keys: Sequence[Hashable]) -> list[int]: ...
 
 
 def parse_position_text(
@@ -111,60 +97,6 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
     @abstractmethod
     def format_move(self, state: StateT, move: MoveT) -> str:
         """The canonical token of ``move`` played in ``state``."""
-
-    def trusted_move_reader(self) -> Callable[[StateT, str], MoveT]:
-        """``(state, token) -> move`` for canonical tokens of moves known to be legal
-        (archived mainlines): :meth:`parse_move` by default; a game whose moves do
-        not depend on the position returns a cached dictionary look-up."""
-        return self.parse_move
-
-    def replay_canonical(self, state: StateT, tokens: Sequence[str]) -> list[StateT]:
-        """Fast path for importers: the state after each token of the longest prefix
-        of ``tokens`` that is legal, canonically spelled (``format_move`` gives the
-        token back) and needs no inserted pass; replay checks the rest move by move.
-
-        Games override this with a quicker loop; they must accept exactly what this
-        generic version accepts (a differential test checks it).
-        """
-        rules = self.rules
-        states: list[StateT] = []
-        for token in tokens:
-            if rules.outcome(state) is not None or rules.forced_pass(state) is not None:
-                break
-            try:
-                move = self.parse_move(state, token)
-            except PartitaError:
-                break
-            if self.format_move(state, move) != token:
-                break
-            state = rules.apply(state, move)
-            states.append(state)
-        return states
-
-    def replay_keys(
-        self, state: StateT, tokens: Sequence[str], fold: KeyFolder | None = None
-    ) -> tuple[list[Hashable], list[tuple[int, bool]], StateT] | None:
-        """Fast path for importers of plain records: when :meth:`replay_canonical`
-        accepts every token, the position key after each (``rules.key``; with
-        ``fold``, ``fold`` of those keys), the rules' ``move_number`` before each,
-        and the state after the last; ``None`` when it stops early.
-
-        Games override this with a loop that builds no state but the last (and may
-        fold the keys their own way); they must give exactly what this generic
-        version gives (a differential test checks it).
-        """
-        states = self.replay_canonical(state, tokens)
-        if len(states) < len(tokens):
-            return None
-        rules = self.rules
-        key, move_number = rules.key, rules.move_number
-        befores = [state, *states]
-        keys: list[Hashable] = [key(after) for after in states]
-        return (
-            keys if fold is None else cast("list[Hashable]", fold(keys)),
-            [move_number(before) for before in befores[:-1]],
-            befores[-1],
-        )
 
     #: Whether :meth:`moves_from_columns` reads this game's compact column strings
     #: (the published test sets' format for top-entry boards: ``"4453"``).

@@ -75,68 +75,20 @@ class Outcome:
         return "-".join(_score_text(score) for score in self.scores)
 
     @classmethod
-    def win_for(cls, winner: int, sides: int, reason: str | Callable[[], str]) -> Outcome:
-        """``reason`` may be a function that writes it: an engine whose reason text
-        costs more than the scores (a line described cell by cell) leaves it to the
-        first reader (importers only compare scores)."""
-        return _outcome(_win_scores(winner, sides), reason)
+    def win_for(cls, winner: int, sides: int, reason: str) -> Outcome:
+        """The outcome of a sole winner, seat ``winner`` of ``sides``."""
+        return cls(_win_scores(winner, sides), reason)
 
     @classmethod
-    def draw(cls, sides: int, reason: str | Callable[[], str]) -> Outcome:
-        return _outcome(tuple(DRAW for _ in range(sides)), reason)
+    def draw(cls, sides: int, reason: str) -> Outcome:
+        """The outcome of a draw shared by all ``sides``."""
+        return cls(tuple(DRAW for _ in range(sides)), reason)
 
 
 @lru_cache(maxsize=1024)
 def _win_scores(winner: int, sides: int) -> tuple[Fraction, ...]:
     """The scores of a sole winner (every decided replay asks)."""
     return tuple(WIN if side == winner else LOSS for side in range(sides))
-
-
-def _outcome(scores: tuple[Fraction, ...], reason: str | Callable[[], str]) -> Outcome:
-    if isinstance(reason, str):
-        return Outcome(scores, reason)
-    return _ExplainedOnDemand(scores, reason)
-
-
-#: The slot that holds an Outcome's reason (``_ExplainedOnDemand`` fills it late).
-_REASON_SLOT: Any = Outcome.__dict__["reason"]
-
-
-class _ExplainedOnDemand(Outcome):
-    """An :class:`Outcome` whose reason is written on first reading (see
-    :meth:`Outcome.win_for`). Its readers see an Outcome: the same reason, equality
-    and hash as ``Outcome(scores, reason)``, and it pickles and prints as one."""
-
-    __slots__ = ("_explain",)
-    _explain: Callable[[], str]
-
-    def __init__(self, scores: tuple[Fraction, ...], explain: Callable[[], str]) -> None:
-        object.__setattr__(self, "scores", scores)
-        object.__setattr__(self, "_explain", explain)
-
-    @property  # the field, read through the same name
-    def reason(self) -> str:
-        try:
-            reason: str = _REASON_SLOT.__get__(self)
-            return reason
-        except AttributeError:
-            reason = self._explain()
-            _REASON_SLOT.__set__(self, reason)
-            return reason
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Outcome):
-            return NotImplemented
-        return (self.scores, self.reason) == (other.scores, other.reason)
-
-    def __hash__(self) -> int:
-        return hash((self.scores, self.reason))
-
-    def __repr__(self) -> str:
-        return f"Outcome(scores={self.scores!r}, reason={self.reason!r})"
-
-    def __reduce__(self) -> tuple[type[Outcome], tuple[tuple[Fraction, ...], str]]:
-        return Outcome, (self.scores, self.reason)
 
 
 def _score_text(score: Fraction) -> str:

@@ -64,6 +64,11 @@ class GameSpec:
     * ``solver``: a factory ``solver(notation, table_size=...)`` of an exact solver
       (the protocols of :mod:`partita.game.solver`: :class:`SolverFactory
       <partita.game.solver.SolverFactory>`); ``None`` if the game has none.
+    * ``fast_replay``: a factory ``fast_replay(notation) -> replay`` of a faster
+      key replay of the configured notation's canonical tokens, used by the bulk
+      import and validation alone (:func:`partita.bulk.plain.key_replay` says what
+      it must give, the reference replay's loop being what it must equal);
+      ``None``: the reference loop.
     * ``evaluation``: a factory ``evaluation(rules) -> evaluate`` of the game's
       heuristic: ``evaluate(state)`` is the expected score of every side (seat order,
       each from 0 to 1) in a position that is not over, for searches that stop
@@ -94,6 +99,7 @@ class GameSpec:
     board: Reference = None
     report_sections: Sequence[Reference] = ()
     solver: Reference = None
+    fast_replay: Reference = None
     evaluation: Reference = None
     rollout: Reference = None
     rollout_plies: int | None = None
@@ -146,6 +152,15 @@ class GameSpec:
         if self.solver is None:
             return None
         factory: SolverFactory = resolve(self.solver, what=f"solver of {self.name}")
+        return factory
+
+    def fast_replay_factory(self) -> Callable[[Any], Any] | None:
+        """The faster key replay's factory, or ``None`` when the game has none."""
+        if self.fast_replay is None:
+            return None
+        factory: Callable[[Any], Any] = resolve(
+            self.fast_replay, what=f"fast replay of {self.name}"
+        )
         return factory
 
     def evaluation_factory(self) -> Callable[[Any], Callable[[Any], tuple[float, ...]]] | None:

@@ -1,17 +1,13 @@
-"""Finding record files and validating them: the library side of `partita validate`."""
+"""Finding record files: the paths and folders a command is given, as the files to read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from partita.errors import InputError, PartitaError
 from partita.notation.inputs import RECORD_SUFFIXES, compression_of, is_stdin, open_input
-
-if TYPE_CHECKING:
-    from partita.notation.replay import ReplayedRecord
 
 #: The extension of record files searched for in folders.
 RECORD_SUFFIX = ".pgr"
@@ -72,19 +68,3 @@ def _excluded(relative: Path, patterns: tuple[str, ...]) -> bool:
         return False
     names = (relative.as_posix(), *relative.parts)
     return any(fnmatchcase(name, pattern) for pattern in patterns for name in names)
-
-
-def validate_paths(
-    paths: Iterable[str | Path], *, strict: bool = False
-) -> Iterator[ReplayedRecord]:
-    """Read and replay every record of the files (folders: their ``*.pgr`` files).
-
-    Yields one :class:`~partita.notation.replay.ReplayedRecord` per record, in file
-    order; never stops at a bad record.
-    """
-    from partita.notation.reader import read_records
-    from partita.notation.replay import replay
-
-    for path in expand_paths(paths):
-        for record in read_records(path):
-            yield replay(record, strict=strict)

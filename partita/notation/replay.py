@@ -9,11 +9,10 @@ keeps the legal prefix; strict mode turns every warning into an error.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
-from itertools import compress
 from typing import Any, cast
 
 from partita.errors import (
@@ -29,7 +28,7 @@ from partita.errors import (
     quoted,
 )
 from partita.game.configuration import Configuration
-from partita.game.notation import GameNotation, KeyFolder
+from partita.game.notation import GameNotation
 from partita.game.registry import get_game
 from partita.game.rules import POSITIVE, WIN, Outcome, parse_result_token
 from partita.notation.model import Node, Record
@@ -72,9 +71,6 @@ class ReplayedRecord:
     #: The variations in the record's reading order (the order their ``(`` stand
     #: in its text), each as far as it is legal; filled when replay computes keys.
     variations: list[VariationLine] = field(default_factory=list)
-    #: The keys of ``moves`` already folded as an archive stores them, when the
-    #: fast path was given a fold (:func:`replay_plain`); ``keys`` is then empty.
-    folded_keys: list[int] | None = None
 
     @property
     def valid(self) -> bool:
@@ -293,33 +289,12 @@ def replay(record: Record, strict: bool = False, *, keys: bool = True) -> Replay
     return replayed
 
 
-def replay_plain(
-    record: Record,
-    moves: list[str],
-    numbers: list[tuple[int, bool] | None],
-    strict: bool = False,
-    labels: list[tuple[int, bool]] | None = None,
-    folders: Callable[[GameNotation[Any, Any], dict[str, str]], KeyFolder] | None = None,
-) -> ReplayedRecord | None:
-    """The replay of a record that is tags and a mainline only (``record.root`` holds
-    no node; ``moves`` are its move tokens, ``numbers`` the move number written
-    before each, as the rules' ``move_number`` it claims: ``12.`` is ``(12, True)``,
-    ``12...`` ``(12, False)``), when :func:`replay` would find no
-    problem in it at all; ``None`` as soon as it might (the caller then replays the
-    record in full). The importers' fast path (see
-    :mod:`partita.database.fastprepare`).
-
-    The same checks as :func:`replay`, in the same code where they are not the
-    mainline's: the tags and the starting state, the game's ``replay_keys`` (its
-    ``replay_canonical``, keys for states) for the moves (every move must pass it,
-    so no move is misspelled or illegal and no pass is inserted), each written
-    number as :func:`_check_number` wants it, and the result. ``states`` stays
-    empty (no state but the last is built); ``labels`` (when given) receives the
-    rules' ``move_number`` before each move: what the canonical writer numbers the
-    moves with. ``folders`` (the configured game and the record's tags to the
-    archive's key fold of the record's set-up): the keys come folded, in
-    ``folded_keys`` (the game's ``replay_keys`` folds them).
-    """
+def plain_header(record: Record) -> tuple[GameNotation[Any, Any], Any] | None:
+    """The configured game and the starting state of a record, when its tags and
+    set-up hold no problem at all (as :func:`replay` checks them); ``None``
+    otherwise. With :func:`plain_result_holds`, the checks a reader of plain
+    records (tags and a mainline, see :mod:`partita.bulk.plain`) runs around its
+    own replay of the moves."""
     collect = _Collector(record)
     game = _check_tags(record, collect)
     if game is None or collect.problems:
@@ -327,41 +302,38 @@ def replay_plain(
     start = _starting_state(record, game, collect)
     if start is None or collect.problems:
         return None
-    if len(moves) > KEPT_STATES:
-        return None  # the full replay's bounded memory for a huge record
+    return game, start
+
+
+def plain_result_holds(record: Record, replayed: ReplayedRecord) -> bool:
+    """Whether the record's result and termination agree with ``replayed``'s final
+    position and outcome (no problem :func:`replay` would report there)."""
+    assert replayed.game is not None
+    collect = _Collector(record)
+    _check_result(record, replayed.game, replayed, collect)
+    return not collect.problems
+
+
+def clean_prefix(game: GameNotation[Any, Any], state: Any, tokens: Sequence[str]) -> list[Any]:
+    """The state after each token of the longest prefix of ``tokens`` that is legal,
+    canonically spelled (``format_move`` gives the token back) and needs no
+    inserted pass: the moves replay takes without a word to say about them."""
     rules = game.rules
-    fold = None if folders is None else folders(game, record.tags)
-    keys: list[Hashable] = []
-    befores: list[tuple[int, bool]] = labels if labels is not None else []
-    before = start
-    done = 0
-    while done < len(moves):  # a window at a time, as the mainline replay does
-        window = moves[done : done + _WINDOW]
-        replayed_window = game.replay_keys(before, window, fold)
-        if replayed_window is None:
-            return None  # a move to check one by one: the full replay reports it
-        window_keys, window_labels, before = replayed_window
-        written = numbers[done : done + _WINDOW]
-        if list(compress(written, written)) != list(compress(window_labels, written)):
-            return None  # a move-number problem: a number other than the rules
-        keys.extend(window_keys)
-        befores.extend(window_labels)
-        done += len(window)
-    replayed = ReplayedRecord(
-        record=record,
-        game=game,
-        strict=strict,
-        moves=moves,
-        keys=keys if fold is None else [],
-        initial_state=start,
-        final_state=before,
-        outcome=rules.outcome(before),
-        folded_keys=None if fold is None else cast("list[int]", keys),
-    )
-    _check_result(record, game, replayed, collect)
-    if collect.problems:
-        return None
-    return replayed
+    outcome, forced_pass = rules.outcome, rules.forced_pass
+    parse_move, format_move, apply = game.parse_move, game.format_move, rules.apply
+    states: list[Any] = []
+    for token in tokens:
+        if outcome(state) is not None or forced_pass(state) is not None:
+            break
+        try:
+            move = parse_move(state, token)
+        except PartitaError:
+            break
+        if format_move(state, move) != token:
+            break
+        state = apply(state, move)
+        states.append(state)
+    return states
 
 
 def replay_records(records: Iterable[Record], strict: bool = False) -> Iterator[ReplayedRecord]:
@@ -658,9 +630,9 @@ def _replay_mainline(
     """Replay the mainline; return where variations branch off it: for each
     mainline node with alternatives, (that node's parent, the state there, plies).
 
-    The longest clean prefix (legal, canonical, no inserted pass) goes through the
-    game's fast ``replay_canonical``; only its written move numbers are checked
-    here. From the first move it does not accept on, each move is checked and
+    The longest clean prefix (legal, canonical, no inserted pass,
+    :func:`clean_prefix`) is played without a word; only its written move numbers
+    are checked there. From the first move it does not accept on, each move is checked and
     reported one by one. States are kept for records of up to :data:`KEPT_STATES`
     moves only, so that memory stays bounded for a huge one.
     """
@@ -677,8 +649,8 @@ def _replay_mainline(
     fast = 0  # plies replayed on the fast path
     while fast < len(nodes):  # a window at a time: memory holds one window of states
         window = nodes[fast : fast + _WINDOW]
-        replayed_window = game.replay_canonical(
-            before, cast("list[str]", [node.move for node in window])
+        replayed_window = clean_prefix(
+            game, before, cast("list[str]", [node.move for node in window])
         )
         for node, after in zip(window, replayed_window, strict=False):
             if node.written_number is not None:

@@ -81,7 +81,7 @@ _KIND_OF_GROUP = [""] + [kind for kind, _ in _ALTERNATIVES]
 def _master() -> re.Pattern[str]:
     """The master pattern: one group per alternative, the first that matches wins.
     Compiled on first use (about 5 ms): an import of plain records reads them
-    without the scanner (:mod:`partita.notation.plain`)."""
+    without the scanner (:mod:`partita.bulk.plain`)."""
     pattern = re.compile(
         "[ \t\n\r\f\v]*(?:"
         + "|".join(f"(?P<{kind.replace('-', '_')}>{pattern})" for kind, pattern in _ALTERNATIVES)

@@ -12,7 +12,7 @@ the page asks for the state until they have played. In a game with hidden
 information each person sees only their seat's view (the board, the position, the
 moves and the narration), unless the game was started as an open table. With
 ``--write`` the record is stored through `partita import`'s path (strict replay,
-then :func:`~partita.database.importer.import_records`).
+then :func:`~partita.bulk.importer.import_records`).
 
 The JSON under ``/play/{game}/{id}``: ``GET state``; ``POST move`` (``{"move":
 token}`` or ``{"regions": [id, ...]}``), ``undo``, ``comment`` (``{"text": ...}``),
@@ -384,7 +384,8 @@ def _command(played: PlayGame, chosen: WebSettings, what: str, data: dict[str, A
 
 def _save(played: PlayGame, chosen: WebSettings) -> Response:
     """The record into the archive, through `partita import`'s path."""
-    from partita.database import archive, import_records
+    from partita.bulk import import_records
+    from partita.database import archive
     from partita.notation.reader import parse_record
     from partita.notation.replay import replay
 

@@ -109,7 +109,7 @@ def chance_plies(notation: GameNotation, starts: Iterable[tuple[Any, str]], move
     over games given as ``(initial state, mainline)``: what the tree's depth needs
     on top of ``moves`` so that the report shows that many players' moves."""
     rules = notation.rules
-    read = notation.trusted_move_reader()
+    read = notation.parse_move
     most = 0
     for state, mainline in starts:
         chance = real = 0

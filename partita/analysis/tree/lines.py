@@ -17,9 +17,9 @@ __all__ = ["lines_from_archive", "lines_from_records", "move_reader"]
 
 
 def move_reader(game: GameNotation) -> Callable[[Any, str], Any]:
-    """``(state, token) -> move`` for canonical tokens of legal moves (the trusted
-    path): the game's :meth:`~partita.game.notation.GameNotation.trusted_move_reader`."""
-    return game.trusted_move_reader()
+    """``(state, token) -> move`` for canonical tokens of legal moves (archived
+    mainlines): the game's :meth:`~partita.game.notation.GameNotation.parse_move`."""
+    return game.parse_move
 
 
 def lines_from_archive(
@@ -50,7 +50,7 @@ def lines_from_records(records: Iterable[Any], game: str | None = None) -> Itera
     """Records (or replayed records) as :class:`GameLine` values numbered from 1,
     replayed through their rules; records of another game than ``game`` (when
     given) and records whose game or setup cannot be used are skipped."""
-    from partita.database.importer import date_bounds
+    from partita.database.prepare import date_bounds
     from partita.notation.replay import ReplayedRecord, replay
 
     number = 0

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from partita import database  # light: its names load on first use
+from partita import bulk, database  # light: their names load on first use
 from partita.cli.app import app
 from partita.cli.display import EscapingStream, count, plain, printable
 from partita.cli.filters import filter_options
@@ -83,7 +83,7 @@ def import_(
                 redraw_thread=False,  # no thread: the workers may fork
             ) as update,
         ):
-            summary = database.import_paths(
+            summary = bulk.import_paths(
                 opened,
                 inputs.files,
                 strict=strict,

@@ -411,7 +411,8 @@ def _save(text: str, target: Path | None, db: Path | None) -> None:
     elif db is None:
         typer.echo(text, nl=False)
     if db is not None:
-        from partita.database import archive, import_records
+        from partita.bulk import import_records
+        from partita.database import archive
         from partita.notation.reader import parse_record
         from partita.notation.replay import replay
 

@@ -55,8 +55,8 @@ def validate(
     A path - reads standard input; gzip, bzip2, xz and Zstandard files are read as
     they are. The output is the same whatever the number of workers.
     """
+    from partita.bulk.validation import validate_files
     from partita.notation.inputs import input_size
-    from partita.notation.validation import validate_files
 
     scheduler = checked_scheduler(scheduler)
     console = stdout_console()

@@ -927,32 +927,41 @@ static void blake2b_start(Blake2b *state, const unsigned char *prefix, size_t si
     blake2b_update(state, prefix, size);
 }
 
-/* The archive's folded key of the key in `words` (partita.database.keys.fold_key:
-   blake2b of the game's prefix, then b"i", a 4-byte little-endian length and the
-   key's two's complement little-endian bytes of the minimal length that holds the
-   sign bit, 8 bytes of digest read as a signed little-endian int), continuing
-   `prefixed`, the hash state after the prefix. */
-static PyObject *replay_fold(const Blake2b *prefixed, const u64 *words, int key_words)
+/* The fold of the key in `words` as the archive defines it (partita.database.keys:
+   KeyListFolder.int_prefixes): BLAKE2b of the opaque prefix the archive gives for
+   the key's length, then the key's own bytes (two's complement, little-endian, the
+   fewest that hold the sign bit), 8 bytes of digest read as a signed little-endian
+   int. NULL with an exception when `prefixes` has no prefix for that length. */
+static PyObject *replay_fold(PyObject *prefixes, const u64 *words, int key_words)
 {
-    unsigned char data[5 + REPLAY_WORDS * 8];
-    Blake2b state = *prefixed;
+    unsigned char data[REPLAY_WORDS * 8 + 1];
+    Blake2b state;
+    PyObject *prefix;
     int top = key_words - 1, bits, size, i;
     while (top > 0 && !words[top])
         top--;
     bits = words[top] ? 64 * top + 64 - __builtin_clzll(words[top]) : 0;
     size = (bits + 8) >> 3;
-    data[0] = 'i';
-    for (i = 0; i < 4; i++)
-        data[1 + i] = (unsigned char)(size >> (8 * i));
+    if (size >= PyTuple_GET_SIZE(prefixes)) {
+        PyErr_SetString(PyExc_ValueError, "no fold prefix for a key this long");
+        return NULL;
+    }
+    prefix = PyTuple_GET_ITEM(prefixes, size);
+    if (!PyBytes_Check(prefix)) {
+        PyErr_SetString(PyExc_TypeError, "the fold prefixes are bytes");
+        return NULL;
+    }
     for (i = 0; i < size; i++)
-        data[5 + i] = (unsigned char)(words[i / 8] >> (8 * (i % 8)));
-    blake2b_update(&state, data, (size_t)(5 + size));
+        data[i] = (unsigned char)(i / 8 < REPLAY_WORDS ? words[i / 8] >> (8 * (i % 8)) : 0);
+    blake2b_start(&state, (const unsigned char *)PyBytes_AS_STRING(prefix),
+                  (size_t)PyBytes_GET_SIZE(prefix));
+    blake2b_update(&state, data, (size_t)size);
     return PyLong_FromLongLong((long long)blake2b_digest(&state));
 }
 
 static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
 {
-    PyObject *board_bytes, *ply_object, *tokens, *prefix = Py_None, *sequence = NULL;
+    PyObject *board_bytes, *ply_object, *tokens, *prefixes = Py_None, *sequence = NULL;
     PyObject *keys = NULL, *labels = NULL, *result = NULL, *board = NULL, *line_long = NULL;
     PyObject **items;
     u64 words[REPLAY_WORDS], line[REPLAY_WORDS];
@@ -960,17 +969,12 @@ static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
     Py_ssize_t count, i;
     long long ply;
     int overflow, lined = 0;
-    Blake2b prefixed;
     if (!PyArg_ParseTuple(args, "O!OO|O", &PyBytes_Type, &board_bytes, &ply_object, &tokens,
-                          &prefix))
+                          &prefixes))
         return NULL;
-    if (prefix != Py_None) {
-        if (!PyBytes_Check(prefix)) {
-            PyErr_SetString(PyExc_TypeError, "the fold prefix is bytes or None");
-            return NULL;
-        }
-        blake2b_start(&prefixed, (const unsigned char *)PyBytes_AS_STRING(prefix),
-                      (size_t)PyBytes_GET_SIZE(prefix));
+    if (prefixes != Py_None && !PyTuple_Check(prefixes)) {
+        PyErr_SetString(PyExc_TypeError, "the fold prefixes are a tuple of bytes or None");
+        return NULL;
     }
     if (self->labels == NULL) {
         PyErr_SetString(PyExc_ValueError, "this Replay was never initialised");
@@ -1027,10 +1031,10 @@ static PyObject *Replay_keys(ReplayObject *self, PyObject *args)
         lined = replay_lines(self, words, own, landing, line);
         if (ply & 1)
             replay_set(words, side_bit);
-        if (prefix == Py_None)
+        if (prefixes == Py_None)
             key = replay_long(words, (size_t)self->key_bytes);
         else
-            key = replay_fold(&prefixed, words, key_words);
+            key = replay_fold(prefixes, words, key_words);
         words[side_bit >> 6] &= ~((u64)1 << (side_bit & 63));
         if (key == NULL)
             goto done;
@@ -1067,12 +1071,13 @@ static PyMethodDef Replay_methods[] = {
     {"__reduce__", (PyCFunction)Replay_reduce, METH_NOARGS,
      "Pickled as its constructor's arguments (a game notation holding one pickles)."},
     {"keys", (PyCFunction)Replay_keys, METH_VARARGS,
-     "keys(board, ply, tokens, prefix=None): (keys, labels, board, ply, line) after "
+     "keys(board, ply, tokens, prefixes=None): (keys, labels, board, ply, line) after "
      "canonical entry tokens from the position whose x | o << width * height is `board` "
      "(little-endian bytes) at `ply`, as GravityRules.replay_entry_keys gives them; None "
      "when a token is not a legal canonical entry code (the caller's Python loop then "
-     "decides). With `prefix` (bytes: a game's name and NUL), the keys come folded as "
-     "the archive stores them (partita.database.keys.fold_key, blake2b done here)."},
+     "decides). With `prefixes` (a tuple of bytes, the archive's opaque prefix for each "
+     "length of a key's own bytes: partita.database.keys.KeyListFolder.int_prefixes), the "
+     "keys come folded: blake2b of the prefix, then the key's bytes."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject ReplayType = {

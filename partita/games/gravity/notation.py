@@ -9,13 +9,12 @@ leniently as ``T4`` or ``t04`` too; a position is FEN-like, rows from the top
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
 from partita.errors import IllegalMoveError, NotationError, SetupError
-from partita.game.notation import GameNotation, KeyFolder, parse_position_text
+from partita.game.notation import GameNotation, parse_position_text
 from partita.game.rules import DIGITS, POSITIVE
-from partita.games.gravity import native_replay
 from partita.games.gravity.rules import (
     ConnectFourRules,
     Entry,
@@ -114,10 +113,6 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         self._row_text: dict[int, str] = {}
         #: The shift of each row's bits in a state's ``x`` and ``o``, top row first.
         self._shifts = range(0, rules.width * rules.height, rules.width)
-        #: The compiled key replay of this board (made on first use; see
-        #: :mod:`partita.games.gravity.native_replay`).
-        self._native: native_replay.NativeReplay | None = None
-        self._board_bytes = (2 * rules.cell_count + 7) // 8
 
     @property
     def title(self) -> str:
@@ -165,72 +160,6 @@ class GravityNotation(GameNotation[GravityState, Entry]):
 
     def format_move(self, state: GravityState, move: Entry) -> str:
         return move.notation()
-
-    def replay_canonical(self, state: GravityState, tokens: Sequence[str]) -> list[GravityState]:
-        """The generic fast path (see :class:`GameNotation`) through the engine's
-        checked entry replay: canonical tokens map straight to entries."""
-        canonical = self._canonical
-        entries = []
-        for token in tokens:
-            entry = canonical.get(token)
-            if entry is None:
-                break
-            entries.append(entry)
-        return self.rules.replay_entries(state, entries)[0]
-
-    def replay_keys(
-        self, state: GravityState, tokens: Sequence[str], fold: KeyFolder | None = None
-    ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
-        """The generic fast path (see :class:`GameNotation`) through the engine's
-        key replay, which builds no state but the last; through the compiled replay
-        (:mod:`~partita.games.gravity.native_replay`) where it is built, falling back
-        to the Python loop wherever that gives up. The compiled replay folds the
-        keys itself (``fold.prefix``, the same hash), without a Python call a key."""
-        if native_replay.enabled:
-            replayed = self._replay_native(state, tokens, None if fold is None else fold.prefix)
-            if replayed is not None:
-                return replayed
-        canonical = self._canonical
-        entries = []
-        for token in tokens:
-            entry = canonical.get(token)
-            if entry is None:
-                return None
-            entries.append(entry)
-        replayed = self.rules.replay_entry_keys(state, entries)
-        if replayed is None or fold is None:
-            return replayed
-        keys, labels, after = replayed
-        return cast("list[Hashable]", fold(keys)), labels, after
-
-    def _replay_native(
-        self, state: GravityState, tokens: Sequence[str], prefix: bytes | None = None
-    ) -> tuple[list[Hashable], list[tuple[int, bool]], GravityState] | None:
-        """:meth:`replay_keys` by the compiled replay (the keys folded after
-        ``prefix`` when given), or ``None`` where it gives up."""
-        if state.line:  # the game is over: no move is legal
-            return None if tokens else ([], [], state)
-        native = self._native
-        rules = self.rules
-        if native is None:
-            native = self._native = native_replay.native_replay(
-                rules.width, rules.height, rules.entry_sides, rules.line_length
-            )
-            if native is None:
-                return None
-        cells = rules.cell_count
-        x, o = state.x, state.o
-        if (x | o) >> cells:  # bits off the board, or negative: no state play reaches
-            return None
-        replayed = native.keys(
-            (x | o << cells).to_bytes(self._board_bytes, "little"), state.ply, tokens, prefix
-        )
-        if replayed is None:
-            return None
-        keys, labels, after, ply, line = replayed
-        if not keys:
-            return keys, labels, state
-        return keys, labels, GravityState(after & (1 << cells) - 1, after >> cells, ply, line)
 
     # -- positions -------------------------------------------------------------------------
     def parse_position(self, text: str, sides: int | None = None) -> GravityState:
@@ -310,19 +239,6 @@ class GravityNotation(GameNotation[GravityState, Entry]):
         return "".join(text)
 
     # -- Connect Four column strings -------------------------------------------------------
-    def trusted_move_reader(self) -> Callable[[GravityState, str], Entry]:
-        """Entry codes mean the same move in every position: a cached look-up."""
-        cache: dict[str, Entry] = {}
-        entry = self.entry
-
-        def read(state: GravityState, token: str) -> Entry:
-            move = cache.get(token)
-            if move is None:
-                move = cache[token] = entry(token)
-            return move
-
-        return read
-
     @property
     def has_column_strings(self) -> bool:  # type: ignore[override]
         return self.rules.entry_sides == "t"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cached_property
 from typing import ClassVar
 
 from partita.errors import NotationError, SetupError
@@ -45,6 +45,8 @@ PIECES = "xo"
 
 _SIDE_WORDS = {"t": "top", "b": "bottom", "l": "left", "r": "right"}
 _COUNT_WORDS = {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+#: Win reasons kept per rules object (:meth:`GravityRules._line_words`).
+_LINE_REASONS_KEPT = 4096
 _CANONICAL_ENTRY = re.compile(rf"([tblr])({POSITIVE})")
 
 
@@ -206,6 +208,8 @@ class GravityRules(Rules[GravityState, Entry]):
         self.line_length = line_length
         self.cell_count = width * height
         self._full = (1 << self.cell_count) - 1
+        #: The reason of a win, by the line and the winner (:meth:`_line_words`).
+        self._line_reasons: dict[tuple[int, int], str] = {}
         self._build_entries()
         self._build_lines()
         self._build_symmetries()
@@ -387,6 +391,13 @@ class GravityRules(Rules[GravityState, Entry]):
         return moves
 
     def illegal_reason(self, state: GravityState, move: object) -> str | None:
+        if type(move) is Entry and not state.line:  # the common case, decided at once
+            row = self._slides.get(move.side)
+            if row is not None and move.index < len(row):
+                slide = row[move.index]
+                # A free entry cell: the board is not blocked, and the move is legal.
+                if slide is not None and not (state.x | state.o) & slide[0]:
+                    return None
         over = self._over_reason(state)
         if over is not None:
             return f"the game is over: {over}"
@@ -560,7 +571,7 @@ class GravityRules(Rules[GravityState, Entry]):
     def outcome(self, state: GravityState) -> Outcome | None:
         if state.line:
             winner = 1 - (state.ply & 1)
-            return Outcome.win_for(winner, 2, partial(self._line_words, state, winner))
+            return Outcome.win_for(winner, 2, self._line_words(state, winner))
         occupied = state.x | state.o
         if occupied & self._entry_mask == self._entry_mask:
             return Outcome.draw(2, self._blocked_words(occupied))
@@ -580,7 +591,18 @@ class GravityRules(Rules[GravityState, Entry]):
         return "the board has no free entry cell"
 
     def _line_words(self, state: GravityState, winner: int) -> str:
-        cells = self.line_cells(state.line)
+        """How ``winner`` won, the line described cell by cell: kept per line (the
+        reason of every decided replay, and few lines occur)."""
+        key = (state.line, winner)
+        words = self._line_reasons.get(key)
+        if words is None:
+            if len(self._line_reasons) >= _LINE_REASONS_KEPT:
+                self._line_reasons.clear()
+            words = self._line_reasons[key] = self._describe_win(state.line, winner)
+        return words
+
+    def _describe_win(self, line: int, winner: int) -> str:
+        cells = self.line_cells(line)
         count = _COUNT_WORDS.get(len(cells), str(len(cells)))
         return f"{PIECES[winner]} has {count} in a row ({self.describe_line(cells)})"
 

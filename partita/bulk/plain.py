@@ -1,14 +1,15 @@
-"""Reading a plain record straight from its raw text: the fast path of importers.
+"""Reading a plain record straight from its raw text: the fast path of imports and
+validations.
 
 Most records of an exported archive are *plain*: tag pairs written the canonical
 way (``[Name "value"]``, one a line), then move numbers, moves, comments and a
 result, nothing else. For those, :func:`replay_raw` skips the token stream, the
 record tree and the tree-walking writer (after python-chess, whose reader is fast
 because the common case costs little): a few regular expressions read the record,
-the game's ``replay_canonical`` replays it
-(:func:`~partita.notation.replay.replay_plain`), and its canonical text is the text
-as read when a cheap exact check finds it canonical already (no comment), else
-:func:`~partita.notation.writer.write_mainline`'s.
+the game's key replay (:func:`key_replay`: the one its spec offers as
+``fast_replay``, else the reference replay's loop) replays the moves, and its
+canonical text is the text as read when a cheap exact check finds it canonical
+already (no comment), else :func:`~partita.notation.writer.write_mainline`'s.
 
 The full path (:func:`~partita.notation.reader.build_record`, then
 :func:`~partita.notation.replay.replay`) stays the reference. The moment anything is
@@ -25,34 +26,201 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache
-from itertools import repeat
+from itertools import compress, repeat
 from operator import is_not, itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple, Protocol, cast
 
+from partita.game.notation import GameNotation
+from partita.game.registry import get_spec
 from partita.game.rules import MAX_DIGITS
 from partita.notation.model import Record
 from partita.notation.pgr import COMMENT
-from partita.notation.replay import ReplayedRecord, replay_plain
+from partita.notation.replay import (
+    KEPT_STATES,
+    ReplayedRecord,
+    clean_prefix,
+    plain_header,
+    plain_result_holds,
+)
 from partita.notation.scanner import comment_text
 from partita.notation.splitter import RawRecord
 from partita.notation.writer import LINE_WIDTH, Notes, tag_order, write_mainline
 
-if TYPE_CHECKING:
-    from partita.game.notation import GameNotation, KeyFolder
-
-__all__ = ["FULL_PATH_VARIABLE", "fast_path_enabled", "replay_raw"]
+__all__ = [
+    "FULL_PATH_VARIABLE",
+    "KeyFold",
+    "KeyReplay",
+    "PlainReplay",
+    "fast_path_enabled",
+    "key_replay",
+    "reference_key_replay",
+    "replay_raw",
+]
 
 #: The environment variable that turns the fast path off (``1``): every record then
 #: goes the full way (a worker process inherits it), for benchmarks and to rule the
 #: fast path out when hunting a bug.
 FULL_PATH_VARIABLE = "PARTITA_FULL_PATH"
 
+#: What a key replay gives: the keys, the move numbers before each token, the
+#: last state.
+KeyReplayed = tuple[list[Hashable], list[tuple[int, bool]], Any]
+
+
+class KeyFold(Protocol):
+    """The archive's fold of position keys as a key replay may use it
+    (:class:`partita.database.keys.KeyListFolder`): ``fold(keys)``, each key's
+    folded int; ``int_prefixes(longest)``, opaque bytes a compiled replay hashes
+    before an int key's own bytes (see there)."""
+
+    def __call__(self, keys: Sequence[Hashable]) -> list[int]: ...
+
+    def int_prefixes(self, longest: int) -> tuple[bytes, ...]: ...
+
+
+class KeyReplay(Protocol):
+    """A game's key replay of canonical tokens: ``replay(state, tokens)`` gives the
+    position key after each token (``rules.key``), the rules' ``move_number``
+    before each and the state after the last, when every token is a legal,
+    canonically spelled move that needs no inserted pass (what
+    :func:`~partita.notation.replay.clean_prefix` accepts); ``None`` otherwise.
+    Given the archive's ``fold``, the keys come folded (``fold(keys)``)."""
+
+    def __call__(
+        self, state: Any, tokens: Sequence[str], fold: KeyFold | None = None
+    ) -> KeyReplayed | None: ...
+
+
+class PlainReplay(NamedTuple):
+    """A plain record replayed: the replay, its canonical text (``""`` when not
+    asked for), and its keys folded by the archive's fold when one was given
+    (``replayed.keys`` is then empty)."""
+
+    replayed: ReplayedRecord
+    text: str
+    folded: list[int] | None
+
+
+#: Moves replayed at a time (a bound on what the key replay holds at once).
+_WINDOW = 4096
+
 
 def fast_path_enabled() -> bool:
     """False when ``PARTITA_FULL_PATH=1`` asks for the full path everywhere."""
     return os.environ.get(FULL_PATH_VARIABLE) != "1"
+
+
+def key_replay(game: GameNotation[Any, Any]) -> KeyReplay:
+    """The key replay of a configured game: the one its spec offers
+    (``GameSpec.fast_replay``, a factory given the configured notation), else
+    :func:`reference_key_replay` bound to it. Kept per game object."""
+    replay = _REPLAYS.get(game)
+    if replay is None:
+        factory = get_spec(game.name).fast_replay_factory()
+        replay = factory(game) if factory is not None else _reference_replay(game)
+        if len(_REPLAYS) >= _REPLAYS_KEPT:
+            _REPLAYS.clear()
+        _REPLAYS[game] = replay
+    return replay
+
+
+_REPLAYS: dict[GameNotation[Any, Any], KeyReplay] = {}
+_REPLAYS_KEPT = 64
+
+
+def reference_key_replay(
+    game: GameNotation[Any, Any], state: Any, tokens: Sequence[str], fold: KeyFold | None = None
+) -> KeyReplayed | None:
+    """What every :class:`KeyReplay` must give (a differential test holds a game's
+    ``fast_replay`` to it): the reference replay's clean prefix, its keys (folded
+    by ``fold`` when given) and the move numbers."""
+    states = clean_prefix(game, state, tokens)
+    if len(states) < len(tokens):
+        return None
+    rules = game.rules
+    key, move_number = rules.key, rules.move_number
+    befores = [state, *states]
+    keys: list[Hashable] = [key(after) for after in states]
+    return (
+        keys if fold is None else cast("list[Hashable]", fold(keys)),
+        [move_number(before) for before in befores[:-1]],
+        befores[-1],
+    )
+
+
+def _reference_replay(game: GameNotation[Any, Any]) -> KeyReplay:
+    def replay(
+        state: Any, tokens: Sequence[str], fold: KeyFold | None = None
+    ) -> KeyReplayed | None:
+        return reference_key_replay(game, state, tokens, fold)
+
+    return replay
+
+
+def replay_plain(
+    record: Record,
+    moves: list[str],
+    numbers: list[tuple[int, bool] | None],
+    strict: bool = False,
+    labels: list[tuple[int, bool]] | None = None,
+    folders: Callable[[GameNotation[Any, Any], dict[str, str]], KeyFold] | None = None,
+) -> tuple[ReplayedRecord, list[int] | None] | None:
+    """The replay of a record that is tags and a mainline only (``record.root`` holds
+    no node; ``moves`` are its move tokens, ``numbers`` the move number written
+    before each, as the rules' ``move_number`` it claims: ``12.`` is ``(12, True)``,
+    ``12...`` ``(12, False)``), when :func:`~partita.notation.replay.replay` would
+    find no problem in it at all; ``None`` as soon as it might (the caller then
+    replays the record in full).
+
+    The same checks as the reference replay, in its code where they are not the
+    mainline's (:func:`~partita.notation.replay.plain_header`,
+    :func:`~partita.notation.replay.plain_result_holds`); the moves through the
+    game's :func:`key_replay` (every move must pass it, so no move is misspelled or
+    illegal and no pass is inserted), each written number as the rules number it.
+    ``states`` stays empty (no state but the last is built); ``labels`` (when given)
+    receives the rules' ``move_number`` before each move: what the canonical writer
+    numbers the moves with. ``folders`` (the configured game and the record's tags
+    to the archive's fold of its set-up's keys): the keys come folded, second in the result (``keys`` then empty).
+    """
+    header = plain_header(record)
+    if header is None:
+        return None
+    game, start = header
+    if len(moves) > KEPT_STATES:
+        return None  # the full replay's bounded memory for a huge record
+    replay = key_replay(game)
+    fold = None if folders is None else folders(game, record.tags)
+    keys: list[Hashable] = []
+    befores: list[tuple[int, bool]] = labels if labels is not None else []
+    before = start
+    done = 0
+    while done < len(moves):  # a window at a time, as the mainline replay does
+        window = moves[done : done + _WINDOW]
+        replayed_window = replay(before, window, fold)
+        if replayed_window is None:
+            return None  # a move to check one by one: the full replay reports it
+        window_keys, window_labels, before = replayed_window
+        written = numbers[done : done + _WINDOW]
+        if list(compress(written, written)) != list(compress(window_labels, written)):
+            return None  # a move-number problem: a number other than the rules'
+        keys.extend(window_keys)
+        befores.extend(window_labels)
+        done += len(window)
+    replayed = ReplayedRecord(
+        record=record,
+        game=game,
+        strict=strict,
+        moves=moves,
+        keys=keys if fold is None else [],
+        initial_state=start,
+        final_state=before,
+        outcome=game.rules.outcome(before),
+    )
+    if not plain_result_holds(record, replayed):
+        return None
+    return replayed, None if fold is None else cast("list[int]", keys)
 
 
 #: A tag line as the canonical writer writes it, its value needing no escape.
@@ -99,12 +267,12 @@ def replay_raw(
     strict: bool,
     *,
     text: bool = True,
-    folders: Callable[[GameNotation[Any, Any], dict[str, str]], KeyFolder] | None = None,
-) -> tuple[ReplayedRecord, str] | None:
+    folders: Callable[[GameNotation[Any, Any], dict[str, str]], KeyFold] | None = None,
+) -> PlainReplay | None:
     """The replay of a plain raw record without problems, exactly as the full path
     makes it, and its canonical text (``""`` unless ``text``: validation needs
     none); ``None`` when the record is not plain, or replay might find a problem.
-    ``folders``: the keys come folded (see :func:`~partita.notation.replay.replay_plain`)."""
+    ``folders``: the keys come folded (see :func:`replay_plain`)."""
     if raw.problems:
         return None
     raw_text = raw.text
@@ -134,21 +302,24 @@ def replay_raw(
         result_offset=start + movetext.rindex(result),
     )
     labels: list[tuple[int, bool]] = []
-    replayed = replay_plain(record, moves, numbers, strict, labels, folders)
-    if replayed is None:
+    played = replay_plain(record, moves, numbers, strict, labels, folders)
+    if played is None:
         return None
+    replayed, folded = played
     if not text:
-        return replayed, ""
+        return PlainReplay(replayed, "", folded)
     if notes:
-        return replayed, write_mainline(tags, moves, labels, result, notes=notes)
+        return PlainReplay(
+            replayed, write_mainline(tags, moves, labels, result, notes=notes), folded
+        )
     if (
         blank_lines == 1
         and raw_text[start - 2 : start] == "\n\n"
         and _in_tag_order(tags)
         and _canonical_movetext(movetext, numbers, labels, padded)
     ):
-        return replayed, raw_text + "\n"  # already as the writer writes it
-    return replayed, write_mainline(tags, moves, labels, result)
+        return PlainReplay(replayed, raw_text + "\n", folded)  # as the writer writes it
+    return PlainReplay(replayed, write_mainline(tags, moves, labels, result), folded)
 
 
 def _in_tag_order(tags: dict[str, str]) -> bool:

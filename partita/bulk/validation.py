@@ -1,27 +1,26 @@
-"""Validating record files, in this process or through the execution layer: the
-library side of `partita validate`.
+"""Validating record files, in this process or in worker processes: the library
+side of `partita validate`.
 
 :func:`validate_files` yields a :class:`RecordCheck` per record, in input order,
 whatever runs the work. With one worker the records are read and replayed here,
-one at a time, as :func:`~partita.notation.files.validate_paths` does. With more
-(local worker processes, or a Dask cluster, :func:`partita.execution.open_executor`)
-this process cuts the files into chunks of raw records (the import's chunker,
-:mod:`~partita.notation.chunks`; standard input and compressed files are read here,
-once) and the workers read and replay them (:func:`check_chunk`), this process too
-while it would otherwise wait for a worker. Only the chunks' text and places travel to a worker, and only each record's verdict comes back:
-plain values, never a replayed record, so a result is a few hundred bytes.
+one at a time. With more (local worker processes, or a Dask cluster) this process
+cuts the files into chunks of raw records (the import's chunker,
+:mod:`~partita.bulk.chunks`; standard input and compressed files are read here,
+once) and the workers read and replay them (:func:`check_chunk`) through the
+import's worker layer (:class:`~partita.bulk.workers.Workers`: this process
+works too while it would otherwise wait). Only the chunks' text and places travel
+to a worker, and only each record's verdict comes back: plain values, never a
+replayed record, so a result is a few hundred bytes.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Generator, Iterator
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from partita.execution import open_executor
-from partita.notation.chunks import (
+from partita.bulk.chunks import (
     CHUNK_BYTES,
     Chunk,
     ChunkData,
@@ -29,35 +28,15 @@ from partita.notation.chunks import (
     holds_a_record,
     raw_records,
 )
+from partita.bulk.plain import fast_path_enabled, replay_raw
+from partita.bulk.workers import Workers, auto_workers
 from partita.notation.problems import Problem
 
 if TYPE_CHECKING:
     from partita.notation.replay import ReplayedRecord
     from partita.notation.splitter import RawRecord
 
-__all__ = [
-    "HELD_HERE",
-    "MAX_AUTO_WORKERS",
-    "PARALLEL_MIN_BYTES",
-    "RecordCheck",
-    "auto_workers",
-    "check_chunk",
-    "check_raw",
-    "validate_files",
-]
-
-#: With ``workers=None``, inputs smaller than this are validated in this process:
-#: starting worker processes costs more than they save below it
-#: (benchmarks/bench_validate.py measures the crossover; docs/selfplay.md).
-PARALLEL_MIN_BYTES = 1_000_000
-
-#: The most processes ``workers=None`` uses (this one included).
-MAX_AUTO_WORKERS = 4
-
-#: Chunks this process may hold that it read and replayed itself while the oldest
-#: chunk was still in a worker (their checks, some 20 KB a chunk, wait for their
-#: turn): enough that it seldom waits for a worker with nothing to do.
-HELD_HERE = 32
+__all__ = ["RecordCheck", "check_chunk", "check_raw", "validate_files"]
 
 #: The fields of a :class:`~partita.notation.problems.Problem`, in order: a problem
 #: travels as the tuple of their values.
@@ -123,10 +102,8 @@ class RecordCheck(NamedTuple):
 def check_chunk(data: ChunkData) -> list[RecordCheck]:
     """Read and replay a chunk of raw records: a worker's task (module level, of
     plain values, so that a local process or a Dask worker can run it). Plain
-    records take the fast path (:mod:`~partita.notation.plain`); the checks are
+    records take the fast path (:mod:`~partita.bulk.plain`); the checks are
     the same."""
-    from partita.notation.plain import fast_path_enabled
-
     strict = data[1]
     fast = fast_path_enabled()
     return [check_raw(raw, strict, fast) for raw in raw_records(data)]
@@ -134,27 +111,14 @@ def check_chunk(data: ChunkData) -> list[RecordCheck]:
 
 def check_raw(raw: RawRecord, strict: bool, fast: bool) -> RecordCheck:
     """The check of one raw record: by the fast path when ``fast`` and the record is
-    plain (:func:`~partita.notation.plain.replay_raw`), else read and replayed in
+    plain (:func:`~partita.bulk.plain.replay_raw`), else read and replayed in
     full; the same either way."""
-    from partita.notation.plain import replay_raw
     from partita.notation.reader import build_record
     from partita.notation.replay import replay
 
     plain = replay_raw(raw, strict, text=False) if fast else None
     replayed = plain[0] if plain is not None else replay(build_record(raw), strict=strict)
     return RecordCheck.of(replayed)
-
-
-def auto_workers(total_bytes: int) -> int:
-    """The processes a validation of ``total_bytes`` uses when the caller does not
-    say (this one included): 1 under :data:`PARALLEL_MIN_BYTES`, else this process
-    and one worker per further idle core, at most :data:`MAX_AUTO_WORKERS`
-    (:func:`partita.cores.processes_for_idle_cores`, the import's rule)."""
-    if total_bytes < PARALLEL_MIN_BYTES:
-        return 1
-    from partita.cores import processes_for_idle_cores
-
-    return processes_for_idle_cores(MAX_AUTO_WORKERS)
 
 
 def validate_files(
@@ -175,11 +139,11 @@ def validate_files(
     "__main__":``), and this process, which cuts the chunks and receives the
     checks, reads and replays chunks too while the oldest one is still in a worker
     (while the workers start, above all); ``None`` chooses by the input's size
-    (:func:`auto_workers`). ``scheduler`` (an address, or ``local:N``; needs
+    (:func:`~partita.bulk.workers.auto_workers`). ``scheduler`` (an address, or ``local:N``; needs
     ``partita[cluster]``) runs the work on a Dask cluster's workers instead, this
     process helping as with local ones. Leaving the loop early, or Ctrl-C, cancels
     the work not started and stops the workers.
-    ``chunk_bytes``: record text per task (default :data:`~partita.notation.chunks.CHUNK_BYTES`).
+    ``chunk_bytes``: record text per task (default :data:`~partita.bulk.chunks.CHUNK_BYTES`).
 
     An error reading a file (damaged compressed data) is raised in its turn: after
     the checks of the records before it, as a serial run meets it.
@@ -191,7 +155,6 @@ def validate_files(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     if scheduler is None and workers == 1:  # one process, record by record
-        from partita.notation.plain import fast_path_enabled
         from partita.notation.reader import split_records
 
         fast = fast_path_enabled()
@@ -200,21 +163,18 @@ def validate_files(
                 if holds_a_record(raw):
                     yield number, check_raw(raw, strict, fast)
         return
-    sent: deque[Chunk] = deque()  # the chunks in the workers, oldest first
     failure: list[Exception] = []
 
-    def cut() -> Iterator[ChunkData]:
+    def cut() -> Iterator[Chunk]:
         try:
-            for chunk in chunks(files, strict, chunk_bytes or CHUNK_BYTES):
-                sent.append(chunk)
-                yield chunk.data
+            yield from chunks(files, strict, chunk_bytes or CHUNK_BYTES)
         except Exception as error:  # raised once the chunks before it are done
             failure.append(error)
 
-    with open_executor(workers - 1, scheduler=scheduler, inline=False) as execution:
-        for checks in execution.map_ordered(check_chunk, cut(), here=HELD_HERE):
-            number = sent.popleft().file_number
+    stopped = "a worker process of the validation stopped (killed, or out of memory?)"
+    with Workers(check_chunk, workers, scheduler, stopped=stopped) as pool:
+        for chunk, checks in pool.run(cut()):
             for check in checks:
-                yield number, check
+                yield chunk.file_number, check
     if failure:
         raise failure[0]

@@ -1,34 +1,33 @@
-"""The parallel side of an import: worker processes that prepare chunks of records.
+"""The bulk wing's one worker layer: chunks of raw records read and replayed in
+worker processes, the results back in input order.
 
 This process splits the files into raw records and sends chunks of them to worker
-processes, which read, replay and turn each record into its rows
-(:func:`~partita.database.prepare.prepare_chunk`, the function a serial import calls
-in this process); it prepares chunks itself when it would otherwise wait, and gets
-the results back in input order, so the archive is the same, ids included, whatever
-the number of workers.
+processes, which run one task on each (an import's
+:func:`~partita.bulk.prepare.prepare_chunk`: the rows; a validation's
+:func:`~partita.bulk.validation.check_chunk`: the verdicts), the function a run in
+one process calls here. It runs the task on chunks itself when it would otherwise
+wait (:class:`_Helping`), and gets the results back in input order, so the archive
+or the report is the same whatever the number of workers. :func:`auto_workers` is
+the one rule for how many processes both use when the caller does not say.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 from partita import cores
-from partita.database.prepare import (
-    Refusal,
-    StoredRecord,
-    known_games,
-    prepare_chunk,
-    start_worker,
-)
-from partita.game.registry import all_specs
-from partita.notation.chunks import Chunk
+from partita.bulk.chunks import Chunk, ChunkData
+from partita.game.registry import all_games, all_specs
 
 if TYPE_CHECKING:
+    import multiprocessing.process
     from concurrent.futures import Executor, Future
 
 # concurrent.futures, multiprocessing and partita.execution load only when an import
@@ -38,8 +37,10 @@ __all__ = [
     "FORK_PARALLEL_MIN_BYTES",
     "MAX_AUTO_WORKERS",
     "PARALLEL_MIN_BYTES",
-    "Preparer",
+    "Workers",
     "auto_workers",
+    "known_games",
+    "start_worker",
 ]
 
 #: With ``workers=None``, inputs smaller than this import in one process: a
@@ -78,8 +79,16 @@ _FIRST_PREPARE_ESTIMATE = 0.05
 _MAX_BANKED_CHUNKS = 2
 
 
+#: What a stopped worker process means to an import (:class:`Workers`' ``stopped``).
+IMPORT_WORKER_STOPPED = (
+    "a worker process of the import stopped (killed, or out of memory?); the "
+    "archive holds whole batches, and running the import again completes it"
+)
+
+
 def auto_workers(total_bytes: int, *, fork: bool = False) -> int:
-    """The processes an import of ``total_bytes`` uses when the caller does not say:
+    """The processes an import or a validation of ``total_bytes`` uses when the
+    caller does not say (this one included):
     one for an input under :data:`PARALLEL_MIN_BYTES`, or
     :data:`FORK_PARALLEL_MIN_BYTES` when its workers would fork (``fork``: the
     caller allows it, and :func:`partita.cores.worker_start_method` agrees now):
@@ -93,15 +102,16 @@ def auto_workers(total_bytes: int, *, fork: bool = False) -> int:
     return cores.processes_for_idle_cores(MAX_AUTO_WORKERS)
 
 
-class Preparer:
-    """Turns chunks into prepared records, in input order: all in this process (one
+class Workers:
+    """Runs ``task`` on chunks, the results in input order: all in this process (one
     worker), or in ``workers - 1`` worker processes and this one.
 
-    This process writes the batches. Each worker process has a few chunks queued, so
-    it never waits for this one; and while the oldest chunk is still in a worker,
-    this process prepares the next chunk itself rather than idle (so it works while
-    the workers start, and whenever writing leaves it time). Chunks in flight are
-    bounded, so memory stays flat.
+    This process consumes the results (an import writes the batches). Each worker
+    process has a few chunks queued, so it never waits for this one; and while the
+    oldest chunk is still in a worker, this process runs the task on the next chunk
+    itself rather than idle (so it works while the workers start, and whenever
+    consuming leaves it time). Chunks in flight are bounded, so memory stays flat.
+    ``stopped``: the note on the error when a worker process stops.
 
     Workers are started with ``fork`` when the caller allows it (``fork``: the
     CLI's import) and :func:`partita.cores.worker_start_method` finds it safe
@@ -111,15 +121,26 @@ class Preparer:
     threads this process runs, the same on every platform), at the first chunk;
     and if a spawned worker does not know the same games as this process (one
     registered at run time), this process prepares everything itself, so that
-    the archive is the same. :attr:`start_method` says which it was.
+    the archive (or the report) is the same. :attr:`start_method` says which it was.
 
     With ``scheduler`` (a Dask scheduler's address, or ``local:N``) the chunks go to
     that cluster's workers through :func:`partita.execution.open_executor` instead
     (``workers`` is then the cluster's, plus this process): only the raw records
-    travel there, and the prepared rows back, to the one writer here.
+    travel there, and the results back, to this process.
     """
 
-    def __init__(self, workers: int, scheduler: str | None = None, *, fork: bool = False) -> None:
+    def __init__(
+        self,
+        task: Callable[[ChunkData], list[Any]],
+        workers: int,
+        scheduler: str | None = None,
+        *,
+        fork: bool = False,
+        stopped: str = IMPORT_WORKER_STOPPED,
+    ) -> None:
+        self.task = task
+        #: The note added to the error when a worker process stops.
+        self.stopped = stopped
         self.workers = workers
         self.scheduler = scheduler
         self.fork = fork
@@ -128,7 +149,7 @@ class Preparer:
         self._pool: Executor | None = None
         self._cluster: ExitStack | None = None
 
-    def __enter__(self) -> Preparer:
+    def __enter__(self) -> Workers:
         if self.scheduler is not None:
             from partita.execution import open_executor
 
@@ -174,11 +195,15 @@ class Preparer:
             self._pool = None
 
     def run(self, chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, list]]:
+        """Each chunk with its task's result, in input order. An unexpected error of
+        the task (a bug: bad input makes problems, not errors) is raised in its
+        turn, with a note naming the records."""
         chunks = iter(chunks)  # next() on it gives None once it is exhausted
+        task = self.task
         pool = self._pool
         if pool is None:
             for chunk in chunks:
-                yield chunk, _prepare_here(chunk)
+                yield chunk, _run_here(task, chunk)
             return
         probe: Future | None = None if self.start_method == "fork" else pool.submit(known_games)
         queued = (self.workers - 1) * (
@@ -190,7 +215,7 @@ class Preparer:
         helping = _Helping(self.workers - 1)
         while True:
             while in_workers < queued and (queued_chunk := next(chunks, None)) is not None:
-                in_flight.append((queued_chunk, _submit(pool, queued_chunk)))
+                in_flight.append((queued_chunk, _submit(pool, task, queued_chunk, self.stopped)))
                 in_workers += 1
                 helping.sent += 1
             if not in_flight:
@@ -206,7 +231,7 @@ class Preparer:
                     helped = next(chunks, None)
                     if helped is not None:
                         started = time.perf_counter()
-                        in_flight.append((helped, _prepare_here(helped)))
+                        in_flight.append((helped, _run_here(task, helped)))
                         helping.prepared(time.perf_counter() - started)
                         continue
                 if probe is not None:
@@ -214,13 +239,16 @@ class Preparer:
                         pool.shutdown(wait=True, cancel_futures=True)
                         self._pool = None
                         for chunk, entry in in_flight:
-                            yield chunk, entry if isinstance(entry, list) else _prepare_here(chunk)
+                            yield (
+                                chunk,
+                                entry if isinstance(entry, list) else _run_here(task, chunk),
+                            )
                         for chunk in chunks:
-                            yield chunk, _prepare_here(chunk)
+                            yield chunk, _run_here(task, chunk)
                         return
                     probe = None
                 in_workers -= 1
-                result = _result(chunk, head)
+                result = _result(chunk, head, self.stopped)
             in_flight.popleft()
             handed = time.perf_counter()
             yield result
@@ -294,20 +322,41 @@ class _Helping:
         self.write = seconds if self.write is None else (self.write + seconds) / 2
 
 
-_WORKER_STOPPED = (
-    "a worker process of the import stopped (killed, or out of memory?); the "
-    "archive holds whole batches, and running the import again completes it"
-)
+def known_games() -> list[tuple[str, str]]:
+    """The games this process can replay (name, class), to check a worker knows the same."""
+    return [
+        (game.name, f"{type(game).__module__}.{type(game).__qualname__}") for game in all_games()
+    ]
 
 
-def _submit(pool: Executor, chunk: Chunk) -> Future:
+def start_worker() -> None:
+    """Set up a worker process: Ctrl-C goes to the whole process group, and the main
+    process stops the work (an import after its last whole batch) and shuts the
+    workers down, so they ignore it; and a worker exits when the main process dies
+    (killed, it cannot shut them down), instead of waiting for work forever."""
+    import multiprocessing  # here: a run in one process does without it
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()  # returns when the parent's end of the start-up pipe closes
+    os._exit(1)
+
+
+def _submit(
+    pool: Executor, task: Callable[[ChunkData], list[Any]], chunk: Chunk, stopped: str
+) -> Future:
     """The chunk sent to a worker (the pool may already know that one died)."""
     from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
 
     try:
-        return pool.submit(prepare_chunk, chunk.data)
+        return pool.submit(task, chunk.data)
     except BrokenProcessPool as error:
-        error.add_note(_WORKER_STOPPED)
+        error.add_note(stopped)
         raise
 
 
@@ -319,29 +368,29 @@ def _worker_games(probe: Future) -> list[tuple[str, str]]:
         return probe.result()
     except BrokenProcessPool as error:
         error.add_note(
-            "the import's worker processes could not start (their error is above); a "
-            "script that imports with several workers must call import_paths under "
-            "'if __name__ == \"__main__\":', as any program that starts processes, "
-            "or pass workers=1"
+            "the worker processes could not start (their error is above); a script "
+            "that imports or validates with several workers must call import_paths or "
+            "validate under 'if __name__ == \"__main__\":', as any program that starts "
+            "processes, or pass workers=1"
         )
         raise
 
 
-def _prepare_here(chunk: Chunk) -> list[StoredRecord | Refusal]:
+def _run_here(task: Callable[[ChunkData], list[Any]], chunk: Chunk) -> list[Any]:
     try:
-        return prepare_chunk(chunk.data)
+        return task(chunk.data)
     except Exception as error:
         _add_place(error, chunk, "in this process")
         raise
 
 
-def _result(chunk: Chunk, future: Future) -> tuple[Chunk, list]:
+def _result(chunk: Chunk, future: Future, stopped: str) -> tuple[Chunk, list]:
     from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
 
     try:
         return chunk, future.result()
     except BrokenProcessPool as error:
-        error.add_note(_WORKER_STOPPED)
+        error.add_note(stopped)
         raise
     except Exception as error:
         _add_place(error, chunk, "in a worker process")

@@ -13,8 +13,8 @@ its legal mainline prefix; strict mode refuses it (counted and returned in the
 summary, not stored).
 
 A large import runs in parallel: this process cuts the files into chunks of raw
-records (:mod:`~partita.notation.chunks`, cheap) and worker processes prepare them
-(:mod:`~partita.database.parallel`); the archive is the same, ids included,
+records (:mod:`~partita.bulk.chunks`, cheap) and worker processes prepare them
+(:mod:`~partita.bulk.workers`); the archive is the same, ids included,
 whatever the number of workers.
 """
 
@@ -26,14 +26,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from partita.bulk.chunks import CHUNK_BYTES, chunks
+from partita.bulk.prepare import prepare_chunk
+from partita.bulk.workers import PARALLEL_MIN_BYTES, Workers, auto_workers
 from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
 from partita.database.connection import Archive
 from partita.database.indexed import finish_loading
-from partita.database.parallel import PARALLEL_MIN_BYTES, Preparer, auto_workers
-from partita.database.prepare import Refusal, date_bounds, stored_text
+from partita.database.prepare import Refusal
 from partita.database.schema import writing
 from partita.database.twins import new_twins
-from partita.notation.chunks import CHUNK_BYTES, chunks
 from partita.notation.files import expand_paths
 from partita.notation.inputs import input_size
 from partita.notation.replay import ReplayedRecord
@@ -52,13 +53,11 @@ __all__ = [
     "ImportProgress",
     "ImportSummary",
     "Refusal",
-    "date_bounds",
     "batch_limit",
     "bulk_cache_kib",
     "set_bulk_cache",
     "import_paths",
     "import_records",
-    "stored_text",
 ]
 
 #: Inputs at least this large, imported into an archive without positions, go in
@@ -216,7 +215,7 @@ def import_paths(
     ``workers``: processes that read and replay the records, this one included
     (which also writes): ``1`` (the default) imports in this process alone; ``N``
     starts ``N - 1`` worker processes. ``None`` chooses (the `partita import`
-    command's default, :func:`~partita.database.parallel.auto_workers`): one for
+    command's default, :func:`~partita.bulk.workers.auto_workers`): one for
     inputs under :data:`PARALLEL_MIN_BYTES`, else one per idle core (the CPUs less
     the load average), at most :data:`MAX_AUTO_WORKERS`. The archive is the
     same either way, ids included. Worker processes are started with ``spawn``,
@@ -253,7 +252,8 @@ def import_paths(
     if workers is None:
         workers = auto_workers(total, fork=fork_workers)
     with (
-        Preparer(workers, scheduler, fork=fork_workers) as preparer,
+        # First: forked workers copy no open archive.
+        Workers(prepare_chunk, workers, scheduler, fork=fork_workers) as preparer,
         writing(target) as opened,
         _tuned_for_import(opened.conn),
     ):

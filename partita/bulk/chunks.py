@@ -4,8 +4,8 @@ The process that reads the files splits them into raw records (cheap: not
 tokenized) and groups them into chunks of about a given size of text, a chunk never
 spanning two files; a worker (or this process) rebuilds each record from its chunk
 (:func:`raw_records`) and reads and replays it. An import turns the records into
-rows (:func:`~partita.database.prepare.prepare_chunk`), a validation into its
-verdicts (:func:`~partita.notation.validation.check_chunk`). Only the chunk's plain
+rows (:func:`~partita.bulk.prepare.prepare_chunk`), a validation into its
+verdicts (:func:`~partita.bulk.validation.check_chunk`). Only the chunk's plain
 values travel: the file's name, the strictness, and each record's text and place.
 """
 
