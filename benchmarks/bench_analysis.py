@@ -195,8 +195,8 @@ def measure_connect4(games, scores, agent: str, exact: bool, seed: int, show: bo
             else:
                 phase.exact += 1
             changed = true_after < true_before
-            if show and (ply.nag or changed) and (changed != bool(ply.nag)):
-                what = "missed change" if changed else "false mark"
+            if show and (ply.nag or changed):
+                what = ("true mark" if ply.nag else "missed change") if changed else "false mark"
                 print(
                     f"  game {number} ply {ply.ply} {ply.move} {ply.nag or '-'}: {what}, true "
                     f"{true_before} -> {true_after}; {ply.source_before}/{ply.source_after} "

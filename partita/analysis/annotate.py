@@ -23,7 +23,19 @@ difference of two:
   bound less the played move's upper bound: the drop beyond the search's
   uncertainty, so the intervals must be apart by more than the threshold:
 
-  * more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``;
+  * more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``.
+
+  Before a mark is put, the best and the played move are each searched further,
+  to :func:`verify_visits` playouts (half the root's), and judged again on that
+  evidence. Where the game has a solver, the positions after the two moves are
+  then solved within the solver's budget, and the mark stands on their exact
+  values where it reaches them (a played move that keeps a win is never marked).
+  A searched value against an exact one (a move proven lost against one the
+  search finds good) carries a mark only where the search puts the searched
+  move on the other side of an even score (1/2 for two sides): a searched mean
+  is not a game-theoretic value, and a lost position often reads 0.4 to a
+  search. Where the evidence does not carry a mark, the values are still
+  reported (``judgement`` in ``--json``);
 
 * a move that was the only one, a chance move, or the move the search itself
   plays is never marked.
@@ -64,7 +76,7 @@ import random
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from partita.analysis.agents import Agent, MctsAgent, agent_from_spec
@@ -93,6 +105,7 @@ __all__ = [
     "kept_comment",
     "parse_eval_comment",
     "parse_evalsrc_comment",
+    "verify_visits",
 ]
 
 #: Drops in the mover's expected score that earn ``?`` and ``??``.
@@ -105,6 +118,9 @@ CONFIDENCE_Z = 2.576
 #: :data:`FORCED_LEAST`).
 FORCED_SHARE = 1 / 8
 FORCED_LEAST = 32
+#: Before a search marks a move, the best and the played move each get this share
+#: of the root's playouts at least.
+VERIFY_SHARE = 1 / 2
 #: New playouts a reused root gets at least, as a share of the budget.
 NEW_SHARE = 1 / 4
 
@@ -115,6 +131,8 @@ _EXACT_VALUE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 #: Where a value comes from: the game is over, the exact solver, a search.
 END, EXACT, SEARCH = "end", "exact", "search"
+#: A judgement comparing an exact value with a searched one.
+MIXED = "mixed"
 
 
 def interval(mean: float, visits: int, z: float = CONFIDENCE_Z) -> tuple[float, float]:
@@ -139,6 +157,12 @@ def forced_visits(root_visits: int) -> int:
     before it is compared with the best move: an eighth of the root's, at least
     :data:`FORCED_LEAST`."""
     return max(FORCED_LEAST, math.ceil(root_visits * FORCED_SHARE))
+
+
+def verify_visits(root_visits: int) -> int:
+    """The playouts the best and the played move each get at least before a
+    search marks the played one: half the root's, at least :data:`FORCED_LEAST`."""
+    return max(FORCED_LEAST, math.ceil(root_visits * VERIFY_SHARE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +228,15 @@ class Judgement:
     playouts (an exact value has a zero-width interval). ``drop`` is the best
     move's value less the played move's; ``sure_drop`` what the evidence carries of
     it, the best move's lower bound less the played move's upper bound (positive:
-    the intervals are apart, ``separated``). The mark follows ``sure_drop``."""
+    the intervals are apart, ``separated``). ``best_exact`` and ``played_exact``
+    say which value is exact (proven by the search, given by the solver or the
+    outcome); ``basis`` sums them up: both searched (``search``), both exact
+    (``exact``), or one of each (``mixed``); ``sides`` counts the game's sides.
+    The mark follows ``sure_drop``, where the values can carry one
+    (:attr:`carries`): a searched value is a mean of playouts, not a
+    game-theoretic one (a won Connect Four position reads about 0.6 to
+    ``mcts:1000``, a lost one 0.4), so a searched value against an exact one
+    says little unless the search puts it on the other side of even."""
 
     best: str
     best_value: float
@@ -213,10 +245,33 @@ class Judgement:
     played_value: float
     played_interval: tuple[float, float]
     played_visits: int
+    best_exact: bool = False
+    played_exact: bool = False
+    sides: int = 2
+
+    @property
+    def basis(self) -> str:
+        if self.best_exact and self.played_exact:
+            return EXACT
+        return MIXED if self.best_exact or self.played_exact else SEARCH
 
     @property
     def drop(self) -> float:
         return self.best_value - self.played_value
+
+    @property
+    def carries(self) -> bool:
+        """Whether these two values can carry a mark at all: both on the same
+        footing, or, on a ``mixed`` one, the searched value on the other side of
+        the even share (1/2 for two sides) from the exact one: a better move the
+        search finds at least even against a played move proven lost (or drawn),
+        a played move it finds at most even against a best move proven won."""
+        if self.basis != MIXED:
+            return True
+        even = 1 / self.sides
+        if self.best_exact:
+            return self.played_value <= even < self.best_value
+        return self.played_value < even <= self.best_value
 
     @property
     def sure_drop(self) -> float:
@@ -237,6 +292,8 @@ class Judgement:
             "played_visits": self.played_visits,
             "sure_drop": round(self.sure_drop, 4),
             "separated": self.separated,
+            "basis": self.basis,
+            "carries": self.carries,
         }
 
 
@@ -506,6 +563,7 @@ def annotate_record(
             advance()
         else:
             pending.append(key)
+    out_of_reach: set[int] = set()  # positions the solver ran out on
     if solver is not None:
         for key in sorted(pending, key=lambda key: key[0], reverse=True):
             try:
@@ -513,6 +571,7 @@ def annotate_record(
                     states[key[0]], max_nodes=max_nodes, max_seconds=max_seconds
                 )
             except BudgetExceeded:
+                out_of_reach.add(key[0])
                 continue
             valuation = Valuation(
                 EXACT, nodes=getattr(solution, "nodes", None), seconds=solution.seconds
@@ -522,7 +581,7 @@ def annotate_record(
             annotation.solved += 1
             advance()
     if isinstance(searcher, MctsAgent) and not hidden:
-        _search_along(searcher, plies, states, first, values, annotation, seed, advance)
+        _search_along(searcher, game, plies, states, first, values, annotation, seed, advance)
     else:
         for key in pending:
             if key in values:
@@ -542,6 +601,24 @@ def annotate_record(
             annotation.seconds += result.seconds
             advance()
 
+    settled: dict[tuple[int, Any], float | None] = {}
+
+    def settle_exactly(state: Any, move: Any) -> float | None:
+        """The mover's exact value after ``move``, where the solver reaches it."""
+        key = (id(state), move)
+        if key not in settled:
+            settled[key] = _exact_after(rules, solver, state, move, max_nodes, max_seconds)
+        return settled[key]
+
+    def settle_tried(state: Any, move: Any) -> float | None:
+        """As ``settle_exactly``, without solving again a position the solver ran
+        out on."""
+        index = next((i for i, ply in enumerate(plies) if ply.before is state), None)
+        if index is not None and move == plies[index].move and index + 1 in out_of_reach:
+            return None
+        return settle_exactly(state, move)
+
+    settle = None if solver is None or hidden else settle_tried
     start = values[(first, viewer_of(first))]
     annotation.start, annotation.start_valuation = start.value, start.valuation
     _write_eval(record.root if first == 0 else plies[first - 1].node, start)
@@ -549,7 +626,7 @@ def annotate_record(
         ply = plies[index]
         viewer = viewer_of(index)
         before, after = values[(index, viewer)], values[(index + 1, viewer)]
-        judged = _judge(game, ply, before, after)
+        judged = _judge(game, ply, before, after, settle)
         annotation.plies.append(judged)
         if before.source == SEARCH and solver is not None:
             annotation.unsolved.append(ply.number)
@@ -564,6 +641,7 @@ def annotate_record(
 
 def _search_along(
     searcher: MctsAgent,
+    game: Any,
     plies: list[_Ply],
     states: list[Any],
     first: int,
@@ -594,6 +672,7 @@ def _search_along(
             visits = tree.visits
             if index < len(plies) and _judgeable(rules, plies[index].before):
                 ran += tree.force(plies[index].move, forced_visits(tree.visits), rng)
+                ran += _verify(tree, game, plies[index], values.get((index + 1, None)), rng)
             seconds = time.perf_counter() - started
             result = tree.result(ran, seconds)
             valuation = Valuation(
@@ -616,6 +695,47 @@ def _search_along(
             advance()
         if index < len(plies) and tree is not None:
             tree.advance(plies[index].move, rng)
+
+
+def _verify(tree: SearchTree, game: Any, ply: _Ply, after: _Value | None, rng: Any) -> int:
+    """Where the search of ``ply``'s position is about to mark it, search the best
+    and the played move further, each to :func:`verify_visits`, so that the mark
+    stands on that evidence (or the search proves either value). Returns the
+    playouts run."""
+    result = tree.result()
+    mover = result.side
+    if mover == CHANCE or not result.moves:
+        return 0
+    judgement = _inside(game, ply, mover, result, after or _Value((), SEARCH))
+    if judgement is None or judgement.basis == EXACT or not _nag(judgement.sure_drop):
+        return 0
+    if judgement.best == game.format_move(ply.before, ply.move):
+        return 0
+    visits = verify_visits(tree.visits)
+    ran = tree.force(result.moves[0].move, visits, rng)
+    return ran + tree.force(ply.move, visits, rng)
+
+
+def _exact_after(
+    rules: Any,
+    solver: Any,
+    state: Any,
+    move: Any,
+    max_nodes: int | None,
+    max_seconds: float | None,
+) -> float | None:
+    """The mover's exact value after ``move`` in ``state``: the outcome, or the
+    solver's within its budget; ``None`` beyond it."""
+    mover = rules.side_to_move(state)
+    after = rules.apply(state, move)
+    outcome = rules.outcome(after)
+    if outcome is not None:
+        return float(outcome.scores[mover])
+    try:
+        solution = solver.solve(after, max_nodes=max_nodes, max_seconds=max_seconds)
+    except BudgetExceeded:
+        return None
+    return _exact_value(rules, after, solution.value)[mover]
 
 
 def _search_valuation(spec: str, result: SearchResult, ran: int, reused: int) -> Valuation:
@@ -680,7 +800,16 @@ def _write_eval(node: Node | None, value: _Value) -> None:
     node.comments.append(eval_comment(value.value, value.valuation))
 
 
-def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation:
+def _judge(
+    game: Any,
+    ply: _Ply,
+    before: _Value,
+    after: _Value,
+    settle: Callable[[Any, Any], float | None] | None = None,
+) -> PlyAnnotation:
+    """Judge ``ply`` from the values before and after it; ``settle(state, move)``,
+    where the solver is at hand, is the mover's exact value after ``move`` (``None``
+    beyond the solver's budget): a mark a search is about to put is checked with it."""
     rules = game.rules
     mover = rules.side_to_move(ply.before)
     token = game.format_move(ply.before, ply.move)
@@ -722,10 +851,18 @@ def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation
             comment = kept_comment(better, exact_before)
     elif before.source == SEARCH and before.search is not None:
         judgement = _inside(game, ply, mover, before.search, after)
+        if (
+            judgement is not None
+            and settle is not None
+            and judgement.best != token
+            and judgement.basis != EXACT
+            and _nag(judgement.sure_drop)
+        ):
+            judgement = _settled(game, ply, judgement, settle)
         fields["judgement"] = judgement
         if judgement is not None:
             drop = judgement.drop
-            if judgement.best != token:
+            if judgement.best != token and judgement.carries:
                 nag = _nag(judgement.sure_drop)
             if nag:
                 better = judgement.best
@@ -749,16 +886,19 @@ def _inside(
         return None
     best_value = best.value[mover]
     best_span = (best_value, best_value) if best.exact else interval(best_value, best.visits)
+    played_exact = best.exact
     if best.move == ply.move:
         played_value, played_span, played_visits = best_value, best_span, best.visits
     elif after.source != SEARCH or after.valuation.proven:
         played_value = after.value[mover]
         played_span = (played_value, played_value)
         played_visits = played.visits if played is not None else 0
+        played_exact = True
     else:
         assert played is not None
         played_value = played.value[mover]
         played_visits = played.visits
+        played_exact = played.exact
         played_span = (
             (played_value, played_value) if played.exact else interval(played_value, played.visits)
         )
@@ -770,6 +910,37 @@ def _inside(
         played_value,
         played_span,
         played_visits,
+        best.exact,
+        played_exact,
+        len(best.value),
+    )
+
+
+def _settled(
+    game: Any,
+    ply: _Ply,
+    judgement: Judgement,
+    settle: Callable[[Any, Any], float | None],
+) -> Judgement:
+    """``judgement`` with the solver's values where it reaches the positions after
+    the played and the best move (its budget, each), so that a mark the search is
+    about to put stands on exact values where they can be had. A played move that
+    keeps a win changed nothing, whatever the best one."""
+    played = judgement.played_value if judgement.played_exact else settle(ply.before, ply.move)
+    if played is not None and played >= 1.0:
+        best: float | None = played  # nothing is better than a win
+    elif judgement.best_exact:
+        best = judgement.best_value
+    else:
+        best = settle(ply.before, game.parse_move(ply.before, judgement.best))
+    return replace(
+        judgement,
+        best_value=judgement.best_value if best is None else best,
+        best_interval=judgement.best_interval if best is None else (best, best),
+        best_exact=best is not None,
+        played_value=judgement.played_value if played is None else played,
+        played_interval=judgement.played_interval if played is None else (played, played),
+        played_exact=played is not None,
     )
 
 
