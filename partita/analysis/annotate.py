@@ -658,6 +658,7 @@ def _search_along(
     budget = searcher.playouts
     least = max(1, math.ceil(budget * NEW_SHARE)) if budget is not None else 1
     tree: SearchTree | None = None
+    unchecked: dict[int, Any] = {}  # a searched position's tree node, by the index after it
     for index in range(first, len(states)):
         key = (index, None)
         if key not in values:
@@ -672,7 +673,6 @@ def _search_along(
             visits = tree.visits
             if index < len(plies) and _judgeable(rules, plies[index].before):
                 ran += tree.force(plies[index].move, forced_visits(tree.visits), rng)
-                ran += _verify(tree, game, plies[index], values.get((index + 1, None)), rng)
             seconds = time.perf_counter() - started
             result = tree.result(ran, seconds)
             valuation = Valuation(
@@ -693,11 +693,58 @@ def _search_along(
             annotation.reused += reused
             annotation.seconds += seconds
             advance()
+        # A mark is checked once the value after the move is known: the position
+        # after it was solved, or searched in the step before (its search may
+        # prove the played move lost, which the search before it had not seen).
+        if tree is not None and index in unchecked:
+            _check(tree, game, plies, index, unchecked.pop(index), values, annotation, rng)
         if index < len(plies) and tree is not None:
+            if values[key].source == SEARCH and _judgeable(rules, plies[index].before):
+                unchecked[index + 1] = tree.root
+            if (index + 1, None) in values and index + 1 in unchecked:
+                _check(
+                    tree, game, plies, index + 1, unchecked.pop(index + 1), values, annotation, rng
+                )
             tree.advance(plies[index].move, rng)
 
 
-def _verify(tree: SearchTree, game: Any, ply: _Ply, after: _Value | None, rng: Any) -> int:
+def _check(
+    tree: SearchTree,
+    game: Any,
+    plies: list[_Ply],
+    after: int,
+    root: Any,
+    values: dict[tuple[int, int | None], _Value],
+    annotation: Annotation,
+    rng: Any,
+) -> None:
+    """Verify the mark the search of position ``after - 1`` (whose tree node is
+    ``root``) is about to put on the move played there (:func:`_verify`), and
+    read that search again."""
+    current = tree.root
+    tree.root = root
+    try:
+        started = time.perf_counter()
+        ran = _verify(tree, game, plies[after - 1], values[(after, None)], rng)
+        if not ran:
+            return
+        seconds = time.perf_counter() - started
+        before = values[(after - 1, None)]
+        assert before.search is not None
+        playouts = before.valuation.playouts + ran
+        seconds += before.valuation.seconds
+        values[(after - 1, None)] = replace(
+            before,
+            search=tree.result(playouts, seconds),
+            valuation=replace(before.valuation, playouts=playouts, seconds=seconds),
+        )
+        annotation.playouts += ran
+        annotation.seconds += seconds - before.valuation.seconds
+    finally:
+        tree.root = current
+
+
+def _verify(tree: SearchTree, game: Any, ply: _Ply, after: _Value, rng: Any) -> int:
     """Where the search of ``ply``'s position is about to mark it, search the best
     and the played move further, each to :func:`verify_visits`, so that the mark
     stands on that evidence (or the search proves either value). Returns the
@@ -706,7 +753,7 @@ def _verify(tree: SearchTree, game: Any, ply: _Ply, after: _Value | None, rng: A
     mover = result.side
     if mover == CHANCE or not result.moves:
         return 0
-    judgement = _inside(game, ply, mover, result, after or _Value((), SEARCH))
+    judgement = _inside(game, ply, mover, result, after)
     if judgement is None or judgement.basis == EXACT or not _nag(judgement.sure_drop):
         return 0
     if judgement.best == game.format_move(ply.before, ply.move):
