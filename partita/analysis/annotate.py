@@ -28,14 +28,14 @@ difference of two:
   Before a mark is put, the best and the played move are each searched further,
   to :func:`verify_visits` playouts (half the root's), and judged again on that
   evidence. Where the game has a solver, the positions after the two moves are
-  then solved within the solver's budget, and the mark stands on their exact
-  values where it reaches them (a played move that keeps a win is never marked).
-  A searched value against an exact one (a move proven lost against one the
-  search finds good) carries a mark only where the search puts the searched
-  move on the other side of an even score (1/2 for two sides): a searched mean
-  is not a game-theoretic value, and a lost position often reads 0.4 to a
-  search. Where the evidence does not carry a mark, the values are still
-  reported (``judgement`` in ``--json``);
+  then solved within :data:`SETTLE_FACTOR` times a position's solver budget,
+  and the mark stands on their exact values where it reaches them (a played
+  move that keeps a win is never marked). A searched value against an exact one
+  (a move proven lost against one the search finds good) carries a mark only
+  where the search puts the searched move on the other side of an even score
+  (1/2 for two sides): a searched mean is not a game-theoretic value, and a
+  lost position often reads 0.4 to a search. Where the evidence does not carry
+  a mark, the values are still reported (``judgement`` in ``--json``);
 
 * a move that was the only one, a chance move, or the move the search itself
   plays is never marked.
@@ -121,6 +121,10 @@ FORCED_LEAST = 32
 #: Before a search marks a move, the best and the played move each get this share
 #: of the root's playouts at least.
 VERIFY_SHARE = 1 / 2
+#: The solver's budget for the positions after the two moves of a mark a search
+#: is about to put, as a multiple of a position's (a mark is rare, so its check
+#: may cost more than a position's value).
+SETTLE_FACTOR = 10
 #: New playouts a reused root gets at least, as a share of the budget.
 NEW_SHARE = 1 / 4
 
@@ -563,7 +567,6 @@ def annotate_record(
             advance()
         else:
             pending.append(key)
-    out_of_reach: set[int] = set()  # positions the solver ran out on
     if solver is not None:
         for key in sorted(pending, key=lambda key: key[0], reverse=True):
             try:
@@ -571,7 +574,6 @@ def annotate_record(
                     states[key[0]], max_nodes=max_nodes, max_seconds=max_seconds
                 )
             except BudgetExceeded:
-                out_of_reach.add(key[0])
                 continue
             valuation = Valuation(
                 EXACT, nodes=getattr(solution, "nodes", None), seconds=solution.seconds
@@ -607,18 +609,17 @@ def annotate_record(
         """The mover's exact value after ``move``, where the solver reaches it."""
         key = (id(state), move)
         if key not in settled:
-            settled[key] = _exact_after(rules, solver, state, move, max_nodes, max_seconds)
+            settled[key] = _exact_after(
+                rules,
+                solver,
+                state,
+                move,
+                None if max_nodes is None else max_nodes * SETTLE_FACTOR,
+                None if max_seconds is None else max_seconds * SETTLE_FACTOR,
+            )
         return settled[key]
 
-    def settle_tried(state: Any, move: Any) -> float | None:
-        """As ``settle_exactly``, without solving again a position the solver ran
-        out on."""
-        index = next((i for i, ply in enumerate(plies) if ply.before is state), None)
-        if index is not None and move == plies[index].move and index + 1 in out_of_reach:
-            return None
-        return settle_exactly(state, move)
-
-    settle = None if solver is None or hidden else settle_tried
+    settle = None if solver is None or hidden else settle_exactly
     start = values[(first, viewer_of(first))]
     annotation.start, annotation.start_valuation = start.value, start.valuation
     _write_eval(record.root if first == 0 else plies[first - 1].node, start)
@@ -970,7 +971,7 @@ def _settled(
     settle: Callable[[Any, Any], float | None],
 ) -> Judgement:
     """``judgement`` with the solver's values where it reaches the positions after
-    the played and the best move (its budget, each), so that a mark the search is
+    the played and the best move (``settle``), so that a mark the search is
     about to put stands on exact values where they can be had. A played move that
     keeps a win changed nothing, whatever the best one."""
     played = judgement.played_value if judgement.played_exact else settle(ply.before, ply.move)
