@@ -4,7 +4,7 @@ Run from the repository root::
 
     nice -n 10 .venv/bin/python benchmarks/bench_analysis.py [--quick] [--games N]
         [--agent mcts:1000] [--other-agent mcts:300] [--other-plies 16] [--other-records 8]
-        [--skip connect4,other] [--seed S]
+        [--skip connect4,other] [--seed S] [--engine search|auto] [--show]
 
 **Connect Four.** Seeded games are played by agents of mixed strength (a perfect
 player, ``greedy`` and ``mcts:100``, each playing a random move now and then), so
@@ -14,6 +14,10 @@ benchmark imports it) scores every move of every position. Each game is then
 annotated twice: as ``partita annotate`` does by default (the exact solver where it
 answers within its budget, ``--agent`` elsewhere), and by the search alone
 (``exact=False``), which is what judges the positions the solver does not reach.
+``annotate``'s solver is partita's own (``PARTITA_GRAVITY_ENGINE=search``) unless
+``--engine auto`` lets bitbully answer the 7x6 board (then every ply is exact and
+nothing is left to the search); the first line names the engine used. ``--show``
+lists every false mark, true mark and missed change with the judgement behind it.
 Per phase of the game (plies 1-10, 11-20, 21+):
 
 * ``exact``: the share of plies whose position before was valued exactly (solver or
