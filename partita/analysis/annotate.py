@@ -238,8 +238,8 @@ class Judgement:
     (``exact``), or one of each (``mixed``); ``sides`` counts the game's sides.
     The mark follows ``sure_drop``, where the values can carry one
     (:attr:`carries`): a searched value is a mean of playouts, not a
-    game-theoretic one (a won Connect Four position reads about 0.6 to
-    ``mcts:1000``, a lost one 0.4), so a searched value against an exact one
+    game-theoretic one (a won position may read 0.6 to ``mcts:1000``, a lost
+    one 0.4), so a searched value against an exact one
     says little unless the search puts it on the other side of even."""
 
     best: str
