@@ -719,49 +719,54 @@ def _check(
     annotation: Annotation,
     rng: Any,
 ) -> None:
-    """Verify the mark the search of position ``after - 1`` (whose tree node is
-    ``root``) is about to put on the move played there (:func:`_verify`), and
-    read that search again."""
+    """Where the search of position ``after - 1`` (whose tree node is ``root``) is
+    about to mark the move played there, now that the position after it has a
+    value, search its best and the played move further, each to
+    :func:`verify_visits` playouts (the played one has those of the search of the
+    position after it, when that was searched), so that the mark stands on that
+    evidence or goes; the search is then read again, its best move kept first."""
+    before = values[(after - 1, None)]
+    search = before.search
+    ply = plies[after - 1]
+    if search is None or search.side == CHANCE or len(search.moves) < 2:
+        return
+    best = search.moves[0].move
+    value_after = values[(after, None)]
+    if best == ply.move:
+        if value_after.source == SEARCH and not value_after.valuation.proven:
+            return  # the search plays that move itself
+        # Its value is exact now: the position after it was solved, or its search
+        # proved it. Compare it with the search's next choice.
+        best = search.moves[1].move
+        search = _best_first(search, best)
+    judgement = _inside(game, ply, search.side, search, value_after)
+    if judgement is None or judgement.basis == EXACT or not _nag(judgement.sure_drop):
+        return
     current = tree.root
     tree.root = root
     try:
         started = time.perf_counter()
-        ran = _verify(tree, game, plies[after - 1], values[(after, None)], rng)
-        if not ran:
-            return
-        seconds = time.perf_counter() - started
-        before = values[(after - 1, None)]
-        assert before.search is not None
+        visits = verify_visits(tree.visits)
+        ran = tree.force(best, visits, rng) + tree.force(ply.move, visits, rng)
         playouts = before.valuation.playouts + ran
-        seconds += before.valuation.seconds
-        values[(after - 1, None)] = replace(
-            before,
-            search=tree.result(playouts, seconds),
-            valuation=replace(before.valuation, playouts=playouts, seconds=seconds),
-        )
-        annotation.playouts += ran
-        annotation.seconds += seconds - before.valuation.seconds
+        seconds = before.valuation.seconds + time.perf_counter() - started
+        read = tree.result(playouts, seconds)
     finally:
         tree.root = current
+    values[(after - 1, None)] = replace(
+        before,
+        search=_best_first(read, best),
+        valuation=replace(before.valuation, playouts=playouts, seconds=seconds),
+    )
+    annotation.playouts += ran
+    annotation.seconds += seconds - before.valuation.seconds
 
 
-def _verify(tree: SearchTree, game: Any, ply: _Ply, after: _Value, rng: Any) -> int:
-    """Where the search of ``ply``'s position is about to mark it, search the best
-    and the played move further, each to :func:`verify_visits`, so that the mark
-    stands on that evidence (or the search proves either value). Returns the
-    playouts run."""
-    result = tree.result()
-    mover = result.side
-    if mover == CHANCE or not result.moves:
-        return 0
-    judgement = _inside(game, ply, mover, result, after)
-    if judgement is None or judgement.basis == EXACT or not _nag(judgement.sure_drop):
-        return 0
-    if judgement.best == game.format_move(ply.before, ply.move):
-        return 0
-    visits = verify_visits(tree.visits)
-    ran = tree.force(result.moves[0].move, visits, rng)
-    return ran + tree.force(ply.move, visits, rng)
+def _best_first(search: SearchResult, best: Any) -> SearchResult:
+    """``search`` with ``best`` as the move it judges by."""
+    first = search.statistics(best)
+    assert first is not None
+    return replace(search, moves=(first, *(item for item in search.moves if item.move != best)))
 
 
 def _exact_after(
