@@ -25,9 +25,11 @@ difference of two:
 
   * more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``.
 
-  Before a mark is put, the best and the played move are each searched further,
-  to :func:`verify_visits` playouts (half the root's), and judged again on that
-  evidence. Where the game has a solver, the positions after the two moves are
+  Once the value after the move is known (the search of the next position may
+  prove the played move lost; a move the search itself preferred is then
+  compared with its next choice), and before a mark is put, the best and the
+  played move are each searched further, to :func:`verify_visits` playouts
+  (half the root's), and judged again on that evidence. Where the game has a solver, the positions after the two moves are
   then solved within :data:`SETTLE_FACTOR` times a position's solver budget,
   and the mark stands on their exact values where it reaches them (a played
   move that keeps a win is never marked). A searched value against an exact one
@@ -38,7 +40,7 @@ difference of two:
   a mark, the values are still reported (``judgement`` in ``--json``);
 
 * a move that was the only one, a chance move, or the move the search itself
-  plays is never marked.
+  plays (unless it is then proven worse) is never marked.
 
 With ``mcts:N`` in a game of perfect information one search tree follows the
 game: the subtree under the move played becomes the root of the next position,
