@@ -4,7 +4,7 @@ Run from the repository root::
 
     nice -n 10 .venv/bin/python benchmarks/bench_analysis.py [--quick] [--games N]
         [--agent mcts:1000] [--other-agent mcts:300] [--other-plies 16] [--other-records 8]
-        [--skip connect4,other] [--seed S]
+        [--skip connect4,other] [--seed S] [--engine search|auto] [--show]
 
 **Connect Four.** Seeded games are played by agents of mixed strength (a perfect
 player, ``greedy`` and ``mcts:100``, each playing a random move now and then), so
@@ -14,6 +14,10 @@ benchmark imports it) scores every move of every position. Each game is then
 annotated twice: as ``partita annotate`` does by default (the exact solver where it
 answers within its budget, ``--agent`` elsewhere), and by the search alone
 (``exact=False``), which is what judges the positions the solver does not reach.
+``annotate``'s solver is partita's own (``PARTITA_GRAVITY_ENGINE=search``) unless
+``--engine auto`` lets bitbully answer the 7x6 board (then every ply is exact and
+nothing is left to the search); the first line names the engine used. ``--show``
+lists every false mark, true mark and missed change with the judgement behind it.
 Per phase of the game (plies 1-10, 11-20, 21+):
 
 * ``exact``: the share of plies whose position before was valued exactly (solver or
@@ -47,6 +51,7 @@ before/after comparison.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -87,6 +92,16 @@ def oracle():
 
 def share(score: int) -> float:
     return 1.0 if score > 0 else 0.0 if score < 0 else 0.5
+
+
+def engine_name() -> str:
+    """The engine annotate's Connect Four solver uses (``PARTITA_GRAVITY_ENGINE``)."""
+    from partita.analysis.solving import solver_for
+
+    solver = solver_for(get_game("connect4"))
+    if getattr(solver, "engine", "search") == "bitbully":
+        return "bitbully"
+    return f"partita's own solver ({getattr(solver, 'backend', '?')} core) and search"
 
 
 # -- seeded games of mixed strength ------------------------------------------------------------
@@ -158,7 +173,7 @@ def phase_of(ply: int) -> int:
     return next(index for index, (low, high) in enumerate(PHASES) if low <= ply <= high)
 
 
-def measure_connect4(games, scores, agent: str, exact: bool, seed: int):
+def measure_connect4(games, scores, agent: str, exact: bool, seed: int, show: bool = False):
     phases = [Phase() for _ in PHASES]
     seconds = 0.0
     playouts = 0
@@ -184,6 +199,13 @@ def measure_connect4(games, scores, agent: str, exact: bool, seed: int):
             else:
                 phase.exact += 1
             changed = true_after < true_before
+            if show and (ply.nag or changed):
+                what = ("true mark" if ply.nag else "missed change") if changed else "false mark"
+                print(
+                    f"  game {number} ply {ply.ply} {ply.move} {ply.nag or '-'}: {what}, true "
+                    f"{true_before} -> {true_after}; {ply.source_before}/{ply.source_after} "
+                    f"{ply.judgement.as_dict() if getattr(ply, 'judgement', None) else ''}"
+                )
             if changed:
                 phase.changes += 1
                 phase.blunders_found += ply.nag == "??"
@@ -357,21 +379,31 @@ def main() -> None:
     parser.add_argument("--other-records", type=int, default=None, help="records a game (8)")
     parser.add_argument("--skip", default="", help="connect4, other (comma separated)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--engine",
+        default="search",
+        help="PARTITA_GRAVITY_ENGINE for annotate's solver: search (partita's own, the "
+        "default: the path every board but the standard 7x6 one takes) or auto",
+    )
+    parser.add_argument(
+        "--show", action="store_true", help="list each false mark and missed change"
+    )
     args = parser.parse_args()
+    os.environ["PARTITA_GRAVITY_ENGINE"] = args.engine
     games = args.games or (2 if args.quick else 6)
     agent = args.agent or ("mcts:300" if args.quick else "mcts:1000")
     other_agent = args.other_agent or ("mcts:150" if args.quick else "mcts:300")
     other_plies = args.other_plies or (8 if args.quick else 16)
     other_records = args.other_records or (3 if args.quick else 8)
     skip = {part.strip() for part in args.skip.split(",") if part.strip()}
-    print(f"bench_analysis: seed {args.seed}")
+    print(f"bench_analysis: seed {args.seed}, annotate's Connect Four engine: {engine_name()}")
     if "connect4" not in skip:
         scores = oracle()
         played = play_games(games, args.seed, scores)
         lengths = [len(columns) for _, columns in played]
         print(f"Connect Four: {games} games of {min(lengths)}-{max(lengths)} plies, {agent}")
         for title, exact in (("annotate (solver and search)", True), ("search only", False)):
-            measured = measure_connect4(played, scores, agent, exact, args.seed)
+            measured = measure_connect4(played, scores, agent, exact, args.seed, args.show)
             print_connect4(title, *measured)
             if exact:
                 line = measured[0]

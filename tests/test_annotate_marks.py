@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
+import pytest
 from budget import examples
 from cli_runner import run_cli
 from hypothesis import given, settings
@@ -15,15 +17,21 @@ from hypothesis import strategies as st
 from partita.analysis.annotate import (
     BLUNDER,
     MISTAKE,
+    Judgement,
     annotate_record,
     interval,
     parse_eval_comment,
     parse_evalsrc_comment,
+    verify_visits,
 )
+from partita.analysis.solving import solver_for
+from partita.errors import BudgetExceeded
 from partita.game.registry import get_game
 from partita.notation.reader import parse_record, read_records
 from partita.notation.scoresheet import Scoresheet
 from partita.notation.writer import write_record
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 # o's three on row 8 of Forza 4x4: r8 (or t4) lands on the open cell; t5 leaves it.
 FORZA_THREAT = ("forza4x4", "x6x/8/8/x7/8/8/8/ooo5 x", "t5", "r8")
@@ -264,3 +272,162 @@ def test_the_search_tree_is_reused_from_ply_to_ply():
         valuation = ply.valuation_before
         assert valuation.proven or valuation.visits >= budget
         assert valuation.proven or valuation.playouts < valuation.visits + budget
+
+
+# -- (f) a mark is checked before it is put ----------------------------------------------------------
+
+# o's two on the bottom row of Connect Four, both ends open: x must take t2 or t5;
+# anything else lets o open a three at both ends (a double threat), a loss by force
+# two moves deep, not at once.
+CONNECT4_DOUBLE_THREAT = ("connect4", "7/7/7/7/2xx3/2oo3 x", "t3", ("t2", "t5"))
+
+
+def loses_in_two(game, state, move) -> bool:
+    """Whether after ``move`` the opponent has a reply after which every answer
+    lets it win at once."""
+    rules = game.rules
+    after = rules.apply(state, game.parse_move(state, move))
+    opponent = rules.side_to_move(after)
+
+    def wins_at_once(position) -> bool:
+        return any(
+            (outcome := rules.outcome(rules.apply(position, reply))) is not None
+            and outcome.winner == opponent
+            for reply in rules.legal_moves(position)
+        )
+
+    return any(
+        rules.outcome(threat := rules.apply(after, reply)) is None
+        and all(wins_at_once(rules.apply(threat, answer)) for answer in rules.legal_moves(threat))
+        for reply in rules.legal_moves(after)
+    )
+
+
+def test_a_move_that_loses_by_force_gets_double_question_marks_from_search_alone():
+    game_name, position, bad, holds = CONNECT4_DOUBLE_THREAT
+    game = get_game(game_name)
+    state = game.parse_position(position)
+    assert loses_in_two(game, state, bad)  # the premise, from the rules alone
+    assert not any(loses_in_two(game, state, move) for move in holds)
+    budget = 200
+    for seed in range(3):
+        record = setup_record(game_name, position, bad)
+        (ply,) = annotate_record(record, agent=f"mcts:{budget}", seed=seed, exact=False).plies
+        judgement = ply.judgement
+        assert ply.nag == "??" and judgement is not None and judgement.carries
+        # The played move's loss is proven by the search; the better move was
+        # searched further before the mark was put.
+        assert judgement.played_exact and judgement.played_value == 0.0
+        assert judgement.best_visits >= verify_visits(budget)
+        assert judgement.best_value >= 0.5 and judgement.sure_drop > BLUNDER
+        # The record says the values were searched, with the budget.
+        evaluation = record.root.children[0].comments[0]
+        source = parse_evalsrc_comment(evaluation)
+        assert source is not None and source["source"] == "search"
+        assert source["agent"] == f"mcts:{budget}"
+        for move in holds:
+            kept = annotate_record(
+                setup_record(game_name, position, move),
+                agent=f"mcts:{budget}",
+                seed=seed,
+                exact=False,
+            )
+            assert kept.plies[0].nag == ""
+
+
+def opening(name: str, file: str, plies: int):
+    """The first ``plies`` moves of the first game of a shipped example."""
+    record = next(iter(read_records(EXAMPLES / name / file)))
+    nodes = list(record.root.mainline())
+    nodes[plies - 1].children = []
+    record.result = record.tags["Result"] = "*"
+    return record
+
+
+@pytest.mark.parametrize(
+    ("name", "file"), [("forza4x4", "casual-evening.pgr"), ("connect4", "thursday-league.pgr")]
+)
+@pytest.mark.parametrize("budget", [48, 200])
+def test_ordinary_opening_moves_get_no_mark_under_a_small_budget(name, file, budget):
+    # An opening move can hardly be told from another by a small search: the
+    # intervals overlap, so nothing is marked, and each value says how unsure it is.
+    for seed in range(2):
+        record = opening(name, file, 4)
+        annotation = annotate_record(record, agent=f"mcts:{budget}", seed=seed, exact=False)
+        assert len(annotation.plies) == 4
+        assert annotation.marked == []
+        for ply in annotation.plies:
+            assert ply.valuation_before.source == "search"
+            low, high = ply.valuation_before.interval
+            assert high - low > 0.05
+
+
+def judgement(best: float, played: float, *, best_exact: bool, played_exact: bool):
+    def span(value: float, exact: bool) -> tuple[float, float]:
+        return (value, value) if exact else interval(value, 400)
+
+    return Judgement(
+        "t4",
+        best,
+        span(best, best_exact),
+        400,
+        played,
+        span(played, played_exact),
+        400,
+        best_exact,
+        played_exact,
+    )
+
+
+def test_a_searched_value_against_an_exact_one_marks_only_across_an_even_score():
+    # A move proven lost against one the search finds below even: the position may
+    # be lost whatever is played (a lost position reads about 0.4 to a search).
+    lost_anyway = judgement(0.42, 0.0, best_exact=False, played_exact=True)
+    assert lost_anyway.basis == "mixed" and lost_anyway.sure_drop > MISTAKE
+    assert not lost_anyway.carries
+    thrown = judgement(0.58, 0.0, best_exact=False, played_exact=True)
+    assert thrown.carries
+    # A proven win missed for a move the search finds above even: it may win too.
+    slower_win = judgement(1.0, 0.62, best_exact=True, played_exact=False)
+    assert slower_win.sure_drop > MISTAKE and not slower_win.carries
+    assert judgement(1.0, 0.3, best_exact=True, played_exact=False).carries
+    # The same footing carries a mark wherever the intervals are apart.
+    assert judgement(0.8, 0.4, best_exact=False, played_exact=False).basis == "search"
+    assert judgement(1.0, 0.5, best_exact=True, played_exact=True).carries
+
+
+class OutOfReach:
+    """A solver whose budget does not reach one position (every other it solves)."""
+
+    def __init__(self, game, state) -> None:
+        self.inner = solver_for(game)
+        self.rules = self.inner.rules
+        self.state = state
+
+    def solve(self, state, **budget):
+        if state == self.state:
+            raise BudgetExceeded("the budget ran out")
+        return self.inner.solve(state, **budget)
+
+
+# x wins with t3 (at once on the diagonal), and more slowly with t1, t2, t5, t6, t7;
+# t4 loses.
+LATE_CONNECT4 = ("connect4", "7/7/7/xox3o/oxx1o1x/oxxooxo x")
+
+
+@pytest.mark.parametrize(("move", "nag"), [("t4", "??"), ("t5", "")])
+def test_the_solver_settles_a_mark_the_search_would_put(move, nag):
+    # The position before is beyond the solver's budget, the positions after the
+    # moves are not: a mark the search would put stands on their exact values. A
+    # slower win is no mistake; a win thrown into a loss is a blunder.
+    game_name, position = LATE_CONNECT4
+    game = get_game(game_name)
+    solver = OutOfReach(game, game.parse_position(position))
+    for seed in range(2):
+        record = setup_record(game_name, position, move)
+        (ply,) = annotate_record(record, agent="mcts:200", seed=seed, solver=solver).plies
+        assert ply.source_before == "search" and ply.source_after == "exact"
+        assert ply.nag == nag
+        if nag:
+            assert ply.judgement is not None and ply.judgement.basis == "exact"
+            assert ply.judgement.best == "t3" and ply.comment == "t3 was better: 1.00"

@@ -23,10 +23,24 @@ difference of two:
   bound less the played move's upper bound: the drop beyond the search's
   uncertainty, so the intervals must be apart by more than the threshold:
 
-  * more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``;
+  * more than :data:`BLUNDER` (0.35): ``??``; more than :data:`MISTAKE` (0.15): ``?``.
+
+  Once the value after the move is known (the search of the next position may
+  prove the played move lost; a move the search itself preferred is then
+  compared with its next choice), and before a mark is put, the best and the
+  played move are each searched further, to :func:`verify_visits` playouts
+  (half the root's), and judged again on that evidence. Where the game has a solver, the positions after the two moves are
+  then solved within :data:`SETTLE_FACTOR` times a position's solver budget,
+  and the mark stands on their exact values where it reaches them (a played
+  move that keeps a win is never marked). A searched value against an exact one
+  (a move proven lost against one the search finds good) carries a mark only
+  where the search puts the searched move on the other side of an even score
+  (1/2 for two sides): a searched mean is not a game-theoretic value, and a
+  lost position often reads 0.4 to a search. Where the evidence does not carry
+  a mark, the values are still reported (``judgement`` in ``--json``);
 
 * a move that was the only one, a chance move, or the move the search itself
-  plays is never marked.
+  plays (unless it is then proven worse) is never marked.
 
 With ``mcts:N`` in a game of perfect information one search tree follows the
 game: the subtree under the move played becomes the root of the next position,
@@ -64,7 +78,7 @@ import random
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from partita.analysis.agents import Agent, MctsAgent, agent_from_spec
@@ -93,6 +107,7 @@ __all__ = [
     "kept_comment",
     "parse_eval_comment",
     "parse_evalsrc_comment",
+    "verify_visits",
 ]
 
 #: Drops in the mover's expected score that earn ``?`` and ``??``.
@@ -105,6 +120,13 @@ CONFIDENCE_Z = 2.576
 #: :data:`FORCED_LEAST`).
 FORCED_SHARE = 1 / 8
 FORCED_LEAST = 32
+#: Before a search marks a move, the best and the played move each get this share
+#: of the root's playouts at least.
+VERIFY_SHARE = 1 / 2
+#: The solver's budget for the positions after the two moves of a mark a search
+#: is about to put, as a multiple of a position's (a mark is rare, so its check
+#: may cost more than a position's value).
+SETTLE_FACTOR = 10
 #: New playouts a reused root gets at least, as a share of the budget.
 NEW_SHARE = 1 / 4
 
@@ -115,6 +137,8 @@ _EXACT_VALUE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 #: Where a value comes from: the game is over, the exact solver, a search.
 END, EXACT, SEARCH = "end", "exact", "search"
+#: A judgement comparing an exact value with a searched one.
+MIXED = "mixed"
 
 
 def interval(mean: float, visits: int, z: float = CONFIDENCE_Z) -> tuple[float, float]:
@@ -139,6 +163,12 @@ def forced_visits(root_visits: int) -> int:
     before it is compared with the best move: an eighth of the root's, at least
     :data:`FORCED_LEAST`."""
     return max(FORCED_LEAST, math.ceil(root_visits * FORCED_SHARE))
+
+
+def verify_visits(root_visits: int) -> int:
+    """The playouts the best and the played move each get at least before a
+    search marks the played one: half the root's, at least :data:`FORCED_LEAST`."""
+    return max(FORCED_LEAST, math.ceil(root_visits * VERIFY_SHARE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +234,15 @@ class Judgement:
     playouts (an exact value has a zero-width interval). ``drop`` is the best
     move's value less the played move's; ``sure_drop`` what the evidence carries of
     it, the best move's lower bound less the played move's upper bound (positive:
-    the intervals are apart, ``separated``). The mark follows ``sure_drop``."""
+    the intervals are apart, ``separated``). ``best_exact`` and ``played_exact``
+    say which value is exact (proven by the search, given by the solver or the
+    outcome); ``basis`` sums them up: both searched (``search``), both exact
+    (``exact``), or one of each (``mixed``); ``sides`` counts the game's sides.
+    The mark follows ``sure_drop``, where the values can carry one
+    (:attr:`carries`): a searched value is a mean of playouts, not a
+    game-theoretic one (a won position may read 0.6 to ``mcts:1000``, a lost
+    one 0.4), so a searched value against an exact one
+    says little unless the search puts it on the other side of even."""
 
     best: str
     best_value: float
@@ -213,10 +251,33 @@ class Judgement:
     played_value: float
     played_interval: tuple[float, float]
     played_visits: int
+    best_exact: bool = False
+    played_exact: bool = False
+    sides: int = 2
+
+    @property
+    def basis(self) -> str:
+        if self.best_exact and self.played_exact:
+            return EXACT
+        return MIXED if self.best_exact or self.played_exact else SEARCH
 
     @property
     def drop(self) -> float:
         return self.best_value - self.played_value
+
+    @property
+    def carries(self) -> bool:
+        """Whether these two values can carry a mark at all: both on the same
+        footing, or, on a ``mixed`` one, the searched value on the other side of
+        the even share (1/2 for two sides) from the exact one: a better move the
+        search finds at least even against a played move proven lost (or drawn),
+        a played move it finds at most even against a best move proven won."""
+        if self.basis != MIXED:
+            return True
+        even = 1 / self.sides
+        if self.best_exact:
+            return self.played_value <= even < self.best_value
+        return self.played_value < even <= self.best_value
 
     @property
     def sure_drop(self) -> float:
@@ -237,6 +298,8 @@ class Judgement:
             "played_visits": self.played_visits,
             "sure_drop": round(self.sure_drop, 4),
             "separated": self.separated,
+            "basis": self.basis,
+            "carries": self.carries,
         }
 
 
@@ -522,7 +585,7 @@ def annotate_record(
             annotation.solved += 1
             advance()
     if isinstance(searcher, MctsAgent) and not hidden:
-        _search_along(searcher, plies, states, first, values, annotation, seed, advance)
+        _search_along(searcher, game, plies, states, first, values, annotation, seed, advance)
     else:
         for key in pending:
             if key in values:
@@ -542,6 +605,23 @@ def annotate_record(
             annotation.seconds += result.seconds
             advance()
 
+    settled: dict[tuple[int, Any], float | None] = {}
+
+    def settle_exactly(state: Any, move: Any) -> float | None:
+        """The mover's exact value after ``move``, where the solver reaches it."""
+        key = (id(state), move)
+        if key not in settled:
+            settled[key] = _exact_after(
+                rules,
+                solver,
+                state,
+                move,
+                None if max_nodes is None else max_nodes * SETTLE_FACTOR,
+                None if max_seconds is None else max_seconds * SETTLE_FACTOR,
+            )
+        return settled[key]
+
+    settle = None if solver is None or hidden else settle_exactly
     start = values[(first, viewer_of(first))]
     annotation.start, annotation.start_valuation = start.value, start.valuation
     _write_eval(record.root if first == 0 else plies[first - 1].node, start)
@@ -549,7 +629,7 @@ def annotate_record(
         ply = plies[index]
         viewer = viewer_of(index)
         before, after = values[(index, viewer)], values[(index + 1, viewer)]
-        judged = _judge(game, ply, before, after)
+        judged = _judge(game, ply, before, after, settle)
         annotation.plies.append(judged)
         if before.source == SEARCH and solver is not None:
             annotation.unsolved.append(ply.number)
@@ -564,6 +644,7 @@ def annotate_record(
 
 def _search_along(
     searcher: MctsAgent,
+    game: Any,
     plies: list[_Ply],
     states: list[Any],
     first: int,
@@ -580,6 +661,7 @@ def _search_along(
     budget = searcher.playouts
     least = max(1, math.ceil(budget * NEW_SHARE)) if budget is not None else 1
     tree: SearchTree | None = None
+    unchecked: dict[int, Any] = {}  # a searched position's tree node, by the index after it
     for index in range(first, len(states)):
         key = (index, None)
         if key not in values:
@@ -614,8 +696,101 @@ def _search_along(
             annotation.reused += reused
             annotation.seconds += seconds
             advance()
+        # A mark is checked once the value after the move is known: the position
+        # after it was solved, or searched in the step before (its search may
+        # prove the played move lost, which the search before it had not seen).
+        if tree is not None and index in unchecked:
+            _check(tree, game, plies, index, unchecked.pop(index), values, annotation, rng)
         if index < len(plies) and tree is not None:
+            if values[key].source == SEARCH and _judgeable(rules, plies[index].before):
+                unchecked[index + 1] = tree.root
+            if (index + 1, None) in values and index + 1 in unchecked:
+                _check(
+                    tree, game, plies, index + 1, unchecked.pop(index + 1), values, annotation, rng
+                )
             tree.advance(plies[index].move, rng)
+
+
+def _check(
+    tree: SearchTree,
+    game: Any,
+    plies: list[_Ply],
+    after: int,
+    root: Any,
+    values: dict[tuple[int, int | None], _Value],
+    annotation: Annotation,
+    rng: Any,
+) -> None:
+    """Where the search of position ``after - 1`` (whose tree node is ``root``) is
+    about to mark the move played there, now that the position after it has a
+    value, search its best and the played move further, each to
+    :func:`verify_visits` playouts (the played one has those of the search of the
+    position after it, when that was searched), so that the mark stands on that
+    evidence or goes; the search is then read again, its best move kept first."""
+    before = values[(after - 1, None)]
+    search = before.search
+    ply = plies[after - 1]
+    if search is None or search.side == CHANCE or len(search.moves) < 2:
+        return
+    best = search.moves[0].move
+    value_after = values[(after, None)]
+    if best == ply.move:
+        if value_after.source == SEARCH and not value_after.valuation.proven:
+            return  # the search plays that move itself
+        # Its value is exact now: the position after it was solved, or its search
+        # proved it. Compare it with the search's next choice.
+        best = search.moves[1].move
+        search = _best_first(search, best)
+    judgement = _inside(game, ply, search.side, search, value_after)
+    if judgement is None or judgement.basis == EXACT or not _nag(judgement.sure_drop):
+        return
+    current = tree.root
+    tree.root = root
+    try:
+        started = time.perf_counter()
+        visits = verify_visits(tree.visits)
+        ran = tree.force(best, visits, rng) + tree.force(ply.move, visits, rng)
+        playouts = before.valuation.playouts + ran
+        seconds = before.valuation.seconds + time.perf_counter() - started
+        read = tree.result(playouts, seconds)
+    finally:
+        tree.root = current
+    values[(after - 1, None)] = replace(
+        before,
+        search=_best_first(read, best),
+        valuation=replace(before.valuation, playouts=playouts, seconds=seconds),
+    )
+    annotation.playouts += ran
+    annotation.seconds += seconds - before.valuation.seconds
+
+
+def _best_first(search: SearchResult, best: Any) -> SearchResult:
+    """``search`` with ``best`` as the move it judges by."""
+    first = search.statistics(best)
+    assert first is not None
+    return replace(search, moves=(first, *(item for item in search.moves if item.move != best)))
+
+
+def _exact_after(
+    rules: Any,
+    solver: Any,
+    state: Any,
+    move: Any,
+    max_nodes: int | None,
+    max_seconds: float | None,
+) -> float | None:
+    """The mover's exact value after ``move`` in ``state``: the outcome, or the
+    solver's within its budget; ``None`` beyond it."""
+    mover = rules.side_to_move(state)
+    after = rules.apply(state, move)
+    outcome = rules.outcome(after)
+    if outcome is not None:
+        return float(outcome.scores[mover])
+    try:
+        solution = solver.solve(after, max_nodes=max_nodes, max_seconds=max_seconds)
+    except BudgetExceeded:
+        return None
+    return _exact_value(rules, after, solution.value)[mover]
 
 
 def _search_valuation(spec: str, result: SearchResult, ran: int, reused: int) -> Valuation:
@@ -680,7 +855,16 @@ def _write_eval(node: Node | None, value: _Value) -> None:
     node.comments.append(eval_comment(value.value, value.valuation))
 
 
-def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation:
+def _judge(
+    game: Any,
+    ply: _Ply,
+    before: _Value,
+    after: _Value,
+    settle: Callable[[Any, Any], float | None] | None = None,
+) -> PlyAnnotation:
+    """Judge ``ply`` from the values before and after it; ``settle(state, move)``,
+    where the solver is at hand, is the mover's exact value after ``move`` (``None``
+    beyond the solver's budget): a mark a search is about to put is checked with it."""
     rules = game.rules
     mover = rules.side_to_move(ply.before)
     token = game.format_move(ply.before, ply.move)
@@ -722,10 +906,18 @@ def _judge(game: Any, ply: _Ply, before: _Value, after: _Value) -> PlyAnnotation
             comment = kept_comment(better, exact_before)
     elif before.source == SEARCH and before.search is not None:
         judgement = _inside(game, ply, mover, before.search, after)
+        if (
+            judgement is not None
+            and settle is not None
+            and judgement.best != token
+            and judgement.basis != EXACT
+            and _nag(judgement.sure_drop)
+        ):
+            judgement = _settled(game, ply, judgement, settle)
         fields["judgement"] = judgement
         if judgement is not None:
             drop = judgement.drop
-            if judgement.best != token:
+            if judgement.best != token and judgement.carries:
                 nag = _nag(judgement.sure_drop)
             if nag:
                 better = judgement.best
@@ -749,16 +941,19 @@ def _inside(
         return None
     best_value = best.value[mover]
     best_span = (best_value, best_value) if best.exact else interval(best_value, best.visits)
+    played_exact = best.exact
     if best.move == ply.move:
         played_value, played_span, played_visits = best_value, best_span, best.visits
     elif after.source != SEARCH or after.valuation.proven:
         played_value = after.value[mover]
         played_span = (played_value, played_value)
         played_visits = played.visits if played is not None else 0
+        played_exact = True
     else:
         assert played is not None
         played_value = played.value[mover]
         played_visits = played.visits
+        played_exact = played.exact
         played_span = (
             (played_value, played_value) if played.exact else interval(played_value, played.visits)
         )
@@ -770,6 +965,37 @@ def _inside(
         played_value,
         played_span,
         played_visits,
+        best.exact,
+        played_exact,
+        len(best.value),
+    )
+
+
+def _settled(
+    game: Any,
+    ply: _Ply,
+    judgement: Judgement,
+    settle: Callable[[Any, Any], float | None],
+) -> Judgement:
+    """``judgement`` with the solver's values where it reaches the positions after
+    the played and the best move (``settle``), so that a mark the search is
+    about to put stands on exact values where they can be had. A played move that
+    keeps a win changed nothing, whatever the best one."""
+    played = judgement.played_value if judgement.played_exact else settle(ply.before, ply.move)
+    if played is not None and played >= 1.0:
+        best: float | None = played  # nothing is better than a win
+    elif judgement.best_exact:
+        best = judgement.best_value
+    else:
+        best = settle(ply.before, game.parse_move(ply.before, judgement.best))
+    return replace(
+        judgement,
+        best_value=judgement.best_value if best is None else best,
+        best_interval=judgement.best_interval if best is None else (best, best),
+        best_exact=best is not None,
+        played_value=judgement.played_value if played is None else played,
+        played_interval=judgement.played_interval if played is None else (played, played),
+        played_exact=played is not None,
     )
 
 
