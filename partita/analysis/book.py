@@ -312,10 +312,10 @@ def _writable(target: str | Path, archive: bool) -> Iterator[sqlite3.Connection]
             yield connection
 
 
-def _stored(connection: sqlite3.Connection, game: str, setup: str, kind: str) -> dict[bytes, tuple]:
+def _stored(connection: sqlite3.Connection, name: str, setup: str, kind: str) -> dict[bytes, tuple]:
     rows = connection.execute(
         "SELECT key, score, moves, budget FROM book WHERE game = ? AND setup = ? AND kind = ?",
-        (game, setup, kind),
+        (name, setup, kind),
     )
     return {bytes(key): (score, moves, budget) for key, score, moves, budget in rows}
 

@@ -441,12 +441,12 @@ _MULTIPLE = (
 PATTERN_SQL = "partita_pattern(?, g.id, g.game, g.moves, g.sides, g.tags)"
 
 
-def _pattern_games(pattern: str, game: str | None) -> list[str]:
+def _pattern_games(pattern: str, name: str | None) -> list[str]:
     """The games whose notation reads ``pattern``; ``NotationError`` naming the
     reason of each when none does."""
     from partita.database.patterns import pattern_games
 
-    return pattern_games(pattern, game)
+    return pattern_games(pattern, name)
 
 
 def _tag_defaults(name: str) -> list[tuple[str, str]]:
@@ -555,14 +555,15 @@ def archive_setups(db: Any, notation: GameNotation[Any, Any]) -> list[Configurat
 
 def position_setups(
     position: str,
-    game: str | None,
+    name: str | None,
     tags: dict[str, set[str]],
     sides: set[int],
     db: Any = None,
 ) -> list[PositionSetup]:
-    """:meth:`GameFilter.position_setups`: ``tags`` the values each tag filter
-    allows, ``sides`` the sides allowed (empty: any)."""
-    notations = [get_game(game)] if game is not None else list(all_games())
+    """:meth:`GameFilter.position_setups`: ``name`` the game's (``None``: every
+    game), ``tags`` the values each tag filter allows, ``sides`` the sides allowed
+    (empty: any)."""
+    notations = [get_game(name)] if name is not None else list(all_games())
     found: list[PositionSetup] = []
     errors: list[str] = []
     for notation in notations:
@@ -588,7 +589,7 @@ def position_setups(
                 )
             )
     if not found:
-        if game is not None and len(errors) == 1:
+        if name is not None and len(errors) == 1:
             raise NotationError(errors[0].split(": ", 1)[1])
         raise NotationError(
             f"position '{position}' is no position of any supported game ({'; '.join(errors)})"

@@ -91,31 +91,31 @@ def encode_key(key: Hashable) -> bytes:
     return b"".join(parts)
 
 
-def prefix_for(game: str, configuration: Configuration | None = None) -> bytes:
-    """What the hash reads before a key's encoding for a position of ``game`` set up
+def prefix_for(name: str, configuration: Configuration | None = None) -> bytes:
+    """What the hash reads before a key's encoding for a position of the game ``name`` set up
     as ``configuration`` (``None``: the default set-up); see the module docstring."""
-    head = game.encode("utf-8") + b"\x00"
+    head = name.encode("utf-8") + b"\x00"
     if configuration is None or configuration.is_default:
         return head
     settings = tuple(sorted(configuration.tags().items()))
     return head + b"c" + encode_key((configuration.sides, settings))
 
 
-def fold_key(game: str, key: Hashable, configuration: Configuration | None = None) -> int:
-    """The signed 64-bit integer the archive stores for ``key`` of game ``game`` set
+def fold_key(name: str, key: Hashable, configuration: Configuration | None = None) -> int:
+    """The signed 64-bit integer the archive stores for ``key`` of game ``name`` set
     up as ``configuration`` (``None``: the default set-up)."""
-    digest = blake2b(prefix_for(game, configuration) + encode_key(key), digest_size=8).digest()
+    digest = blake2b(prefix_for(name, configuration) + encode_key(key), digest_size=8).digest()
     return int.from_bytes(digest, "little", signed=True)
 
 
-def key_folder(game: str, configuration: Configuration | None = None) -> Callable[[Hashable], int]:
+def key_folder(name: str, configuration: Configuration | None = None) -> Callable[[Hashable], int]:
     """``fold_key`` bound to one game and set-up, with a fast path for plain int keys.
 
     The importer folds every ply of every record; hashing a prepared prefix copy
     and skipping the general encoder for ints (bitboard keys) is about
     twice as fast and gives the same values (a test checks it).
     """
-    fold_all = key_list_folder(game, configuration)
+    fold_all = key_list_folder(name, configuration)
 
     def fold(key: Hashable) -> int:
         return fold_all((key,))[0]
@@ -123,11 +123,11 @@ def key_folder(game: str, configuration: Configuration | None = None) -> Callabl
     return fold
 
 
-def key_list_folder(game: str, configuration: Configuration | None = None) -> KeyListFolder:
+def key_list_folder(name: str, configuration: Configuration | None = None) -> KeyListFolder:
     """``fold_key`` of each key of a list, bound to one game and set-up: the
     importer's form of :func:`key_folder` (a record's keys in one call, the digests
     turned into integers all at once); the same values (a test checks it)."""
-    return KeyListFolder(game, configuration)
+    return KeyListFolder(name, configuration)
 
 
 class KeyListFolder:
@@ -142,8 +142,8 @@ class KeyListFolder:
 
     __slots__ = ("_fold", "_int_prefixes", "prefix")
 
-    def __init__(self, game: str, configuration: Configuration | None = None) -> None:
-        self.prefix = prefix_for(game, configuration)
+    def __init__(self, name: str, configuration: Configuration | None = None) -> None:
+        self.prefix = prefix_for(name, configuration)
         self._fold = _list_folder(self.prefix)
         self._int_prefixes: tuple[bytes, ...] = ()
 

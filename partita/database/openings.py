@@ -139,13 +139,13 @@ def _user_files() -> tuple[str, ...]:
     return tuple(part for part in value.split(os.pathsep) if part.strip())
 
 
-def opening_book(game: str, files: Sequence[str | Path] = ()) -> OpeningBook:
-    """The opening names of ``game``: shipped, then ``$PARTITA_OPENINGS``, then
+def opening_book(name: str, files: Sequence[str | Path] = ()) -> OpeningBook:
+    """The opening names of the game ``name``: shipped, then ``$PARTITA_OPENINGS``, then
     ``files`` (later names replace earlier ones for the same position).
     ``PartitaError`` naming the file, the entry and the reason for a bad one."""
     paths = tuple(str(path) for path in (*_user_files(), *files))
     stamps = tuple(_stamp(path) for path in paths)
-    return _book(game, paths, stamps)
+    return _book(name, paths, stamps)
 
 
 def _stamp(path: str) -> tuple[int, int]:
@@ -159,24 +159,24 @@ def _stamp(path: str) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=32)
-def _book(game: str, paths: tuple[str, ...], stamps: tuple[tuple[int, int], ...]) -> OpeningBook:
-    spec = get_spec(game)
+def _book(name: str, paths: tuple[str, ...], stamps: tuple[tuple[int, int], ...]) -> OpeningBook:
+    spec = get_spec(name)
     by_key: dict[int, OpeningName] = {}
     shipped = spec.openings_text()
     sources: list[tuple[str, str]] = []
     if shipped is not None:
-        sources.append((f"{game}'s shipped names ({spec.openings})", shipped))
+        sources.append((f"{name}'s shipped names ({spec.openings})", shipped))
     for path in paths:
         try:
             sources.append((path, Path(path).read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as error:
             raise PartitaError(f"opening names file {path}: cannot read it ({error})") from None
     for source, text in sources:
-        for entry in _entries(source, text, game):
+        for entry in _entries(source, text, name):
             for key in [key for key, known in by_key.items() if known.name == entry.name]:
                 del by_key[key]  # a name given again moves to its new position
             by_key[entry.key] = entry
-    return OpeningBook(game, by_key)
+    return OpeningBook(name, by_key)
 
 
 def _entries(source: str, text: str, game: str) -> list[OpeningName]:
@@ -245,7 +245,7 @@ def _entry(source: str, game: str, name: str, value: Any) -> OpeningName:
 
 
 def opening_of_line(
-    game: str,
+    name: str,
     keys: Sequence[Hashable],
     files: Sequence[str | Path] = (),
     configuration: Configuration | None = None,
@@ -254,10 +254,10 @@ def opening_of_line(
     the default set-up) given the position keys (the rules engine's) after each of
     its plies: what :func:`openings_of_games` finds for an archived game, for a
     record that is not in the archive."""
-    book = opening_book(game, files)
+    book = opening_book(name, files)
     if not book:
         return None
-    fold = key_folder(game, configuration)
+    fold = key_folder(name, configuration)
     return book.deepest((fold(key), ply) for ply, key in enumerate(keys, start=1))
 
 

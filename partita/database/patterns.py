@@ -22,10 +22,10 @@ from partita.game.registry import all_games, get_game
 __all__ = ["first_matching_ply", "pattern_games"]
 
 
-def pattern_games(pattern: str, game: str | None = None) -> list[str]:
-    """The games whose notation reads ``pattern`` (only ``game`` when given);
+def pattern_games(pattern: str, name: str | None = None) -> list[str]:
+    """The games whose notation reads ``pattern`` (only ``name`` when given);
     ``NotationError`` with each game's reason when none does."""
-    notations = [get_game(game)] if game is not None else list(all_games())
+    notations = [get_game(name)] if name is not None else list(all_games())
     found = []
     errors = []
     for notation in notations:
@@ -36,7 +36,7 @@ def pattern_games(pattern: str, game: str | None = None) -> list[str]:
             continue
         found.append(notation.name)
     if not found:
-        if game is not None:
+        if name is not None:
             raise NotationError(errors[0].split(": ", 1)[1])
         raise NotationError(
             f"pattern '{pattern}' is no pattern of any supported game ({'; '.join(errors)})"
@@ -45,8 +45,8 @@ def pattern_games(pattern: str, game: str | None = None) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _configured(game: str, settings: tuple[tuple[str, str], ...]) -> Any:
-    notation = get_game(game)
+def _configured(name: str, settings: tuple[tuple[str, str], ...]) -> Any:
+    notation = get_game(name)
     return notation.configure(dict(settings)) if settings else notation
 
 
@@ -73,7 +73,7 @@ _last: list[Any] = [None, None]
 
 
 def first_matching_ply(
-    pattern: str, game_id: int, game: str | None, moves: str | None, sides: int | None, tags: str
+    pattern: str, game_id: int, name: str | None, moves: str | None, sides: int | None, tags: str
 ) -> int | None:
     """The first ply (0: the start) after which game ``game_id`` stood on a position
     matching ``pattern``, or ``None``; the last answer is kept, so that SQL asking
@@ -81,7 +81,7 @@ def first_matching_ply(
     asked = (pattern, game_id)
     if _last[0] == asked:
         return _last[1]
-    found = _first(pattern, game, moves, sides, tags)
+    found = _first(pattern, name, moves, sides, tags)
     _last[0], _last[1] = asked, found
     return found
 

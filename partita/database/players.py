@@ -158,13 +158,13 @@ def _ratings(games: Sequence[_Game]) -> dict[Hashable, Rating]:
     return elo_ratings(rated)
 
 
-def game_ratings(db: Archive, game: str) -> dict[int, tuple[float | None, ...]]:
-    """Per game of ``game`` (by id), each seat's rating when it was played: the
+def game_ratings(db: Archive, name: str) -> dict[int, tuple[float | None, ...]]:
+    """Per game of ``name`` (by id), each seat's rating when it was played: the
     record's ``PlayerNElo`` tag where it has one, else the archive's Elo of that
     player before the game (for the games the ratings count: valid, dated,
-    decided), else ``None``. The Elo pass reads every game of ``game``, whatever a
+    decided), else ``None``. The Elo pass reads every game of ``name``, whatever a
     caller's selection: a rating depends on the whole history."""
-    games = _games(db, {"game": game})
+    games = _games(db, {"game": name})
     rated = [
         one for one in games if one.valid and one.date_min is not None and one.scores is not None
     ]

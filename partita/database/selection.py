@@ -63,30 +63,30 @@ def game_lines(db: Archive, *, include_invalid: bool = False, **filters: Any) ->
 
 def game_setups(
     db: Archive,
-    game: str,
+    name: str,
     tag_names: Sequence[str],
     *,
     include_invalid: bool = False,
     **filters: Any,
 ) -> Iterator[tuple[int | None, dict[str, str]]]:
-    """Per selected game of ``game``: its sides and the value of each tag of
-    ``tag_names`` (``""`` when the record leaves it out)."""
+    """Per selected game of the game ``name``: its sides and the value of each tag
+    of ``tag_names`` (``""`` when the record leaves it out)."""
     values = "".join(
-        f", coalesce(json_extract(g.tags, '$.\"{name}\"'), '') AS v{index}"
-        for index, name in enumerate(tag_names)
+        f", coalesce(json_extract(g.tags, '$.\"{tag}\"'), '') AS v{index}"
+        for index, tag in enumerate(tag_names)
     )
-    for row in select_games(db, f"g.sides, g.status{values}", game=game, **filters):
+    for row in select_games(db, f"g.sides, g.status{values}", game=name, **filters):
         if include_invalid or row["status"] == "valid":
-            yield row["sides"], {name: row[f"v{index}"] for index, name in enumerate(tag_names)}
+            yield row["sides"], {tag: row[f"v{index}"] for index, tag in enumerate(tag_names)}
 
 
 def first_plies_at(
-    db: Archive, position: str, game: str, **filters: Any
+    db: Archive, position: str, name: str, **filters: Any
 ) -> Iterator[tuple[int, int]]:
-    """``(game id, ply)`` of each selected game of ``game`` that reached
+    """``(game id, ply)`` of each selected game of ``name`` that reached
     ``position`` (position notation) in its mainline, at the first ply after which
     it stood there."""
-    wanted = dict(filters, position=position, game=game, mainline_only=True)
+    wanted = dict(filters, position=position, game=name, mainline_only=True)
     for row in select_games(db, "g.id, hit.ply", **wanted):
         yield row["id"], row["ply"]
 
@@ -104,9 +104,9 @@ def selected_games(db: Archive, **filters: Any) -> list[dict]:
 
 
 def frequent_positions(
-    db: Archive, game: str, game_ids: Sequence[int], *, from_ply: int, limit: int
+    db: Archive, name: str, game_ids: Sequence[int], *, from_ply: int, limit: int
 ) -> list[tuple[Any, int, int, int]]:
-    """The positions most of the valid games ``game_ids`` of ``game`` reached after
+    """The positions most of the valid games ``game_ids`` of the game ``name`` reached after
     ply ``from_ply`` or later, two games at least: ``(folded key, games, first game
     id, first ply)``, the most reached first (then the latest ply, then the key)."""
     return [
@@ -118,7 +118,7 @@ def frequent_positions(
             "AND g.game = ? AND g.status = 'valid' AND p.ply >= ? "
             "GROUP BY p.key HAVING games >= 2 "
             "ORDER BY games DESC, min(p.ply) DESC, p.key LIMIT ?",
-            (_ids(game_ids), game, from_ply, limit),
+            (_ids(game_ids), name, from_ply, limit),
         ).fetchall()
     ]
 
@@ -137,8 +137,8 @@ def stored_game(db: Archive, game_id: int) -> dict | None:
     return rows[0] if rows else None
 
 
-def decisive_candidates(db: Archive, game: str, game_ids: Sequence[int]) -> Iterator[dict]:
-    """The valid games ``game_ids`` of ``game`` whose result is neither ``*`` nor
+def decisive_candidates(db: Archive, name: str, game_ids: Sequence[int]) -> Iterator[dict]:
+    """The valid games ``game_ids`` of the game ``name`` whose result is neither ``*`` nor
     ``1/2-1/2``, the latest first: ``id``, ``moves``, ``result``, ``sides``,
     ``date``, ``event``, ``player1`` to ``player4``, ``start``, ``tags`` (JSON
     text). The caller decides which results are decisive for its sides."""
@@ -149,12 +149,12 @@ def decisive_candidates(db: Archive, game: str, game_ids: Sequence[int]) -> Iter
         "WHERE g.id IN (SELECT value FROM json_each(?)) "
         "AND g.game = ? AND g.status = 'valid' AND g.result NOT IN ('*', '1/2-1/2') "
         "ORDER BY g.date_max DESC, g.id DESC",
-        (_ids(game_ids), game),
+        (_ids(game_ids), name),
     )
 
 
-def annotated_games(db: Archive, game: str, game_ids: Sequence[int]) -> Iterator[dict]:
-    """The valid games ``game_ids`` of ``game`` whose record holds an ``[%eval ...]``
+def annotated_games(db: Archive, name: str, game_ids: Sequence[int]) -> Iterator[dict]:
+    """The valid games ``game_ids`` of the game ``name`` whose record holds an ``[%eval ...]``
     comment (``partita annotate``'s), the latest first: ``id``, ``pgr``,
     ``player1`` to ``player4``."""
     return db.query(
@@ -162,7 +162,7 @@ def annotated_games(db: Archive, game: str, game_ids: Sequence[int]) -> Iterator
         "WHERE g.id IN (SELECT value FROM json_each(?)) "
         "AND g.game = ? AND g.status = 'valid' AND instr(g.pgr, '[%eval ') > 0 "
         "ORDER BY g.date_max DESC, g.id DESC",
-        (_ids(game_ids), game),
+        (_ids(game_ids), name),
     )
 
 
@@ -173,30 +173,30 @@ def stored_pgr(db: Archive, game_id: int) -> str | None:
 
 
 def configured_game_ids(
-    db: Archive, game: str, sides: int, tag_filters: Sequence[str]
+    db: Archive, name: str, sides: int, tag_filters: Sequence[str]
 ) -> list[int]:
-    """The ids of the valid games of ``game`` set up with ``sides`` sides and the
+    """The ids of the valid games of the game ``name`` set up with ``sides`` sides and the
     tags of ``tag_filters`` (``NAME=VALUE``, a tag left out counting as its
     default: :meth:`Configuration.tag_filters
     <partita.game.configuration.Configuration.tag_filters>`), by id."""
-    rows = select_games(db, "g.id, g.status", game=game, sides=sides, tags=list(tag_filters))
+    rows = select_games(db, "g.id, g.status", game=name, sides=sides, tags=list(tag_filters))
     return sorted(row["id"] for row in rows if row["status"] == "valid")
 
 
-def valid_game_ids(db: Archive, game: str) -> list[int]:
-    """The ids of the valid games of ``game``, by id."""
+def valid_game_ids(db: Archive, name: str) -> list[int]:
+    """The ids of the valid games of the game ``name``, by id."""
     return [
         row[0]
         for row in db.execute(
-            "SELECT id FROM games WHERE game = ? AND status = 'valid' ORDER BY id", (game,)
+            "SELECT id FROM games WHERE game = ? AND status = 'valid' ORDER BY id", (name,)
         )
     ]
 
 
 def games_through(
-    db: Archive, game: str, folded_key: int
+    db: Archive, name: str, folded_key: int
 ) -> list[tuple[int, str | None, str | None, str, int]]:
-    """``(id, result, date, moves, ply)`` of the valid games of ``game`` that stood on
+    """``(id, result, date, moves, ply)`` of the valid games of the game ``name`` that stood on
     the position of ``folded_key`` after some ply (one row per ply)."""
     return [
         tuple(row)
@@ -204,15 +204,15 @@ def games_through(
             "SELECT g.id, g.result, g.date, coalesce(g.moves, ''), p.ply FROM positions p "
             "JOIN games g ON g.id = p.game_id WHERE p.key = ? AND g.game = ? "
             "AND g.status = 'valid'",
-            (folded_key, game),
+            (folded_key, name),
         )
     ]
 
 
 def games_from_initial(
-    db: Archive, game: str, sides: int
+    db: Archive, name: str, sides: int
 ) -> list[tuple[int, str | None, str | None, str]]:
-    """``(id, result, date, moves)`` of the valid games of ``game`` with ``sides``
+    """``(id, result, date, moves)`` of the valid games of the game ``name`` with ``sides``
     sides that start from the initial position (no set-up)."""
     return [
         tuple(row)
@@ -220,13 +220,13 @@ def games_from_initial(
             "SELECT id, result, date, coalesce(moves, '') FROM games "
             "WHERE game = ? AND status = 'valid' "
             "AND sides = ? AND coalesce(json_extract(tags, '$.SetUp'), '0') != '1'",
-            (game, sides),
+            (name, sides),
         )
     ]
 
 
-def games_from_setups(db: Archive, game: str) -> list[tuple[int, str | None, str | None, str, str]]:
-    """``(id, result, date, moves, position)`` of the valid games of ``game`` set up
+def games_from_setups(db: Archive, name: str) -> list[tuple[int, str | None, str | None, str, str]]:
+    """``(id, result, date, moves, position)`` of the valid games of the game ``name`` set up
     from a position (their Position tag, ``""`` when missing)."""
     return [
         tuple(row)
@@ -234,7 +234,7 @@ def games_from_setups(db: Archive, game: str) -> list[tuple[int, str | None, str
             "SELECT id, result, date, coalesce(moves, ''), "
             "coalesce(json_extract(tags, '$.Position'), '') FROM games "
             "WHERE game = ? AND status = 'valid' AND json_extract(tags, '$.SetUp') = '1'",
-            (game,),
+            (name,),
         )
     ]
 

@@ -82,40 +82,40 @@ _HASHERS_KEPT = 4096
 
 
 def _setup_hasher(
-    game: str, sides: int, settings: tuple[tuple[str, str], ...], start_key: Hashable
+    name: str, sides: int, settings: tuple[tuple[str, str], ...], start_key: Hashable
 ) -> Any:
     """The blake2b state of :func:`_fold`'s input up to the mainline: the game's
     tag, then the 4-tuple's header and first three elements (``encode_key`` writes
     a tuple as its header followed by each element's encoding)."""
     head = encode_key((sides, settings, start_key, ""))
     head = head[: -len(encode_key(""))]  # the empty mainline's encoding, last
-    return blake2b(game.encode("utf-8") + b"\x00" + head, digest_size=8)
+    return blake2b(name.encode("utf-8") + b"\x00" + head, digest_size=8)
 
 
 def _fold(
-    game: str,
+    name: str,
     sides: int,
     settings: tuple[tuple[str, str], ...],
     start_key: Hashable,
     moves: Sequence[str],
 ) -> int:
-    return fold_key(game, (sides, settings, start_key, " ".join(moves)))
+    return fold_key(name, (sides, settings, start_key, " ".join(moves)))
 
 
 def row_twin_key(
-    game: str | None, sides: int | None, tags: str, moves: str, status: str
+    name: str | None, sides: int | None, tags: str, moves: str, status: str
 ) -> int | None:
-    """The twin key of a stored ``games`` row (its ``game``, ``sides``, ``tags``
+    """The twin key of a stored ``games`` row (its ``game`` as ``name``, ``sides``, ``tags``
     JSON, ``moves`` and ``status``), the value the importer gave it; ``None`` for
     an invalid game or one whose game this partita does not know.
 
     For the migration that added the column and for merging archives: no replay,
     only the set-up is read again (its start position cached per set-up)."""
-    if status != "valid" or game is None or sides is None:
+    if status != "valid" or name is None or sides is None:
         return None
     values = json.loads(tags)
     try:
-        notation = get_game(game)
+        notation = get_game(name)
     except PartitaError:
         return None
     configuration = Configuration.of(notation, sides, values)
@@ -123,7 +123,7 @@ def row_twin_key(
     start_key = _start_key(configuration, position)
     if start_key is None:
         return None
-    return _fold(game, sides, configuration.settings, start_key, moves.split() if moves else [])
+    return _fold(name, sides, configuration.settings, start_key, moves.split() if moves else [])
 
 
 @lru_cache(maxsize=4096)

@@ -117,11 +117,11 @@ def game_part(
     return part
 
 
-def part_steps(game: str) -> int:
-    """The progress steps of a part of ``game``: its opening tree, frequent
+def part_steps(name: str) -> int:
+    """The progress steps of a part of the game ``name``: its opening tree, frequent
     positions, final positions, its own sections, the annotated games' section
     and its balance."""
-    return 5 + len(sections_for(game))
+    return 5 + len(sections_for(name))
 
 
 #: How many games :func:`_chance_plies` looks at.

@@ -73,5 +73,5 @@ class Section:
 SectionBuilder = Callable[[Any, GameNotation, list[int]], "Section | None"]
 
 
-def sections_for(game: str) -> list[SectionBuilder]:
-    return get_spec(game).section_builders()
+def sections_for(name: str) -> list[SectionBuilder]:
+    return get_spec(name).section_builders()

@@ -28,24 +28,24 @@ __all__ = [
 
 
 def configurations_from_archive(
-    target: Archive, game: str, *, include_invalid: bool = False, **filters: Any
+    target: Archive, name: str, *, include_invalid: bool = False, **filters: Any
 ) -> list[tuple[Configuration, int]]:
     """The configurations (sides and game-specific tags, defaults filled in) of the
-    archive's games of ``game`` matching the filters, with their game counts, the
+    archive's games of the game ``name`` matching the filters, with their game counts, the
     most played first."""
     from partita.database.selection import game_setups
 
-    notation = get_game(game)
+    notation = get_game(name)
     names = [spec.name for spec in notation.rules.tags]
     counts: Counter[Configuration] = Counter()
-    for sides, tags in game_setups(target, game, names, include_invalid=include_invalid, **filters):
+    for sides, tags in game_setups(target, name, names, include_invalid=include_invalid, **filters):
         counts[Configuration.of(notation, sides or notation.rules.min_sides, tags)] += 1
     return sorted(counts.items(), key=lambda item: (-item[1], item[0].label))
 
 
 def choose_configuration(
     target: Archive,
-    game: str,
+    name: str,
     *,
     include_invalid: bool = False,
     position: str | None = None,
@@ -55,12 +55,12 @@ def choose_configuration(
     options that pick each) when the selection mixes several. ``position`` (a
     tree's root): only the configurations under which it reads count, so that the
     position's text chooses where it can (a 5 x 5 board's position, a three-sided one)."""
-    found = configurations_from_archive(target, game, include_invalid=include_invalid, **filters)
+    found = configurations_from_archive(target, name, include_invalid=include_invalid, **filters)
     if not found:
-        notation = get_game(game)
+        notation = get_game(name)
         return Configuration.of(notation, notation.rules.min_sides, {})
     if position is not None:
-        reading = [item for item in found if reads_position(item[0], game, position)]
+        reading = [item for item in found if reads_position(item[0], name, position)]
         found = reading or found  # none: the root's own error says why
     if len(found) > 1:
         varying = varying_settings([configuration for configuration, _ in found])
@@ -70,15 +70,15 @@ def choose_configuration(
             for configuration, count in found
         )
         raise PartitaError(
-            f"the selected {game} games are set up in {len(found)} different ways, whose "
+            f"the selected {name} games are set up in {len(found)} different ways, whose "
             f"positions never meet; choose one with the options shown:\n{listed}"
         )
     return found[0][0]
 
 
-def reads_position(configuration: Configuration, game: str, position: str) -> bool:
-    """Whether ``position`` is a position of ``game`` set up as ``configuration``."""
-    notation = configuration.configure(get_game(game))
+def reads_position(configuration: Configuration, name: str, position: str) -> bool:
+    """Whether ``position`` is a position of the game ``name`` set up as ``configuration``."""
+    notation = configuration.configure(get_game(name))
     try:
         state = notation.parse_position(position, configuration.sides)
     except PartitaError:
@@ -99,7 +99,7 @@ def _counted(
 
 def tree_from_archive(
     target: Archive,
-    game: str,
+    name: str,
     *,
     root: str | None = None,
     depth: int = 8,
@@ -111,7 +111,7 @@ def tree_from_archive(
     rated: bool = True,
     **filters: Any,
 ) -> OpeningTree:
-    """The opening tree of the archive's games of ``game`` matching the filters
+    """The opening tree of the archive's games of the game ``name`` matching the filters
     (those of :func:`partita.database.query_games`, without ``game``; a position
     filter finds the games whose mainline reaches it), all of one
     ``configuration`` (by default the selection's only one; see
@@ -132,13 +132,13 @@ def tree_from_archive(
     selection = GameFilter.of(**{**filters, "mainline_only": True})
     if configuration is None:
         configuration = choose_configuration(
-            target, game, include_invalid=include_invalid, position=root, selection=selection
+            target, name, include_invalid=include_invalid, position=root, selection=selection
         )
     # One configuration: AND with the user's filters, even on the same tags.
     selection = GameFilter.of(
         selection, sides=configuration.sides, tags=configuration.tag_filters()
     )
-    notation = configuration.configure(get_game(game))
+    notation = configuration.configure(get_game(name))
     root_plies: dict[int, tuple[str, int]] | None = None
     if root is not None:
         state = notation.parse_position(root)

@@ -46,9 +46,9 @@ def lines_from_archive(
         )
 
 
-def lines_from_records(records: Iterable[Any], game: str | None = None) -> Iterator[GameLine]:
+def lines_from_records(records: Iterable[Any], name: str | None = None) -> Iterator[GameLine]:
     """Records (or replayed records) as :class:`GameLine` values numbered from 1,
-    replayed through their rules; records of another game than ``game`` (when
+    replayed through their rules; records of another game than ``name`` (when
     given) and records whose game or setup cannot be used are skipped."""
     from partita.database.prepare import date_bounds
     from partita.notation.replay import ReplayedRecord, replay
@@ -60,7 +60,7 @@ def lines_from_records(records: Iterable[Any], game: str | None = None) -> Itera
         number += 1
         if replayed.game is None or replayed.initial_state is None:
             continue
-        if game is not None and replayed.game.name != game:
+        if name is not None and replayed.game.name != name:
             continue
         tags = record.tags
         date = tags.get("Date")
