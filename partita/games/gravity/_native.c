@@ -57,6 +57,9 @@ typedef struct {
     int row_shift[128], column_shift[128], column_of[128], weight[128];
     u128 row_cells[128], column_cells[128];
     u128 x_weights[128][MAX_SYMMETRIES], o_weights[128][MAX_SYMMETRIES];
+    /* move ordering: how often (weighted by the depth left) each side's move to each
+       cell cut the search off */
+    long long history[2][128];
 } SearchObject;
 
 /* -- the budget -------------------------------------------------------------------- */
@@ -122,6 +125,50 @@ static inline void table_put(SearchObject *self, u64 low, u64 high, int value)
     if (self->keys_high != NULL)
         self->keys_high[slot] = high;
     self->values[slot] = (uint8_t)value;
+}
+
+/* The any-entry core's table is two-way: a position may sit in its slot or the next
+   one. A new position takes a free slot or its own; else it replaces the one of the
+   two with more stones (the deeper position, the cheaper to search again), so the
+   positions near the root, whose searches cost most, stay. */
+static inline Py_ssize_t table_next(SearchObject *self, Py_ssize_t slot)
+{
+    return slot + 1 == self->table_size ? 0 : slot + 1;
+}
+
+static inline int table_holds(SearchObject *self, Py_ssize_t slot, u64 low, u64 high)
+{
+    return self->values[slot] && self->keys_low[slot] == low && self->keys_high[slot] == high;
+}
+
+static inline int any_table_get(SearchObject *self, u64 low, u64 high)
+{
+    Py_ssize_t slot = table_slot(self, low, high), other;
+    if (table_holds(self, slot, low, high))
+        return self->values[slot];
+    other = table_next(self, slot);
+    if (table_holds(self, other, low, high))
+        return self->values[other];
+    return 0;
+}
+
+static inline void any_table_put(SearchObject *self, u64 low, u64 high, int value)
+{
+    Py_ssize_t slot = table_slot(self, low, high), other = table_next(self, slot), target;
+    if (table_holds(self, slot, low, high) || !self->values[slot])
+        target = slot;
+    else if (table_holds(self, other, low, high) || !self->values[other])
+        target = other;
+    else {
+        int here = __builtin_popcountll(self->keys_low[slot]) +
+                   __builtin_popcountll(self->keys_high[slot]);
+        int there = __builtin_popcountll(self->keys_low[other]) +
+                    __builtin_popcountll(self->keys_high[other]);
+        target = here >= there ? slot : other;
+    }
+    self->keys_low[target] = low;
+    self->keys_high[target] = high;
+    self->values[target] = (uint8_t)value;
 }
 
 /* -- top-entry boards (Connect Four) ----------------------------------------------- */
@@ -298,6 +345,17 @@ static inline int lowest_bit(u128 value)
     return 64 + __builtin_ctzll((u64)(value >> 64));
 }
 
+/* History scores stay below 2^31 (they fill the low half of an ordering score). */
+#define HISTORY_CAP ((long long)1 << 30)
+
+static void history_halve(SearchObject *self)
+{
+    int side, index;
+    for (side = 0; side < 2; side++)
+        for (index = 0; index < 128; index++)
+            self->history[side][index] >>= 1;
+}
+
 typedef struct {
     u128 current, opponent, mask, mask_t, row_lands, column_lands;
     u128 keys[MAX_SYMMETRIES];
@@ -306,10 +364,13 @@ typedef struct {
 
 static int any_negamax(SearchObject *self, const AnyPosition *position, int alpha, int beta)
 {
-    const int cells = self->cells, s = self->row_stride;
-    u128 landing = position->row_lands | position->column_lands, empty, threats, rest, key;
-    int high, low, value, count = 0, i, k;
-    int order_index[128], order_scores[128];
+    const int cells = self->cells, s = self->row_stride, stones = position->stones;
+    const u128 landing = position->row_lands | position->column_lands;
+    u128 empty, threats, rest, key;
+    u128 child_rows[64], child_columns[64]; /* at most 64 cells, so 64 moves */
+    int high, low, value, count = 0, i, k, side = stones & 1;
+    int order_index[64];
+    long long order_scores[64];
     u64 key_low, key_high;
     const u128 (*weights)[MAX_SYMMETRIES];
 
@@ -318,8 +379,8 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
         return 0;
     empty = self->board ^ position->mask;
     if (any_winning(position->current, s) & landing)
-        return (cells + 1 - position->stones) / 2;
-    high = (cells - 1 - position->stones) / 2;
+        return (cells + 1 - stones) / 2;
+    high = (cells - 1 - stones) / 2;
     if (beta > high) {
         beta = high;
         if (alpha >= beta)
@@ -331,7 +392,7 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
             key = position->keys[k];
     key_low = (u64)key;
     key_high = (u64)(key >> 64);
-    value = table_get(self, key_low, key_high);
+    value = any_table_get(self, key_low, key_high);
     if (value) {
         if (value > self->lower_base) {
             low = value - self->lower_offset;
@@ -350,57 +411,87 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
             }
         }
     }
+    /* The opponent's winning cells: a move after which one of them can be reached
+       loses at once, so it is not searched (a piece blocks a cell by filling it, or
+       from a distance by stopping the pieces that would slide onto it). */
     threats = any_winning(position->opponent, s) & empty;
-    /* Order: the opponent's winning cells first, then by the lines the move leaves
-       one short, then central cells, then the higher bit index first (as Python
-       sorts (score, index) pairs in reverse). */
     rest = landing;
     while (rest) {
-        int index = lowest_bit(rest), score, j;
-        u128 bit = (u128)1 << index;
-        u128 own = any_winning(position->current | bit, s) & empty;
+        int index = lowest_bit(rest), j;
+        long long score;
+        u128 bit = (u128)1 << index, child_mask = position->mask | bit, own, reach;
+        u128 child_mask_t = position->mask_t | self->bit_t[index], row_lands, column_lands;
+        u64 occupied;
         rest &= rest - 1;
-        score = popcount128(own) * 10 + self->weight[index] + ((threats & bit) ? 1000 : 0);
+        occupied = (u64)(child_mask >> self->row_shift[index]) & self->row_full;
+        row_lands = (position->row_lands & ~self->row_cells[index]) |
+                    ((u128)self->row_landings[occupied] << self->row_shift[index]);
+        occupied = (u64)(child_mask_t >> self->column_shift[index]) & self->column_full;
+        column_lands = (position->column_lands & ~self->column_cells[index]) |
+                       (self->column_landings[occupied] << self->column_of[index]);
+        reach = row_lands | column_lands;
+        if (threats & ~bit & reach)
+            continue;
+        /* Order: the moves that leave the side to move a winning cell the opponent
+           must answer, then by the lines the move leaves one short, then central
+           cells, then the moves that cut off most often before (history). */
+        own = any_winning(position->current | bit, s) & (empty ^ bit);
+        score = (long long)(popcount128(own & reach) * 1000 + popcount128(own) * 10 +
+                            self->weight[index])
+                    << 32 |
+                self->history[side][index];
         j = count++;
         while (j > 0 && (order_scores[j - 1] < score ||
                          (order_scores[j - 1] == score && order_index[j - 1] < index))) {
             order_scores[j] = order_scores[j - 1];
             order_index[j] = order_index[j - 1];
+            child_rows[j] = child_rows[j - 1];
+            child_columns[j] = child_columns[j - 1];
             j--;
         }
         order_scores[j] = score;
         order_index[j] = index;
+        child_rows[j] = row_lands;
+        child_columns[j] = column_lands;
     }
-    weights = position->stones % 2 == 0 ? self->x_weights : self->o_weights;
+    if (count == 0) /* every move lets the opponent win at once */
+        return -((cells - stones) / 2);
+    /* The opponent cannot win with its next stone: at worst with the one after. */
+    low = -((cells - 2 - stones) / 2);
+    if (alpha < low) {
+        alpha = low;
+        if (alpha >= beta)
+            return alpha;
+    }
+    weights = side == 0 ? self->x_weights : self->o_weights;
     for (i = 0; i < count; i++) {
         int index = order_index[i], score;
         u128 bit = (u128)1 << index;
         AnyPosition child;
-        u64 occupied;
         child.current = position->opponent;
         child.opponent = position->current | bit;
         child.mask = position->mask | bit;
         child.mask_t = position->mask_t | self->bit_t[index];
-        occupied = (u64)(child.mask >> self->row_shift[index]) & self->row_full;
-        child.row_lands = (position->row_lands & ~self->row_cells[index]) |
-                          ((u128)self->row_landings[occupied] << self->row_shift[index]);
-        occupied = (u64)(child.mask_t >> self->column_shift[index]) & self->column_full;
-        child.column_lands = (position->column_lands & ~self->column_cells[index]) |
-                             (self->column_landings[occupied] << self->column_of[index]);
+        child.row_lands = child_rows[i];
+        child.column_lands = child_columns[i];
         for (k = 0; k < self->symmetry_count; k++)
             child.keys[k] = position->keys[k] + weights[index][k];
-        child.stones = position->stones + 1;
+        child.stones = stones + 1;
         score = -any_negamax(self, &child, -beta, -alpha);
         if (self->stop)
             return 0;
         if (score >= beta) {
-            table_put(self, key_low, key_high, score + self->lower_offset);
+            int depth = cells - stones;
+            self->history[side][index] += depth * depth;
+            if (self->history[side][index] > HISTORY_CAP)
+                history_halve(self);
+            any_table_put(self, key_low, key_high, score + self->lower_offset);
             return score;
         }
         if (score > alpha)
             alpha = score;
     }
-    table_put(self, key_low, key_high, alpha - self->min_score + 1);
+    any_table_put(self, key_low, key_high, alpha - self->min_score + 1);
     return alpha;
 }
 
@@ -1200,6 +1291,7 @@ static PyObject *Search_score(SearchObject *self, PyObject *args)
 static PyObject *Search_clear(SearchObject *self, PyObject *unused)
 {
     memset(self->values, 0, (size_t)self->table_size);
+    memset(self->history, 0, sizeof self->history);
     Py_RETURN_NONE;
 }
 
