@@ -27,6 +27,13 @@ typedef unsigned __int128 u128;
 
 enum { STOP_NONE = 0, STOP_NODES = 1, STOP_TIME = 2, STOP_ERROR = 3 };
 
+/* One entry of the any-entry core's table: the key and the value side by side, so
+   that a probe touches one cache line (two, rarely). */
+typedef struct __attribute__((packed)) {
+    u64 low, high;
+    uint8_t value;
+} AnyEntry;
+
 typedef struct {
     PyObject_HEAD
     int width, height, top_only, cells;
@@ -39,8 +46,8 @@ typedef struct {
     /* table */
     Py_ssize_t table_size;
     u64 *keys_low;
-    u64 *keys_high;
     uint8_t *values;
+    AnyEntry *entries; /* instead of the two arrays above, on any-entry boards */
     int min_score, lower_offset, lower_base;
     /* top-entry boards */
     int stride;
@@ -112,8 +119,7 @@ static inline Py_ssize_t table_slot(SearchObject *self, u64 low, u64 high)
 static inline int table_get(SearchObject *self, u64 low, u64 high)
 {
     Py_ssize_t slot = table_slot(self, low, high);
-    if (self->values[slot] && self->keys_low[slot] == low &&
-        (self->keys_high == NULL || self->keys_high[slot] == high))
+    if (self->values[slot] && self->keys_low[slot] == low)
         return self->values[slot];
     return 0;
 }
@@ -122,8 +128,6 @@ static inline void table_put(SearchObject *self, u64 low, u64 high, int value)
 {
     Py_ssize_t slot = table_slot(self, low, high);
     self->keys_low[slot] = low;
-    if (self->keys_high != NULL)
-        self->keys_high[slot] = high;
     self->values[slot] = (uint8_t)value;
 }
 
@@ -136,39 +140,35 @@ static inline Py_ssize_t table_next(SearchObject *self, Py_ssize_t slot)
     return slot + 1 == self->table_size ? 0 : slot + 1;
 }
 
-static inline int table_holds(SearchObject *self, Py_ssize_t slot, u64 low, u64 high)
-{
-    return self->values[slot] && self->keys_low[slot] == low && self->keys_high[slot] == high;
-}
-
 static inline int any_table_get(SearchObject *self, u64 low, u64 high)
 {
-    Py_ssize_t slot = table_slot(self, low, high), other;
-    if (table_holds(self, slot, low, high))
-        return self->values[slot];
-    other = table_next(self, slot);
-    if (table_holds(self, other, low, high))
-        return self->values[other];
+    Py_ssize_t slot = table_slot(self, low, high);
+    const AnyEntry *entry = &self->entries[slot];
+    if (entry->value && entry->low == low && entry->high == high)
+        return entry->value;
+    entry = &self->entries[table_next(self, slot)];
+    if (entry->value && entry->low == low && entry->high == high)
+        return entry->value;
     return 0;
 }
 
 static inline void any_table_put(SearchObject *self, u64 low, u64 high, int value)
 {
-    Py_ssize_t slot = table_slot(self, low, high), other = table_next(self, slot), target;
-    if (table_holds(self, slot, low, high) || !self->values[slot])
-        target = slot;
-    else if (table_holds(self, other, low, high) || !self->values[other])
-        target = other;
-    else {
-        int here = __builtin_popcountll(self->keys_low[slot]) +
-                   __builtin_popcountll(self->keys_high[slot]);
-        int there = __builtin_popcountll(self->keys_low[other]) +
-                    __builtin_popcountll(self->keys_high[other]);
-        target = here >= there ? slot : other;
-    }
-    self->keys_low[target] = low;
-    self->keys_high[target] = high;
-    self->values[target] = (uint8_t)value;
+    Py_ssize_t slot = table_slot(self, low, high);
+    AnyEntry *here = &self->entries[slot], *there = &self->entries[table_next(self, slot)];
+    AnyEntry *target;
+    if (!here->value || (here->low == low && here->high == high))
+        target = here;
+    else if (!there->value || (there->low == low && there->high == high))
+        target = there;
+    else
+        target = __builtin_popcountll(here->low) + __builtin_popcountll(here->high) >=
+                         __builtin_popcountll(there->low) + __builtin_popcountll(there->high)
+                     ? here
+                     : there;
+    target->low = low;
+    target->high = high;
+    target->value = (uint8_t)value;
 }
 
 /* -- top-entry boards (Connect Four) ----------------------------------------------- */
@@ -1226,10 +1226,13 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
     Py_DECREF(time_module);
     if (self->perf_counter == NULL)
         return -1;
-    self->keys_low = PyMem_Calloc((size_t)self->table_size, sizeof(u64));
-    self->keys_high = self->top_only ? NULL : PyMem_Calloc((size_t)self->table_size, sizeof(u64));
-    self->values = PyMem_Calloc((size_t)self->table_size, 1);
-    if (!self->keys_low || !self->values || (!self->top_only && !self->keys_high)) {
+    if (self->top_only) {
+        self->keys_low = PyMem_Calloc((size_t)self->table_size, sizeof(u64));
+        self->values = PyMem_Calloc((size_t)self->table_size, 1);
+    }
+    else
+        self->entries = PyMem_Calloc((size_t)self->table_size, sizeof(AnyEntry));
+    if (self->top_only ? !self->keys_low || !self->values : !self->entries) {
         PyErr_NoMemory();
         return -1;
     }
@@ -1241,8 +1244,8 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
 static void Search_dealloc(SearchObject *self)
 {
     PyMem_Free(self->keys_low);
-    PyMem_Free(self->keys_high);
     PyMem_Free(self->values);
+    PyMem_Free(self->entries);
     PyMem_Free(self->row_landings);
     PyMem_Free(self->column_landings);
     Py_XDECREF(self->perf_counter);
@@ -1290,7 +1293,10 @@ static PyObject *Search_score(SearchObject *self, PyObject *args)
 
 static PyObject *Search_clear(SearchObject *self, PyObject *unused)
 {
-    memset(self->values, 0, (size_t)self->table_size);
+    if (self->entries != NULL)
+        memset(self->entries, 0, (size_t)self->table_size * sizeof(AnyEntry));
+    else
+        memset(self->values, 0, (size_t)self->table_size);
     memset(self->history, 0, sizeof self->history);
     Py_RETURN_NONE;
 }
@@ -1322,7 +1328,7 @@ static PyObject *Search_entries(SearchObject *self, PyObject *unused)
 {
     Py_ssize_t slot, count = 0;
     for (slot = 0; slot < self->table_size; slot++)
-        count += self->values[slot] != 0;
+        count += (self->entries != NULL ? self->entries[slot].value : self->values[slot]) != 0;
     return PyLong_FromSsize_t(count);
 }
 
