@@ -5,9 +5,11 @@
  * The same two searches as the pure-Python cores (partita/games/gravity/_topentry.py
  * for top-entry boards such as Connect Four, partita/games/gravity/_anyentry.py for
  * boards with entries from several sides such as Forza 4x4), with the same board
- * layouts, bounds, move ordering and score convention, so that both give the same
- * scores (tests/test_solver.py checks it). The transposition table is a fixed
- * array of `table_size` entries (full keys, so no false hits), replaced always.
+ * layouts, bounds, pruning, move ordering and score convention, so that both give
+ * the same scores (tests/test_solver.py checks it); the any-entry search adds a
+ * history table to its ordering. The transposition table is a fixed array of
+ * `table_size` entries (full keys, so no false hits): replaced always on top-entry
+ * boards, two-way on the others (see any_table_put).
  *
  * Built by setup.py as an optional extension: where it cannot be compiled the
  * package works with the pure-Python cores and loops.
@@ -415,6 +417,7 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
        loses at once, so it is not searched (a piece blocks a cell by filling it, or
        from a distance by stopping the pieces that would slide onto it). */
     threats = any_winning(position->opponent, s) & empty;
+    weights = side == 0 ? self->x_weights : self->o_weights;
     rest = landing;
     while (rest) {
         int index = lowest_bit(rest), j;
@@ -432,14 +435,24 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
         reach = row_lands | column_lands;
         if (threats & ~bit & reach)
             continue;
+        {
+            /* Ask for the child's table slot now: a probe is mostly a cache miss,
+               and the misses of all the children then overlap. */
+            u128 child_key = position->keys[0] + weights[index][0], image;
+            for (k = 1; k < self->symmetry_count; k++) {
+                image = position->keys[k] + weights[index][k];
+                if (image < child_key)
+                    child_key = image;
+            }
+            __builtin_prefetch(
+                &self->entries[table_slot(self, (u64)child_key, (u64)(child_key >> 64))]);
+        }
         /* Order: the moves that leave the side to move a winning cell the opponent
-           must answer, then by the lines the move leaves one short, then central
-           cells, then the moves that cut off most often before (history). */
+           must answer, then by the lines the move leaves one short, then the moves
+           that cut off most often before (history, below 2^31), then central cells. */
         own = any_winning(position->current | bit, s) & (empty ^ bit);
-        score = (long long)(popcount128(own & reach) * 1000 + popcount128(own) * 10 +
-                            self->weight[index])
-                    << 32 |
-                self->history[side][index];
+        score = (long long)popcount128(own & reach) << 56 | (long long)popcount128(own) << 48 |
+                self->history[side][index] << 8 | self->weight[index];
         j = count++;
         while (j > 0 && (order_scores[j - 1] < score ||
                          (order_scores[j - 1] == score && order_index[j - 1] < index))) {
@@ -463,7 +476,6 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
         if (alpha >= beta)
             return alpha;
     }
-    weights = side == 0 ? self->x_weights : self->o_weights;
     for (i = 0; i < count; i++) {
         int index = order_index[i], score;
         u128 bit = (u128)1 << index;
