@@ -19,6 +19,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 typedef uint64_t u64;
 typedef unsigned __int128 u128;
@@ -110,6 +113,27 @@ static int checkpoint(SearchObject *self)
     } while (0)
 
 /* -- the table ----------------------------------------------------------------------- */
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed memory for a table. A table of several huge pages is aligned to them and,
+   where the system has them, backed by them: a probe is a random read, and with 4 KB
+   pages nearly every probe of a large table would miss the TLB as well. */
+static void *table_alloc(size_t count, size_t size)
+{
+    size_t bytes = count * size;
+    void *memory;
+    if (bytes < 2 * HUGE_PAGE)
+        return calloc(count, size);
+    bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    if (posix_memalign(&memory, HUGE_PAGE, bytes) != 0)
+        return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+    memset(memory, 0, bytes);
+    return memory;
+}
 
 static inline Py_ssize_t table_slot(SearchObject *self, u64 low, u64 high)
 {
@@ -1239,11 +1263,11 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
     if (self->perf_counter == NULL)
         return -1;
     if (self->top_only) {
-        self->keys_low = PyMem_Calloc((size_t)self->table_size, sizeof(u64));
-        self->values = PyMem_Calloc((size_t)self->table_size, 1);
+        self->keys_low = table_alloc((size_t)self->table_size, sizeof(u64));
+        self->values = table_alloc((size_t)self->table_size, 1);
     }
     else
-        self->entries = PyMem_Calloc((size_t)self->table_size, sizeof(AnyEntry));
+        self->entries = table_alloc((size_t)self->table_size, sizeof(AnyEntry));
     if (self->top_only ? !self->keys_low || !self->values : !self->entries) {
         PyErr_NoMemory();
         return -1;
@@ -1255,9 +1279,9 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
 
 static void Search_dealloc(SearchObject *self)
 {
-    PyMem_Free(self->keys_low);
-    PyMem_Free(self->values);
-    PyMem_Free(self->entries);
+    free(self->keys_low);
+    free(self->values);
+    free(self->entries);
     PyMem_Free(self->row_landings);
     PyMem_Free(self->column_landings);
     Py_XDECREF(self->perf_counter);
