@@ -392,8 +392,8 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
 {
     const int cells = self->cells, s = self->row_stride, stones = position->stones;
     const u128 landing = position->row_lands | position->column_lands;
-    u128 empty, threats, rest, key;
-    u128 child_rows[64], child_columns[64]; /* at most 64 cells, so 64 moves */
+    u128 empty, threats, rest, key, child_key;
+    u128 child_rows[64], child_columns[64], child_keys[64]; /* at most 64 moves */
     int high, low, value, count = 0, i, k, side = stones & 1;
     int order_index[64];
     long long order_scores[64];
@@ -459,10 +459,11 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
         reach = row_lands | column_lands;
         if (threats & ~bit & reach)
             continue;
+        /* Ask for the child's table slot now: a probe is mostly a cache miss, and
+           the misses of all the children then overlap. */
+        child_key = position->keys[0] + weights[index][0];
         {
-            /* Ask for the child's table slot now: a probe is mostly a cache miss,
-               and the misses of all the children then overlap. */
-            u128 child_key = position->keys[0] + weights[index][0], image;
+            u128 image;
             for (k = 1; k < self->symmetry_count; k++) {
                 image = position->keys[k] + weights[index][k];
                 if (image < child_key)
@@ -484,12 +485,14 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
             order_index[j] = order_index[j - 1];
             child_rows[j] = child_rows[j - 1];
             child_columns[j] = child_columns[j - 1];
+            child_keys[j] = child_keys[j - 1];
             j--;
         }
         order_scores[j] = score;
         order_index[j] = index;
         child_rows[j] = row_lands;
         child_columns[j] = column_lands;
+        child_keys[j] = child_key;
     }
     if (count == 0) /* every move lets the opponent win at once */
         return -((cells - stones) / 2);
@@ -499,6 +502,19 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
         alpha = low;
         if (alpha >= beta)
             return alpha;
+    }
+    /* A child the table bounds from above bounds this position from below: enough,
+       maybe, to cut off before any child is searched (their slots were prefetched). */
+    for (i = 0; i < count; i++) {
+        value = any_table_get(self, (u64)child_keys[i], (u64)(child_keys[i] >> 64));
+        if (value && value <= self->lower_base) {
+            low = -(value + self->min_score - 1);
+            if (alpha < low) {
+                alpha = low;
+                if (alpha >= beta)
+                    return alpha;
+            }
+        }
     }
     for (i = 0; i < count; i++) {
         int index = order_index[i], score;
