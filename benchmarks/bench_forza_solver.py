@@ -11,7 +11,9 @@ solved (every move's score, as ``partita solve`` does) twice, one configuration
 after the other on the same position: with the default transposition table
 (``DEFAULT_TABLE_SIZE`` positions) and with one sized to ``--memory``. Printed per
 ply and configuration: positions solved within the cap, median and worst time (a
-position over the cap counts as the cap), and the ratio of the medians.
+position over the cap counts as the cap), median and worst nodes (a position over
+the cap counts the nodes searched until then; nodes do not depend on the machine's
+load, times do), and the ratio of the median times.
 """
 
 from __future__ import annotations
@@ -52,14 +54,15 @@ def positions_at(ply: int, count: int, seed: int) -> list:
     return found
 
 
-def timed(solver: Solver, state, cap: float) -> tuple[float, bool]:
+def timed(solver: Solver, state, cap: float) -> tuple[float, bool, int]:
     solver.clear()
+    nodes = solver.nodes
     started = time.perf_counter()
     try:
         solver.solve(state, max_seconds=cap)
     except BudgetExceeded:
-        return cap, False
-    return time.perf_counter() - started, True
+        return cap, False, solver.nodes - nodes
+    return time.perf_counter() - started, True, solver.nodes - nodes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,21 +80,27 @@ def main(argv: list[str] | None = None) -> int:
     }
     names = list(configurations)
     print(f"forza4x4, {configurations[names[0]].backend} core, cap {options.cap:g} s a position")
-    print(f"{'ply':>4} {'configuration':<22} {'solved':>7} {'median s':>9} {'worst s':>9}")
+    print(
+        f"{'ply':>4} {'configuration':<22} {'solved':>7} {'median s':>9} {'worst s':>9}"
+        f" {'median nodes':>13} {'worst nodes':>13}"
+    )
     for ply in [int(item) for item in options.plies.split(",")]:
         times: dict[str, list[float]] = {name: [] for name in names}
+        nodes: dict[str, list[int]] = {name: [] for name in names}
         solved = dict.fromkeys(names, 0)
         for state in positions_at(ply, options.positions, options.seed):
             for name in names:
-                seconds, done = timed(configurations[name], state, options.cap)
+                seconds, done, searched = timed(configurations[name], state, options.cap)
                 times[name].append(seconds)
+                nodes[name].append(searched)
                 solved[name] += done
         medians = {}
         for name in names:
             medians[name] = statistics.median(times[name])
             print(
                 f"{ply:>4} {name:<22} {solved[name]:>3}/{len(times[name]):<3} "
-                f"{medians[name]:>9.2f} {max(times[name]):>9.2f}",
+                f"{medians[name]:>9.2f} {max(times[name]):>9.2f}"
+                f" {statistics.median(nodes[name]):>13,.0f} {max(nodes[name]):>13,}",
                 flush=True,
             )
         ratio = medians[names[1]] / max(medians[names[0]], 1e-9)

@@ -11,6 +11,8 @@ import random
 
 import pytest
 from budget import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from shared_data import pons_folder
 from solver_reference import minimax_score, random_position
 
@@ -213,6 +215,55 @@ def test_forza_scores_match_plain_minimax(backend):
         )
         checked += 1
     assert checked == 30
+
+
+def minimax_move_scores(state: GravityState) -> dict:
+    """Every legal move's score by plain minimax over the engine (tiny positions)."""
+    rules = FORZA.rules
+    cells = rules.width * rules.height
+    scores = {}
+    for move in rules.legal_moves(state):
+        child = rules.apply(state, move)
+        if child.line:
+            mover = child.x if rules.ply(state) % 2 == 0 else child.o
+            scores[move] = cells // 2 + 1 - mover.bit_count()
+        elif not rules.legal_moves(child):
+            scores[move] = 0
+        else:
+            scores[move] = -minimax_score(rules, child)
+    return scores
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(
+    max_examples=examples(60, fast=12),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(seed=st.integers(0, 2**32 - 1), stones=st.integers(48, 56))
+def test_every_forza_move_score_matches_plain_minimax(backend, seed, stones):
+    # The search prunes (moves that let the opponent win at once, null windows,
+    # bounds kept in the table, symmetric positions folded) and orders moves by
+    # what earlier searches found; none of that may change a score.
+    rng = random.Random(seed)
+    state = None
+    while state is None:  # a game that ended early is replayed with the same generator
+        state = random_position(FORZA.rules, stones, rng)
+    expected = minimax_move_scores(state)
+    solution = Solver(FORZA, backend=backend).solve(state)
+    assert {item.move: item.score for item in solution.moves} == expected
+    assert solution.score == max(expected.values())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("table_size", [1, 2, 3, 1 << 12])
+def test_a_reused_forza_solver_keeps_its_scores_whatever_its_table(backend, table_size):
+    # One solver over many positions carries its table (and, in the compiled
+    # core, its move-ordering history) from one to the next: the scores are those
+    # of plain minimax all the same, with a table of one or two slots too.
+    solver = Solver(FORZA, backend=backend, table_size=table_size)
+    for state in late_forza_positions(8, stones=50, seed=5):
+        assert solver.score(state) == minimax_score(FORZA.rules, state)
 
 
 def test_symmetric_forza_positions_have_the_same_scores():

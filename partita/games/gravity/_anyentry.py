@@ -12,10 +12,13 @@ occupancy. The landing cells are kept in two sets, those of row entries and thos
 column entries, and a move recomputes only its own row and column.
 
 The search is the one of :mod:`partita.games.gravity._topentry` (negamax, null window,
-bounds in a bounded transposition table) without the Connect-Four-only pruning
-(a piece here can also block an opponent's cell from a distance), with the
-transposition table keyed by the smallest image of the position under the board's
-symmetries, so that symmetric positions are searched once.
+bounds in a bounded transposition table) with its own pruning: a move after which
+the opponent can reach one of its winning cells is not searched (a piece here can
+block such a cell from a distance, by stopping the pieces that would slide onto
+it), and when no other move is left the position is lost at once. Moves that leave
+the side to move a winning cell the opponent must answer are searched first. The
+transposition table is keyed by the smallest image of the position under the
+board's symmetries, so that symmetric positions are searched once.
 """
 
 from __future__ import annotations
@@ -304,6 +307,22 @@ class AnyEntrySearch(SearchCore):
                 move = rest & -rest
                 rest ^= move
                 index = move.bit_length() - 1
+                bit, bit_t, row_shift, column_shift, column, row_cells, column_cells = cell_info[
+                    index
+                ]
+                child_mask = mask | bit
+                child_mask_t = mask_t | bit_t
+                child_row_lands = (row_lands & ~row_cells) | (
+                    row_landings[(child_mask >> row_shift) & row_full] << row_shift
+                )
+                child_column_lands = (column_lands & ~column_cells) | (
+                    column_landings[(child_mask_t >> column_shift) & column_full] << column
+                )
+                reach = child_row_lands | child_column_lands
+                # A move after which the opponent reaches one of its winning cells
+                # loses at once: not searched.
+                if threats & ~bit & reach:
+                    continue
                 # Lines of the side to move this stone would make one short.
                 p = current | move
                 a = p << s1
@@ -328,27 +347,27 @@ class AnyEntrySearch(SearchCore):
                 r |= (q & (p << e3)) | (q & b)
                 q = b & (p >> e2)
                 r |= (q & a) | (q & (p >> e3))
-                score = (r & empty).bit_count() * 10 + weight[index]
-                if move & threats:
-                    score += 1000
-                ordered.append((score, index))
+                r &= empty
+                # Winning cells the opponent must answer at once first, then the
+                # lines left one short, then central cells.
+                score = (r & reach).bit_count() * 1000 + r.bit_count() * 10 + weight[index]
+                ordered.append(
+                    (score, index, child_mask, child_mask_t, child_row_lands, child_column_lands)
+                )
+            if not ordered:  # every move lets the opponent win at once
+                return -((cells - stones) // 2)
+            # The opponent cannot win with its next stone: at worst with the one after.
+            low = -((cells - 2 - stones) // 2)
+            if alpha < low:
+                alpha = low
+                if alpha >= beta:
+                    return alpha
             ordered.sort(reverse=True)
             weights = x_weights if stones % 2 == 0 else o_weights
-            for _, index in ordered:
-                bit, bit_t, row_shift, column_shift, column, row_cells, column_cells = cell_info[
-                    index
-                ]
-                child_mask = mask | bit
-                child_mask_t = mask_t | bit_t
-                child_row_lands = (row_lands & ~row_cells) | (
-                    row_landings[(child_mask >> row_shift) & row_full] << row_shift
-                )
-                child_column_lands = (column_lands & ~column_cells) | (
-                    column_landings[(child_mask_t >> column_shift) & column_full] << column
-                )
+            for _, index, child_mask, child_mask_t, child_row_lands, child_column_lands in ordered:
                 score = -negamax(
                     opponent,
-                    current | bit,
+                    current | (1 << index),
                     child_mask,
                     child_mask_t,
                     child_row_lands,

@@ -5,9 +5,11 @@
  * The same two searches as the pure-Python cores (partita/games/gravity/_topentry.py
  * for top-entry boards such as Connect Four, partita/games/gravity/_anyentry.py for
  * boards with entries from several sides such as Forza 4x4), with the same board
- * layouts, bounds, move ordering and score convention, so that both give the same
- * scores (tests/test_solver.py checks it). The transposition table is a fixed
- * array of `table_size` entries (full keys, so no false hits), replaced always.
+ * layouts, bounds, pruning, move ordering and score convention, so that both give
+ * the same scores (tests/test_solver.py checks it); the any-entry search adds a
+ * history table to its ordering. The transposition table is a fixed array of
+ * `table_size` entries (full keys, so no false hits): replaced always on top-entry
+ * boards, two-way on the others (see any_table_put).
  *
  * Built by setup.py as an optional extension: where it cannot be compiled the
  * package works with the pure-Python cores and loops.
@@ -17,6 +19,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 typedef uint64_t u64;
 typedef unsigned __int128 u128;
@@ -26,6 +31,13 @@ typedef unsigned __int128 u128;
 #define CHECK_EVERY 4096
 
 enum { STOP_NONE = 0, STOP_NODES = 1, STOP_TIME = 2, STOP_ERROR = 3 };
+
+/* One entry of the any-entry core's table: the key and the value side by side, so
+   that a probe touches one cache line (two, rarely). */
+typedef struct __attribute__((packed)) {
+    u64 low, high;
+    uint8_t value;
+} AnyEntry;
 
 typedef struct {
     PyObject_HEAD
@@ -39,8 +51,8 @@ typedef struct {
     /* table */
     Py_ssize_t table_size;
     u64 *keys_low;
-    u64 *keys_high;
     uint8_t *values;
+    AnyEntry *entries; /* instead of the two arrays above, on any-entry boards */
     int min_score, lower_offset, lower_base;
     /* top-entry boards */
     int stride;
@@ -57,6 +69,9 @@ typedef struct {
     int row_shift[128], column_shift[128], column_of[128], weight[128];
     u128 row_cells[128], column_cells[128];
     u128 x_weights[128][MAX_SYMMETRIES], o_weights[128][MAX_SYMMETRIES];
+    /* move ordering: how often (weighted by the depth left) each side's move to each
+       cell cut the search off */
+    long long history[2][128];
 } SearchObject;
 
 /* -- the budget -------------------------------------------------------------------- */
@@ -99,6 +114,27 @@ static int checkpoint(SearchObject *self)
 
 /* -- the table ----------------------------------------------------------------------- */
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed memory for a table. A table of several huge pages is aligned to them and,
+   where the system has them, backed by them: a probe is a random read, and with 4 KB
+   pages nearly every probe of a large table would miss the TLB as well. */
+static void *table_alloc(size_t count, size_t size)
+{
+    size_t bytes = count * size;
+    void *memory;
+    if (bytes < 2 * HUGE_PAGE)
+        return calloc(count, size);
+    bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    if (posix_memalign(&memory, HUGE_PAGE, bytes) != 0)
+        return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+    memset(memory, 0, bytes);
+    return memory;
+}
+
 static inline Py_ssize_t table_slot(SearchObject *self, u64 low, u64 high)
 {
     /* Fibonacci hashing, then a multiply-shift onto [0, table_size). */
@@ -109,8 +145,7 @@ static inline Py_ssize_t table_slot(SearchObject *self, u64 low, u64 high)
 static inline int table_get(SearchObject *self, u64 low, u64 high)
 {
     Py_ssize_t slot = table_slot(self, low, high);
-    if (self->values[slot] && self->keys_low[slot] == low &&
-        (self->keys_high == NULL || self->keys_high[slot] == high))
+    if (self->values[slot] && self->keys_low[slot] == low)
         return self->values[slot];
     return 0;
 }
@@ -119,9 +154,47 @@ static inline void table_put(SearchObject *self, u64 low, u64 high, int value)
 {
     Py_ssize_t slot = table_slot(self, low, high);
     self->keys_low[slot] = low;
-    if (self->keys_high != NULL)
-        self->keys_high[slot] = high;
     self->values[slot] = (uint8_t)value;
+}
+
+/* The any-entry core's table is two-way: a position may sit in its slot or the next
+   one. A new position takes a free slot or its own; else it replaces the one of the
+   two with more stones (the deeper position, the cheaper to search again), so the
+   positions near the root, whose searches cost most, stay. */
+static inline Py_ssize_t table_next(SearchObject *self, Py_ssize_t slot)
+{
+    return slot + 1 == self->table_size ? 0 : slot + 1;
+}
+
+static inline int any_table_get(SearchObject *self, u64 low, u64 high)
+{
+    Py_ssize_t slot = table_slot(self, low, high);
+    const AnyEntry *entry = &self->entries[slot];
+    if (entry->value && entry->low == low && entry->high == high)
+        return entry->value;
+    entry = &self->entries[table_next(self, slot)];
+    if (entry->value && entry->low == low && entry->high == high)
+        return entry->value;
+    return 0;
+}
+
+static inline void any_table_put(SearchObject *self, u64 low, u64 high, int value)
+{
+    Py_ssize_t slot = table_slot(self, low, high);
+    AnyEntry *here = &self->entries[slot], *there = &self->entries[table_next(self, slot)];
+    AnyEntry *target;
+    if (!here->value || (here->low == low && here->high == high))
+        target = here;
+    else if (!there->value || (there->low == low && there->high == high))
+        target = there;
+    else
+        target = __builtin_popcountll(here->low) + __builtin_popcountll(here->high) >=
+                         __builtin_popcountll(there->low) + __builtin_popcountll(there->high)
+                     ? here
+                     : there;
+    target->low = low;
+    target->high = high;
+    target->value = (uint8_t)value;
 }
 
 /* -- top-entry boards (Connect Four) ----------------------------------------------- */
@@ -298,6 +371,17 @@ static inline int lowest_bit(u128 value)
     return 64 + __builtin_ctzll((u64)(value >> 64));
 }
 
+/* History scores stay below 2^31 (they fill the low half of an ordering score). */
+#define HISTORY_CAP ((long long)1 << 30)
+
+static void history_halve(SearchObject *self)
+{
+    int side, index;
+    for (side = 0; side < 2; side++)
+        for (index = 0; index < 128; index++)
+            self->history[side][index] >>= 1;
+}
+
 typedef struct {
     u128 current, opponent, mask, mask_t, row_lands, column_lands;
     u128 keys[MAX_SYMMETRIES];
@@ -306,10 +390,13 @@ typedef struct {
 
 static int any_negamax(SearchObject *self, const AnyPosition *position, int alpha, int beta)
 {
-    const int cells = self->cells, s = self->row_stride;
-    u128 landing = position->row_lands | position->column_lands, empty, threats, rest, key;
-    int high, low, value, count = 0, i, k;
-    int order_index[128], order_scores[128];
+    const int cells = self->cells, s = self->row_stride, stones = position->stones;
+    const u128 landing = position->row_lands | position->column_lands;
+    u128 empty, threats, rest, key, child_key;
+    u128 child_rows[64], child_columns[64], child_keys[64]; /* at most 64 moves */
+    int high, low, value, count = 0, i, k, side = stones & 1;
+    int order_index[64];
+    long long order_scores[64];
     u64 key_low, key_high;
     const u128 (*weights)[MAX_SYMMETRIES];
 
@@ -318,8 +405,8 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
         return 0;
     empty = self->board ^ position->mask;
     if (any_winning(position->current, s) & landing)
-        return (cells + 1 - position->stones) / 2;
-    high = (cells - 1 - position->stones) / 2;
+        return (cells + 1 - stones) / 2;
+    high = (cells - 1 - stones) / 2;
     if (beta > high) {
         beta = high;
         if (alpha >= beta)
@@ -331,7 +418,7 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
             key = position->keys[k];
     key_low = (u64)key;
     key_high = (u64)(key >> 64);
-    value = table_get(self, key_low, key_high);
+    value = any_table_get(self, key_low, key_high);
     if (value) {
         if (value > self->lower_base) {
             low = value - self->lower_offset;
@@ -350,57 +437,113 @@ static int any_negamax(SearchObject *self, const AnyPosition *position, int alph
             }
         }
     }
+    /* The opponent's winning cells: a move after which one of them can be reached
+       loses at once, so it is not searched (a piece blocks a cell by filling it, or
+       from a distance by stopping the pieces that would slide onto it). */
     threats = any_winning(position->opponent, s) & empty;
-    /* Order: the opponent's winning cells first, then by the lines the move leaves
-       one short, then central cells, then the higher bit index first (as Python
-       sorts (score, index) pairs in reverse). */
+    weights = side == 0 ? self->x_weights : self->o_weights;
     rest = landing;
     while (rest) {
-        int index = lowest_bit(rest), score, j;
-        u128 bit = (u128)1 << index;
-        u128 own = any_winning(position->current | bit, s) & empty;
+        int index = lowest_bit(rest), j;
+        long long score;
+        u128 bit = (u128)1 << index, child_mask = position->mask | bit, own, reach;
+        u128 child_mask_t = position->mask_t | self->bit_t[index], row_lands, column_lands;
+        u64 occupied;
         rest &= rest - 1;
-        score = popcount128(own) * 10 + self->weight[index] + ((threats & bit) ? 1000 : 0);
+        occupied = (u64)(child_mask >> self->row_shift[index]) & self->row_full;
+        row_lands = (position->row_lands & ~self->row_cells[index]) |
+                    ((u128)self->row_landings[occupied] << self->row_shift[index]);
+        occupied = (u64)(child_mask_t >> self->column_shift[index]) & self->column_full;
+        column_lands = (position->column_lands & ~self->column_cells[index]) |
+                       (self->column_landings[occupied] << self->column_of[index]);
+        reach = row_lands | column_lands;
+        if (threats & ~bit & reach)
+            continue;
+        /* Ask for the child's table slot now: a probe is mostly a cache miss, and
+           the misses of all the children then overlap. */
+        child_key = position->keys[0] + weights[index][0];
+        {
+            u128 image;
+            for (k = 1; k < self->symmetry_count; k++) {
+                image = position->keys[k] + weights[index][k];
+                if (image < child_key)
+                    child_key = image;
+            }
+            __builtin_prefetch(
+                &self->entries[table_slot(self, (u64)child_key, (u64)(child_key >> 64))]);
+        }
+        /* Order: the moves that leave the side to move a winning cell the opponent
+           must answer, then by the lines the move leaves one short, then the moves
+           that cut off most often before (history, below 2^31), then central cells. */
+        own = any_winning(position->current | bit, s) & (empty ^ bit);
+        score = (long long)popcount128(own & reach) << 56 | (long long)popcount128(own) << 48 |
+                self->history[side][index] << 8 | self->weight[index];
         j = count++;
         while (j > 0 && (order_scores[j - 1] < score ||
                          (order_scores[j - 1] == score && order_index[j - 1] < index))) {
             order_scores[j] = order_scores[j - 1];
             order_index[j] = order_index[j - 1];
+            child_rows[j] = child_rows[j - 1];
+            child_columns[j] = child_columns[j - 1];
+            child_keys[j] = child_keys[j - 1];
             j--;
         }
         order_scores[j] = score;
         order_index[j] = index;
+        child_rows[j] = row_lands;
+        child_columns[j] = column_lands;
+        child_keys[j] = child_key;
     }
-    weights = position->stones % 2 == 0 ? self->x_weights : self->o_weights;
+    if (count == 0) /* every move lets the opponent win at once */
+        return -((cells - stones) / 2);
+    /* The opponent cannot win with its next stone: at worst with the one after. */
+    low = -((cells - 2 - stones) / 2);
+    if (alpha < low) {
+        alpha = low;
+        if (alpha >= beta)
+            return alpha;
+    }
+    /* A child the table bounds from above bounds this position from below: enough,
+       maybe, to cut off before any child is searched (their slots were prefetched). */
+    for (i = 0; i < count; i++) {
+        value = any_table_get(self, (u64)child_keys[i], (u64)(child_keys[i] >> 64));
+        if (value && value <= self->lower_base) {
+            low = -(value + self->min_score - 1);
+            if (alpha < low) {
+                alpha = low;
+                if (alpha >= beta)
+                    return alpha;
+            }
+        }
+    }
     for (i = 0; i < count; i++) {
         int index = order_index[i], score;
         u128 bit = (u128)1 << index;
         AnyPosition child;
-        u64 occupied;
         child.current = position->opponent;
         child.opponent = position->current | bit;
         child.mask = position->mask | bit;
         child.mask_t = position->mask_t | self->bit_t[index];
-        occupied = (u64)(child.mask >> self->row_shift[index]) & self->row_full;
-        child.row_lands = (position->row_lands & ~self->row_cells[index]) |
-                          ((u128)self->row_landings[occupied] << self->row_shift[index]);
-        occupied = (u64)(child.mask_t >> self->column_shift[index]) & self->column_full;
-        child.column_lands = (position->column_lands & ~self->column_cells[index]) |
-                             (self->column_landings[occupied] << self->column_of[index]);
+        child.row_lands = child_rows[i];
+        child.column_lands = child_columns[i];
         for (k = 0; k < self->symmetry_count; k++)
             child.keys[k] = position->keys[k] + weights[index][k];
-        child.stones = position->stones + 1;
+        child.stones = stones + 1;
         score = -any_negamax(self, &child, -beta, -alpha);
         if (self->stop)
             return 0;
         if (score >= beta) {
-            table_put(self, key_low, key_high, score + self->lower_offset);
+            int depth = cells - stones;
+            self->history[side][index] += depth * depth;
+            if (self->history[side][index] > HISTORY_CAP)
+                history_halve(self);
+            any_table_put(self, key_low, key_high, score + self->lower_offset);
             return score;
         }
         if (score > alpha)
             alpha = score;
     }
-    table_put(self, key_low, key_high, alpha - self->min_score + 1);
+    any_table_put(self, key_low, key_high, alpha - self->min_score + 1);
     return alpha;
 }
 
@@ -1140,10 +1283,13 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
     Py_DECREF(time_module);
     if (self->perf_counter == NULL)
         return -1;
-    self->keys_low = PyMem_Calloc((size_t)self->table_size, sizeof(u64));
-    self->keys_high = self->top_only ? NULL : PyMem_Calloc((size_t)self->table_size, sizeof(u64));
-    self->values = PyMem_Calloc((size_t)self->table_size, 1);
-    if (!self->keys_low || !self->values || (!self->top_only && !self->keys_high)) {
+    if (self->top_only) {
+        self->keys_low = table_alloc((size_t)self->table_size, sizeof(u64));
+        self->values = table_alloc((size_t)self->table_size, 1);
+    }
+    else
+        self->entries = table_alloc((size_t)self->table_size, sizeof(AnyEntry));
+    if (self->top_only ? !self->keys_low || !self->values : !self->entries) {
         PyErr_NoMemory();
         return -1;
     }
@@ -1154,9 +1300,9 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwargs)
 
 static void Search_dealloc(SearchObject *self)
 {
-    PyMem_Free(self->keys_low);
-    PyMem_Free(self->keys_high);
-    PyMem_Free(self->values);
+    free(self->keys_low);
+    free(self->values);
+    free(self->entries);
     PyMem_Free(self->row_landings);
     PyMem_Free(self->column_landings);
     Py_XDECREF(self->perf_counter);
@@ -1204,7 +1350,11 @@ static PyObject *Search_score(SearchObject *self, PyObject *args)
 
 static PyObject *Search_clear(SearchObject *self, PyObject *unused)
 {
-    memset(self->values, 0, (size_t)self->table_size);
+    if (self->entries != NULL)
+        memset(self->entries, 0, (size_t)self->table_size * sizeof(AnyEntry));
+    else
+        memset(self->values, 0, (size_t)self->table_size);
+    memset(self->history, 0, sizeof self->history);
     Py_RETURN_NONE;
 }
 
@@ -1235,7 +1385,7 @@ static PyObject *Search_entries(SearchObject *self, PyObject *unused)
 {
     Py_ssize_t slot, count = 0;
     for (slot = 0; slot < self->table_size; slot++)
-        count += self->values[slot] != 0;
+        count += (self->entries != NULL ? self->entries[slot].value : self->values[slot]) != 0;
     return PyLong_FromSsize_t(count);
 }
 
