@@ -63,7 +63,14 @@ AGENT_SPELLING = (
 )
 
 _MCTS = re.compile(r"mcts:(?:(?P<playouts>[1-9][0-9_]*)|(?P<seconds>[0-9]*\.?[0-9]+)s)")
-_OPTIONS = {"c": float, "plies": int, "samples": int, "bias": float}
+_OPTIONS = {
+    "c": float,
+    "plies": int,
+    "samples": int,
+    "bias": float,
+    "minimax": float,
+    "widen": float,
+}
 #: The ``(state, move)`` pairs that led to a state, oldest first.
 History = Sequence[tuple[Any, Any]]
 
@@ -304,6 +311,8 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         "rollout_plies": given.get("plies"),  # None: the game's own (its spec)
         "determinizations": given.get("samples", DEFAULT_DETERMINIZATIONS),
         "bias": given.get("bias", DEFAULT_BIAS),
+        "minimax": given.get("minimax"),  # None: the search's default
+        "widening": given.get("widen"),
     }
     if (settings["rollout_plies"] or 0) < 0 or settings["determinizations"] < 1:
         raise PartitaError(f"agent '{spec}': plies must be 0 or more and samples 1 or more")
