@@ -596,7 +596,7 @@ class Mcts:
             child = node.children[move] = self._node(self.rules.apply(node.state, move))
             if child.solved is not None:
                 child.prior = child.solved
-            elif self.priors:
+            elif self.minimax:  # what implicit minimax backs up through a chance node
                 child.prior = self.evaluation(child.state)
         return child
 
