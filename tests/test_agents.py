@@ -417,3 +417,24 @@ def test_the_universal_forces_evaluation_values_kinds_at_home(sides):
     value, later = evaluate(ahead), evaluate(late)
     assert value[0] > max(value[1:]) and value[0] > even[0]
     assert later[0] > value[0]  # the same lead is surer nearer the round limit
+
+
+def test_self_play_samples_pair_positions_with_their_games_outcome():
+    from partita.analysis.heuristics import self_play_samples
+
+    rules = CONNECT4.rules
+
+    def features(state):
+        return [[float(rules.ply(state))], [0.0]]
+
+    samples = self_play_samples(
+        rules, 2, features, games=3, seed=1, choose=rules.sample_move, every=2
+    )
+    again = self_play_samples(
+        rules, 2, features, games=3, seed=1, choose=rules.sample_move, every=2
+    )
+    assert samples == again and samples
+    assert all(
+        sum(scores) == pytest.approx(1.0) and len(vectors) == 2 for vectors, scores in samples
+    )
+    assert all(vectors[0][0] % 2 == 0 for vectors, _ in samples)  # every second ply

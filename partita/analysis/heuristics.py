@@ -31,7 +31,7 @@ from typing import Any
 
 from partita.errors import PartitaError, UnknownGameError
 from partita.game.registry import get_spec
-from partita.game.rules import Outcome, Rules
+from partita.game.rules import CHANCE, Outcome, Rules
 from partita.game.spec import GameSpec
 
 __all__ = [
@@ -168,9 +168,10 @@ def self_play_samples(
         seen = []
         plies = 0
         while rules.outcome(state) is None and plies < max_plies:
-            if rules.side_to_move(state) >= 0 and plies % every == 0:
+            chance = rules.side_to_move(state) == CHANCE
+            if not chance and plies % every == 0:
                 seen.append(features(state))
-            if rules.side_to_move(state) < 0 or rng.random() < explore:
+            if chance or rng.random() < explore:
                 move = rules.sample_move(state, rng)
             else:
                 move = choose(state, rng)
