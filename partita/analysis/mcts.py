@@ -22,6 +22,15 @@ tried in that order, and a child's selection score adds ``bias * h / (n + 1)``
 playouts' means take over. With few playouts and many moves the search thus starts
 from the greedy player's choices instead of random ones.
 
+Two further uses of the heuristic, each off unless an option or the game's spec
+(``extra["search"]``, :func:`~partita.analysis.heuristics.search_settings_for`)
+sets it: *progressive widening* (``widening`` W: a node with ``n`` playouts
+chooses among the ``1 + W * sqrt(n)`` children the heuristic likes best, so a
+small budget over many moves goes deeper along the favourites) and *implicit
+minimax* (``minimax`` A: each node also keeps the heuristic's value backed up by
+max-n through its expanded subtree, weighed A against the playouts' mean 1 - A
+in the selection score; Lanctot et al., 2014).
+
 Two cheap pieces of exactness: a node is expanded whole (every candidate move
 applied at once), so a move that wins at once is seen on the first visit and makes
 the node *solved*; and a node whose every child is solved is solved too (its
