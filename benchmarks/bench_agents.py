@@ -1,64 +1,71 @@
-"""Search agents on every game: strength, speed, agreement with the solver, OpenSpiel.
+"""Search agents on every game: the skill gradient, speed, the solver, OpenSpiel.
 
 Run from the repository root (the documented full run uses ``--games 200``)::
 
-    .venv/bin/python benchmarks/bench_agents.py [--games 20] [--agent mcts:200]
+    .venv/bin/python benchmarks/bench_agents.py [--games 200] [--low mcts:50]
+        [--high mcts:200] [--pairs high-low,high-greedy,low-greedy]
         [--only connect4,forza4x4,...] [--sides 2,3,4] [--max-plies 3000]
-        [--round-limit 40] [--pons end-easy,middle-easy,begin-easy] [--pons-limit 50]
-        [--speed-playouts 500] [--no-openspiel] [--seed 0] [--skip matches,speed,pons]
-        [--workers 2] [--opponents random,greedy]
+        [--round-limit 40] [--seed 0] [--workers 2 | --scheduler local:2]
+        [--skip speed,pons,openspiel] [--speed-playouts 500]
+        [--pons end-easy,middle-easy,begin-easy] [--pons-limit 50] [--out [FILE]]
 
 What it prints (Markdown tables):
 
-* **Playouts per second** of ``--agent``'s search for every game and side count:
-  ``--speed-playouts`` playouts from each of five positions reached by random play.
-* **Matches**: for every game and side count, ``--agent`` in one seat against
-  ``random`` and against ``greedy`` in all the others (``--opponents``: either one,
-  say to run the two rows in two processes), over ``--games`` games, the
-  search's seat rotating game by game. Its mean score (1 a win, 0 a loss, a shared
-  draw 1/2 or a share of a tie as the rules give it) with a 95 % interval (Wilson's
-  score interval), next to the even share 1/n; games still going after
+* **Matches** (the skill gradient): for every game and side count, each pair of
+  ``--pairs``: the first agent in one seat, the second in all the others, over
+  ``--games`` games, the first agent's seat rotating game by game. ``high`` and
+  ``low`` are the two search budgets (``--high``, ``--low``), ``greedy`` and
+  ``random`` the one-ply and random agents. The first agent's mean score (1 a
+  win, 0 a loss, a shared draw 1/2 or a share of a tie as the rules give it) with
+  Wilson's 95 % score interval, next to the even share 1/n, and whether the
+  interval lies above it (*significant*). Games still going after
   ``--max-plies`` plies are counted apart (and as a share of 1/n). Universal
-  Forces is played with ``RoundLimit`` ``--round-limit`` (the rulebook's fixed period of
-  play): against random opponents a game can otherwise go on for ever. In a
-  hidden-information game (Forceball) an agent's move may hold cards drawn from its
-  guess of the table (a reward's draw, a referee check's card); where the real table
-  does not allow it, its best playable move is played instead, as in ``partita
-  play`` (``playable_choice``), and counted under *replaced moves* (a reward
-  taking the real cards instead of the guessed ones is the same move: not
-  counted). *seconds* is the match's wall time, *CPU s/game* the processor time
-  of one game (both seats' searches), which the machine's load changes less.
+  Forces is played with ``RoundLimit`` ``--round-limit`` (the rulebook's fixed
+  period of play). In a hidden-information game (Forceball) a move the real table
+  refuses is replaced by the agent's best playable move, as in ``partita play``
+  (``playable_choice``), and counted under *replaced*. *CPU s/game* is the
+  processor time of one game (every seat's search), which the machine's load
+  changes less than the wall time.
+* **Playouts per second** of ``--high``'s search for every game and side count:
+  ``--speed-playouts`` playouts from each of five positions reached by random play.
 * **Connect Four test positions**: on positions of Pascal Pons' test sets
   (``../shared/data/connect4-pons``, the first ``--pons-limit`` of each set in
-  ``--pons``), how often the agent's move is one of the solver's best moves (every
+  ``--pons``), how often ``--high``'s move is one of the solver's best moves (every
   move with the best exact score); and the same for OpenSpiel's MCTS bot.
 * **OpenSpiel** (``pip install open_spiel``; if it does not import, this part says
   so and is skipped): its ``MCTSBot`` on Connect Four (UCT with ``uct_c`` 2 on
-  returns from -1 to 1, which is partita's ``c`` 1 on 0-1, one random rollout per
-  simulation, its solver on) as the anchor: simulations per second side by side at
-  the same budget on the same positions, and a match at equal budgets (partita's
-  Connect Four also plays out at random), seats alternating.
+  returns from -1 to 1, one random rollout per simulation, its solver on) at
+  ``--high``'s budget: simulations per second on the same positions, and a match.
 
-Everything is seeded (``--seed``): the same command gives the same games, with any
-``--workers`` (each game is seeded by its number; the matches' games run in that
-many processes).
+The games run on the execution layer (:mod:`partita.execution`): ``--workers N``
+local processes (1: in this process), or ``--scheduler`` a Dask cluster.
+Everything is seeded (``--seed``): the same command gives the same games with any
+number of workers (each game is seeded by its number). ``--out`` writes the
+tables, with the command and the machine's load, to a dated file under
+``benchmarks/results/`` (or to the file it names), whole or not at all.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import math
+import os
 import random
+import shlex
 import sys
 import time
 from pathlib import Path
 
 from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec, playable_choice
+from partita.execution import open_executor
 from partita.game.registry import get_game
 from partita.game.rules import CHANCE
 from partita.games.gravity.solver import Solver
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4-pons"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "connect4-pons"
+RESULTS = ROOT / "benchmarks" / "results"
 #: Every game with every side count it is played by.
 SEATINGS = [
     ("connect4", 2),
@@ -71,6 +78,7 @@ SEATINGS = [
     ("circular-reasoning", 4),
     ("forceball", 2),
 ]
+ROLES = ("high", "low", "greedy", "random")
 Z95 = 1.959964
 
 
@@ -113,39 +121,34 @@ def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
     return (None if outcome is None else [float(s) for s in outcome.scores]), plies, replaced
 
 
-def _match_game(job: tuple) -> tuple[float | None, int, int, float]:
-    """One game of a match: the search's score (``None`` unfinished), its plies, the
-    moves replaced (see :func:`play_game`) and the processor seconds it took."""
+def match_game(job: tuple) -> tuple[float | None, int, int, float]:
+    """One game of a match (a task of the execution layer: plain values in and
+    out): the first agent's score (``None`` unfinished), the plies, the moves
+    replaced (see :func:`play_game`) and the processor seconds it took."""
     began = time.process_time()
-    name, sides, spec, opponent, number, args = job
-    game = configured(name, args.round_limit)
+    name, round_limit, sides, spec, opponent, number, seed, max_plies = job
+    game = configured(name, round_limit)
     seat = number % sides
-    seed = args.seed * 100_003 + number
+    seed = seed * 100_003 + number
     agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
     agents[seat] = agent_from_spec(spec, game, seed=seed)
-    scores, length, replaced = play_game(game.rules, agents, random.Random(seed), args.max_plies)
+    scores, length, replaced = play_game(game.rules, agents, random.Random(seed), max_plies)
     seconds = time.process_time() - began
     return (None if scores is None else scores[seat]), length, replaced, seconds
 
 
-def in_parallel(function, jobs: list, workers: int) -> list:
-    """``function`` over ``jobs`` in order, in ``workers`` processes (1: here)."""
-    if workers <= 1:
-        return [function(job) for job in jobs]
-    import multiprocessing
-
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        return pool.map(function, jobs, chunksize=1)
-
-
-def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> dict:
+def match(execution, name: str, sides: int, spec: str, opponent: str, args) -> dict:
+    """``spec`` in one seat (rotating) against ``opponent`` in the others."""
     total = 0.0
-    unfinished = 0
-    plies = replaced = 0
+    unfinished = plies = replaced = 0
     processor = 0.0
     started = time.perf_counter()
-    jobs = [(name, sides, spec, opponent, number, args) for number in range(games)]
-    for score, length, swapped, seconds in in_parallel(_match_game, jobs, args.workers):
+    games = args.games
+    jobs = [
+        (name, args.round_limit, sides, spec, opponent, number, args.seed, args.max_plies)
+        for number in range(games)
+    ]
+    for score, length, swapped, seconds in execution.map_ordered(match_game, jobs):
         plies += length
         replaced += swapped
         processor += seconds
@@ -159,12 +162,14 @@ def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> 
     return {
         "game": name,
         "sides": sides,
+        "agent": spec,
         "opponent": opponent,
         "games": games,
         "score": mean,
         "low": low,
         "high": high,
         "even": 1.0 / sides,
+        "significant": low > 1.0 / sides,
         "unfinished": unfinished,
         "plies": plies / games if games else 0.0,
         "replaced": replaced,
@@ -176,9 +181,6 @@ def match(name: str, sides: int, spec: str, opponent: str, games: int, args) -> 
 def speed(name: str, sides: int, spec: str, args) -> dict:
     game = configured(name, args.round_limit)
     rules = game.rules
-    _, settings = parse_agent_spec(spec)
-    settings.pop("seconds", None)
-    settings["playouts"] = args.speed_playouts
     rng = random.Random(args.seed)
     playouts = 0
     seconds = 0.0
@@ -305,14 +307,14 @@ def openspiel_speed(spec: str, spiel, args) -> dict:
     }
 
 
-def _openspiel_game(job: tuple) -> float:
-    """One game against OpenSpiel's bot: partita's score."""
-    spec, number, args = job
+def openspiel_game(job: tuple) -> float:
+    """One game against OpenSpiel's bot (a task of the execution layer): partita's score."""
+    spec, number, seed = job
     spiel = openspiel()
     game = get_game("connect4")
     rules = game.rules
     playouts = parse_agent_spec(spec)[1].get("playouts", 1000)
-    seed = args.seed * 100_003 + number
+    seed = seed * 100_003 + number
     ours_seat = number % 2
     agent = agent_from_spec(spec, game, seed=seed)
     spiel_game, bot = openspiel_bot(spiel, playouts, seed)
@@ -331,9 +333,9 @@ def _openspiel_game(job: tuple) -> float:
     return float(rules.outcome(state).scores[ours_seat])
 
 
-def openspiel_match(spec: str, games: int, args) -> dict:
-    jobs = [(spec, number, args) for number in range(games)]
-    total = sum(in_parallel(_openspiel_game, jobs, args.workers))
+def openspiel_match(execution, spec: str, games: int, args) -> dict:
+    jobs = [(spec, number, args.seed) for number in range(games)]
+    total = sum(execution.map_ordered(openspiel_game, jobs))
     mean = total / games if games else 0.0
     low, high = wilson(mean, games)
     return {"games": games, "score": mean, "low": low, "high": high}
@@ -342,10 +344,58 @@ def openspiel_match(spec: str, games: int, args) -> dict:
 # -- the report --------------------------------------------------------------------------------
 
 
+class Report:
+    """Prints as it goes and keeps every line, for ``--out``."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, line: str = "") -> None:
+        print(line, flush=True)
+        self.lines.append(line)
+
+
+def pairs_of(text: str) -> list[tuple[str, str]]:
+    pairs = []
+    for part in filter(None, (piece.strip() for piece in text.split(","))):
+        first, _, second = part.partition("-")
+        if first not in ROLES or second not in ROLES or first == second:
+            raise ValueError(
+                f"'{part}' is no pair: a pair is two of {', '.join(ROLES)}, 'high-low'"
+            )
+        pairs.append((first, second))
+    return pairs
+
+
+def out_path(value: str) -> Path:
+    """The file ``--out`` names, or a new dated one under benchmarks/results/."""
+    if value:
+        return Path(value)
+    day = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    path = RESULTS / f"{day}-agents.md"
+    number = 2
+    while path.exists():
+        path = RESULTS / f"{day}-agents-{number}.md"
+        number += 1
+    return path
+
+
+def write_whole(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=20, help="games per match (full run: 200)")
-    parser.add_argument("--agent", default="mcts:200", help="the search agent (default mcts:200)")
+    parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
+    parser.add_argument("--low", default="mcts:50", help="the smaller budget (default mcts:50)")
+    parser.add_argument("--high", default="mcts:200", help="the larger budget (default mcts:200)")
+    parser.add_argument(
+        "--pairs",
+        default="high-low,high-greedy,low-greedy",
+        help="matches: first-second, each of high, low, greedy, random",
+    )
     parser.add_argument("--only", default=None, help="comma-separated games (default all)")
     parser.add_argument("--sides", default=None, help="comma-separated side counts (default all)")
     parser.add_argument("--max-plies", type=int, default=3000, help="plies before a game stops")
@@ -354,20 +404,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pons-limit", type=int, default=50, help="positions per test set")
     parser.add_argument("--speed-playouts", type=int, default=500, help="playouts per position")
     parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel")
-    parser.add_argument("--skip", default="", help="parts to skip: matches,speed,pons,openspiel")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1, help="processes for the matches")
     parser.add_argument(
-        "--opponents", default="random,greedy", help="comma-separated: random, greedy"
+        "--skip", default="speed,pons,openspiel", help="parts to skip: matches,speed,pons,openspiel"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="local processes (1: here)")
+    parser.add_argument("--scheduler", default=None, help="a Dask scheduler (local:N, an address)")
+    parser.add_argument(
+        "--out",
+        nargs="?",
+        const="",
+        default=None,
+        help="write the tables to this file (alone: benchmarks/results/<date>-agents.md)",
     )
     args = parser.parse_args(argv)
-    spec = args.agent
-    kind, _ = parse_agent_spec(spec)
-    if kind != "mcts":
-        parser.error("--agent must be mcts:N (it plays against random and greedy)")
-    opponents = [name for name in args.opponents.split(",") if name]
-    if not opponents or set(opponents) - {"random", "greedy"}:
-        parser.error("--opponents are random and/or greedy")
+    specs = {"high": args.high, "low": args.low, "greedy": "greedy", "random": "random"}
+    for role in ("high", "low"):
+        try:
+            kind, _ = parse_agent_spec(specs[role])
+        except Exception as error:  # noqa: BLE001 - the spec's own message
+            parser.error(f"--{role}: {error}")
+        if kind != "mcts":
+            parser.error(f"--{role} must be mcts:N")
+    try:
+        pairs = pairs_of(args.pairs)
+    except ValueError as error:
+        parser.error(f"--pairs: {error}")
     skip = set(filter(None, args.skip.split(",")))
     only = set(args.only.split(",")) if args.only else None
     sides_wanted = {int(n) for n in args.sides.split(",")} if args.sides else None
@@ -376,55 +438,85 @@ def main(argv: list[str] | None = None) -> int:
         for name, sides in SEATINGS
         if (only is None or name in only) and (sides_wanted is None or sides in sides_wanted)
     ]
-    print(
-        f"agent {spec}; seed {args.seed}; {args.workers} worker(s); Python {sys.version.split()[0]}"
+    report = Report()
+    command = shlex.join(["benchmarks/bench_agents.py", *(sys.argv[1:] if argv is None else argv)])
+    now = datetime.datetime.now(datetime.UTC)
+    report(f"# {now:%Y-%m-%d}: search agents' skill gradient (`benchmarks/bench_agents.py`)")
+    report()
+    report(f"    {command}")
+    report()
+    report(
+        f"high {args.high}, low {args.low}; seed {args.seed}; "
+        f"{args.scheduler or str(args.workers) + ' worker(s)'}; Python {sys.version.split()[0]}; "
+        f"started {now:%H:%M} UTC, load {os.getloadavg()[0]:.2f}"
     )
-    if "speed" not in skip:
-        print(f"\n## Playouts per second ({args.speed_playouts} playouts from 5 positions)\n")
-        print("| game | sides | playouts/s |")
-        print("| --- | --- | --- |")
-        for name, sides in seatings:
-            row = speed(name, sides, spec, args)
-            print(f"| {name} | {sides} | {row['rate']:,.0f} |", flush=True)
-    if "matches" not in skip:
-        print(f"\n## {spec} against random and greedy ({args.games} games each)\n")
-        print(
-            "| game | sides | opponent | score | 95 % interval | even share | unfinished "
-            "| plies/game | replaced moves | seconds | CPU s/game |"
-        )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for name, sides in seatings:
-            for opponent in opponents:
-                row = match(name, sides, spec, opponent, args.games, args)
-                print(
-                    f"| {name} | {sides} | {opponent} | {row['score']:.3f} | "
-                    f"{row['low']:.3f}-{row['high']:.3f} | {row['even']:.3f} | "
-                    f"{row['unfinished']} | {row['plies']:.0f} | {row['replaced']} | "
-                    f"{row['seconds']:.0f} | {row['cpu']:.2f} |",
-                    flush=True,
-                )
-    spiel = None if args.no_openspiel or "openspiel" in skip else openspiel()
-    if "pons" not in skip and (only is None or "connect4" in only):
-        positions = pons_positions(args.pons.split(","), args.pons_limit)
-        print("\n## Connect Four test positions: the move is one of the solver's best\n")
-        print("| set | positions | partita " + spec + " | OpenSpiel MCTS (same budget) |")
-        print("| --- | --- | --- | --- |")
-        for row in agreement(spec, positions, spiel, args):
-            n = row["positions"]
-            theirs = f"{row['openspiel'] / n:.1%}" if spiel is not None else "not installed"
-            print(f"| {row['set']} | {n} | {row['partita'] / n:.1%} | {theirs} |", flush=True)
-    if spiel is not None and (only is None or "connect4" in only):
-        rates = openspiel_speed(spec, spiel, args)
-        print(f"\n## OpenSpiel's MCTS bot on Connect Four ({rates['playouts']} simulations)\n")
-        print("| | partita | OpenSpiel |")
-        print("| --- | --- | --- |")
-        print(f"| simulations/s | {rates['partita']:,.0f} | {rates['openspiel']:,.0f} |")
-        row = openspiel_match(spec, args.games, args)
-        print(
-            f"\npartita {spec} against OpenSpiel MCTS ({rates['playouts']} simulations), "
-            f"{row['games']} games, seats alternating: score {row['score']:.3f} "
-            f"(95 % {row['low']:.3f}-{row['high']:.3f})"
-        )
+    began = time.perf_counter()
+    with open_executor(args.workers, scheduler=args.scheduler) as execution:
+        if "matches" not in skip:
+            report()
+            report(f"## Matches ({args.games} games each, the first agent's seat rotating)")
+            report()
+            report(
+                "| game | sides | agent | against | score | 95 % interval | even share "
+                "| significant | unfinished | plies/game | replaced | CPU s/game |"
+            )
+            report("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            for name, sides in seatings:
+                for first, second in pairs:
+                    row = match(execution, name, sides, specs[first], specs[second], args)
+                    report(
+                        f"| {name} | {sides} | {row['agent']} | {row['opponent']} | "
+                        f"{row['score']:.3f} | {row['low']:.3f}-{row['high']:.3f} | "
+                        f"{row['even']:.3f} | {'yes' if row['significant'] else 'no'} | "
+                        f"{row['unfinished']} | {row['plies']:.0f} | {row['replaced']} | "
+                        f"{row['cpu']:.2f} |"
+                    )
+        if "speed" not in skip:
+            report()
+            report(f"## Playouts per second ({args.speed_playouts} playouts from 5 positions)")
+            report()
+            report("| game | sides | playouts/s |")
+            report("| --- | --- | --- |")
+            for name, sides in seatings:
+                row = speed(name, sides, args.high, args)
+                report(f"| {name} | {sides} | {row['rate']:,.0f} |")
+        spiel = None if args.no_openspiel or "openspiel" in skip else openspiel()
+        if "pons" not in skip and (only is None or "connect4" in only):
+            positions = pons_positions(args.pons.split(","), args.pons_limit)
+            report()
+            report("## Connect Four test positions: the move is one of the solver's best")
+            report()
+            report(f"| set | positions | partita {args.high} | OpenSpiel MCTS (same budget) |")
+            report("| --- | --- | --- | --- |")
+            for row in agreement(args.high, positions, spiel, args):
+                n = row["positions"]
+                theirs = f"{row['openspiel'] / n:.1%}" if spiel is not None else "not installed"
+                report(f"| {row['set']} | {n} | {row['partita'] / n:.1%} | {theirs} |")
+        if spiel is not None and (only is None or "connect4" in only):
+            rates = openspiel_speed(args.high, spiel, args)
+            report()
+            report(f"## OpenSpiel's MCTS bot on Connect Four ({rates['playouts']} simulations)")
+            report()
+            report("| | partita | OpenSpiel |")
+            report("| --- | --- | --- |")
+            report(f"| simulations/s | {rates['partita']:,.0f} | {rates['openspiel']:,.0f} |")
+            row = openspiel_match(execution, args.high, args.games, args)
+            report()
+            report(
+                f"partita {args.high} against OpenSpiel MCTS ({rates['playouts']} simulations), "
+                f"{row['games']} games, seats alternating: score {row['score']:.3f} "
+                f"(95 % {row['low']:.3f}-{row['high']:.3f})"
+            )
+    end = datetime.datetime.now(datetime.UTC)
+    report()
+    report(
+        f"Finished {end:%H:%M} UTC after {time.perf_counter() - began:.0f} s, "
+        f"load {os.getloadavg()[0]:.2f}."
+    )
+    if args.out is not None:
+        path = out_path(args.out)
+        write_whole(path, "\n".join(report.lines) + "\n")
+        print(f"wrote {path}")
     return 0
 
 

@@ -106,7 +106,7 @@ def test_the_playout_length_is_the_games_own_unless_the_spec_says(name, plies):
 def test_a_playout_of_no_plies_scores_the_new_position_with_the_heuristic():
     game = get_game("universal-forces")
     state = random_position("universal-forces", 2, seed=3, plies=20)
-    search = Mcts(game, rollout_plies=0)
+    search = Mcts(game, rollout_plies=0, widening=0)  # every move considered at once
     moves = game.rules.legal_moves(state)
     result = search.search(state, random.Random(0), playouts=len(moves))
     tried_once = [stats for stats in result.moves if stats.visits == 1 and not stats.exact]
@@ -136,13 +136,18 @@ def test_the_heuristic_orders_the_first_visits():
         ("mcts:0", "unknown agent 'mcts:0'"),
         ("mcts:-5", "unknown agent 'mcts:-5'"),
         ("alphazero", "unknown agent 'alphazero'"),
-        ("mcts:100,depth=3", "'depth=3' is no option of mcts (c, plies, samples, bias)"),
+        (
+            "mcts:100,depth=3",
+            "'depth=3' is no option of mcts (c, plies, samples, bias, widen, minimax)",
+        ),
         ("mcts:100,c=", "'c=' is no option of mcts"),
         ("mcts:100,c=fast", "c='fast' is not a number"),
         ("mcts:100,plies=-1", "plies must be 0 or more"),
         ("mcts:100,samples=0", "samples 1 or more"),
-        ("mcts:100,c=-1", "c and bias cannot be negative"),
-        ("mcts:100,bias=-0.5", "c and bias cannot be negative"),
+        ("mcts:100,c=-1", "c, bias and widen cannot be negative"),
+        ("mcts:100,bias=-0.5", "c, bias and widen cannot be negative"),
+        ("mcts:100,widen=-1", "c, bias and widen cannot be negative"),
+        ("mcts:100,minimax=2", "minimax is a weight from 0 to 1"),
         ("mcts:0s", "a search needs more than 0 seconds"),
     ],
 )
@@ -362,3 +367,99 @@ def test_the_analysis_page_examples_run():
     page = Path(__file__).resolve().parent.parent / "docs" / "analysis.md"
     failures, tried = doctest.testfile(str(page), module_relative=False)
     assert tried >= 10 and failures == 0
+
+
+# -- the skill levers: widening, implicit minimax, learned evaluations ---------------------------
+
+
+def test_widening_and_minimax_options_reach_the_search():
+    agent = agent_from_spec("mcts:50,widen=1.5,minimax=0.3", CONNECT4)
+    assert (agent.search.widening, agent.search.minimax) == (1.5, 0.3)
+    # a game's spec declares its own (Universal Forces: about 45 moves a position)
+    assert agent_from_spec("mcts:50", get_game("universal-forces")).search.widening > 0
+    assert agent_from_spec("mcts:50", CONNECT4).search.widening == 0
+    with pytest.raises(PartitaError, match="minimax weight is from 0 to 1"):
+        Mcts(CONNECT4, minimax=1.5)
+
+
+@pytest.mark.parametrize("options", ["widen=2", "minimax=0.5", "widen=1,minimax=0.3"])
+@pytest.mark.parametrize(("name", "sides"), [("universal-forces", 3), ("forza4x4", 2)])
+def test_widened_and_minimax_searches_play_legal_moves_deterministically(name, sides, options):
+    game = get_game(name)
+    state = random_position(name, sides, seed=11, plies=12)
+    moves = []
+    for _ in range(2):
+        agent = agent_from_spec(f"mcts:60,{options}", game, seed=4)
+        moves.append(agent.choose(state))
+    assert moves[0] == moves[1]
+    assert game.rules.illegal_reason(state, moves[0]) is None
+    assert sum(item.visits for item in agent.last.moves) == agent.last.playouts
+
+
+def test_widening_searches_the_heuristics_favourites_first():
+    game = get_game("universal-forces")
+    state = game.parse_position("C1=1B,C4=2R 1:GGYYBBRR/GYR/- 2:GGYYBBRR/GYB/- 1 20")
+    rules = game.rules
+    evaluate = evaluation_for(game)
+    values = {move: evaluate(rules.apply(state, move))[0] for move in rules.legal_moves(state)}
+    fifth = sorted(values.values(), reverse=True)[4]
+    result = Mcts(game, widening=1.0).search(state, random.Random(0), playouts=16)
+    visited = {item.move for item in result.moves if item.visits}
+    # 16 playouts with 1 + sqrt(n) moves in reach: the 4 or 5 favourites (ties aside)
+    assert all(values[move] >= fifth for move in visited)
+    assert len(visited) < len(values)
+
+
+def test_a_softmax_evaluation_is_a_share_of_one_and_its_fit_finds_the_sign():
+    from partita.analysis.heuristics import SoftmaxEvaluation, fit_softmax
+
+    # side 0 wins when its feature is larger: the fitted weight is positive
+    samples = [
+        ([[x], [1.0 - x]], [1.0, 0.0] if x > 0.5 else [0.0, 1.0]) for x in (0.1, 0.3, 0.7, 0.9)
+    ]
+    samples.append(([[0.5], [0.5]], [0.5, 0.5]))
+    (weight,) = fit_softmax(samples)
+    assert weight > 1.0
+    evaluate = SoftmaxEvaluation(lambda state: state, (weight,))
+    value = evaluate([[0.8], [0.2], [0.2]])
+    assert sum(value) == pytest.approx(1.0)
+    assert value[0] > value[1] == pytest.approx(value[2])
+
+
+@pytest.mark.parametrize("sides", [2, 3, 4])
+def test_the_universal_forces_evaluation_values_kinds_at_home(sides):
+    game = get_game("universal-forces").configure({"RoundLimit": "40"})
+    rules = game.rules
+    empty = tuple(() for _ in range(rules.geometry.size))
+    reserve = [(3, 3, 3, 3)] * sides
+    home = [(0, 0, 0, 0)] * sides
+    none = [(0, 0, 0, 0)] * sides
+    evaluate = evaluation_for(game)
+    even = evaluate(rules.setup(empty, reserve, home, none, 0, 30))
+    assert even[1] == pytest.approx(even[-1])
+    ahead = rules.setup(empty, [(2, 2, 3, 3), *reserve[1:]], [(1, 1, 0, 0), *home[1:]], none, 1, 30)
+    late = rules.setup(empty, [(2, 2, 3, 3), *reserve[1:]], [(1, 1, 0, 0), *home[1:]], none, 1, 39)
+    value, later = evaluate(ahead), evaluate(late)
+    assert value[0] > max(value[1:]) and value[0] > even[0]
+    assert later[0] > value[0]  # the same lead is surer nearer the round limit
+
+
+def test_self_play_samples_pair_positions_with_their_games_outcome():
+    from partita.analysis.heuristics import self_play_samples
+
+    rules = CONNECT4.rules
+
+    def features(state):
+        return [[float(rules.ply(state))], [0.0]]
+
+    samples = self_play_samples(
+        rules, 2, features, games=3, seed=1, choose=rules.sample_move, every=2
+    )
+    again = self_play_samples(
+        rules, 2, features, games=3, seed=1, choose=rules.sample_move, every=2
+    )
+    assert samples == again and samples
+    assert all(
+        sum(scores) == pytest.approx(1.0) and len(vectors) == 2 for vectors, scores in samples
+    )
+    assert all(vectors[0][0] % 2 == 0 for vectors, _ in samples)  # every second ply

@@ -8,10 +8,13 @@ CLI's ``--agent``, the benchmark, a script):
   best for the mover (an immediate win first);
 * ``mcts:N``: Monte Carlo tree search with ``N`` playouts a move
   (:mod:`partita.analysis.mcts`); ``mcts:2s`` searches for 2 seconds instead
-  (``mcts:0.5s``); options follow after commas: ``mcts:2000,c=0.7,plies=40,samples=8,bias=1``
-  (the exploration constant, the playout length before the heuristic scores a
+  (``mcts:0.5s``); options follow after commas:
+  ``mcts:2000,c=0.7,plies=40,samples=8,bias=1,widen=2,minimax=0.3`` (the
+  exploration constant, the playout length before the heuristic scores a
   position, the determinized states of a hidden-information game, the weight of
-  the heuristic's head start; see :mod:`partita.analysis.mcts`). The playout
+  the heuristic's head start, progressive widening, the weight of the heuristic's
+  values backed up by max-n; see :mod:`partita.analysis.mcts`; ``widen`` and
+  ``minimax`` default to the game's own, its spec's ``extra["search"]``). The playout
   length defaults to the game's own (its spec's ``rollout_plies``; 0: the
   heuristic scores each new position at once), else 60; docs/analysis.md lists
   the shipped games' and why.
@@ -59,11 +62,18 @@ __all__ = [
 #: How an agent is named, for error messages and help texts.
 AGENT_SPELLING = (
     "random, greedy, or mcts:N (N playouts a move; mcts:2s for 2 seconds; "
-    "options after commas: mcts:2000,c=1.0,plies=10,samples=8,bias=1.0)"
+    "options after commas: mcts:2000,c=1.0,plies=10,samples=8,bias=1.0,widen=2,minimax=0.3)"
 )
 
 _MCTS = re.compile(r"mcts:(?:(?P<playouts>[1-9][0-9_]*)|(?P<seconds>[0-9]*\.?[0-9]+)s)")
-_OPTIONS = {"c": float, "plies": int, "samples": int, "bias": float}
+_OPTIONS = {
+    "c": float,
+    "plies": int,
+    "samples": int,
+    "bias": float,
+    "minimax": float,
+    "widen": float,
+}
 #: The ``(state, move)`` pairs that led to a state, oldest first.
 History = Sequence[tuple[Any, Any]]
 
@@ -293,7 +303,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         convert = _OPTIONS.get(key)
         if convert is None or not value:
             raise PartitaError(
-                f"agent '{spec}': '{option}' is no option of mcts (c, plies, samples, bias)"
+                f"agent '{spec}': '{option}' is no option of mcts (c, plies, samples, bias, widen, minimax)"
             )
         try:
             given[key] = convert(value)
@@ -304,11 +314,15 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         "rollout_plies": given.get("plies"),  # None: the game's own (its spec)
         "determinizations": given.get("samples", DEFAULT_DETERMINIZATIONS),
         "bias": given.get("bias", DEFAULT_BIAS),
+        "minimax": given.get("minimax"),  # None: the game's own (its spec), else 0
+        "widening": given.get("widen"),  # the same
     }
     if (settings["rollout_plies"] or 0) < 0 or settings["determinizations"] < 1:
         raise PartitaError(f"agent '{spec}': plies must be 0 or more and samples 1 or more")
-    if settings["exploration"] < 0 or settings["bias"] < 0:
-        raise PartitaError(f"agent '{spec}': c and bias cannot be negative")
+    if settings["exploration"] < 0 or settings["bias"] < 0 or (settings["widening"] or 0) < 0:
+        raise PartitaError(f"agent '{spec}': c, bias and widen cannot be negative")
+    if not 0 <= (settings["minimax"] or 0) <= 1:
+        raise PartitaError(f"agent '{spec}': minimax is a weight from 0 to 1")
     if match.group("playouts"):
         settings["playouts"] = int(match.group("playouts").replace("_", ""))
     else:

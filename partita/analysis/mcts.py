@@ -22,6 +22,15 @@ tried in that order, and a child's selection score adds ``bias * h / (n + 1)``
 playouts' means take over. With few playouts and many moves the search thus starts
 from the greedy player's choices instead of random ones.
 
+Two further uses of the heuristic, each off unless an option or the game's spec
+(``extra["search"]``, :func:`~partita.analysis.heuristics.search_settings_for`)
+sets it: *progressive widening* (``widening`` W: a node with ``n`` playouts
+chooses among the ``1 + W * sqrt(n)`` children the heuristic likes best, so a
+small budget over many moves goes deeper along the favourites) and *implicit
+minimax* (``minimax`` A: each node also keeps the heuristic's value backed up by
+max-n through its expanded subtree, weighed A against the playouts' mean 1 - A
+in the selection score; Lanctot et al., 2014).
+
 Two cheap pieces of exactness: a node is expanded whole (every candidate move
 applied at once), so a move that wins at once is seen on the first visit and makes
 the node *solved*; and a node whose every child is solved is solved too (its
@@ -62,6 +71,7 @@ from partita.analysis.heuristics import (
     rollout_for,
     rollout_plies_for,
     rules_of,
+    search_settings_for,
 )
 from partita.errors import PartitaError
 from partita.game.rules import CHANCE, Rules
@@ -70,6 +80,8 @@ __all__ = [
     "DEFAULT_BIAS",
     "DEFAULT_DETERMINIZATIONS",
     "DEFAULT_EXPLORATION",
+    "DEFAULT_MINIMAX",
+    "DEFAULT_WIDENING",
     "DEFAULT_ROLLOUT_PLIES",
     "Mcts",
     "MoveStatistics",
@@ -86,6 +98,13 @@ DEFAULT_BIAS = 1.0
 #: spec does not set its own ``rollout_plies`` (a game whose playouts are dear
 #: sets less; 0: the heuristic scores each new position at once).
 DEFAULT_ROLLOUT_PLIES = 60
+#: Weight of the heuristic's values backed up by max-n through the tree (implicit
+#: minimax) against the playouts' means in a child's selection score; 0 turns it off.
+DEFAULT_MINIMAX = 0.0
+#: Progressive widening: a node with ``n`` playouts chooses among its heuristic's
+#: ``1 + widening * sqrt(n)`` favourite moves (all of them once that is more); 0
+#: searches every move from the first playout.
+DEFAULT_WIDENING = 0.0
 #: Determinized states searched for a side of a hidden-information game.
 DEFAULT_DETERMINIZATIONS = 8
 #: Sampled outcomes a chance node keeps.
@@ -176,6 +195,7 @@ class _Node:
         "samples",
         "solved",
         "prior",
+        "backed",
     )
 
     def __init__(self, state: Any, side: int, sides: int, solved: tuple[float, ...] | None):
@@ -189,6 +209,9 @@ class _Node:
         self.solved = solved
         #: The heuristic's value of the position, set when its parent is expanded.
         self.prior: tuple[float, ...] = ()
+        #: The heuristic's values backed up by max-n over the expanded subtree
+        #: (implicit minimax); ``()`` until the node is expanded (its ``prior`` then).
+        self.backed: tuple[float, ...] = ()
 
     def mean(self) -> tuple[float, ...]:
         if self.solved is not None:
@@ -216,6 +239,8 @@ class Mcts:
         chance_samples: int = DEFAULT_CHANCE_SAMPLES,
         extra_candidates: int = DEFAULT_EXTRA_CANDIDATES,
         bias: float = DEFAULT_BIAS,
+        minimax: float | None = None,
+        widening: float | None = None,
     ) -> None:
         self.rules: Rules = rules_of(game)
         if rollout_plies is None:
@@ -232,6 +257,19 @@ class Mcts:
         self.chance_samples = chance_samples
         self.extra_candidates = extra_candidates
         self.bias = bias
+        declared = search_settings_for(self.rules)
+        if minimax is None:
+            minimax = declared.get("minimax", DEFAULT_MINIMAX)
+        if not 0.0 <= minimax <= 1.0:
+            raise PartitaError(f"a search's minimax weight is from 0 to 1, not {minimax}")
+        self.minimax = minimax
+        if widening is None:
+            widening = declared.get("widening", DEFAULT_WIDENING)
+        if widening < 0:
+            raise PartitaError(f"a search's widening cannot be negative, not {widening}")
+        self.widening = widening
+        #: Whether children get the heuristic's value when their parent is expanded.
+        self.priors = bool(bias or minimax)
         # The contract: a game that overrides sample_move may list a subset of its moves.
         self.lists_subset = type(self.rules).sample_move is not Rules.sample_move
 
@@ -433,7 +471,7 @@ class Mcts:
         rng.shuffle(moves)
         children = []
         side = node.side
-        evaluation = self.evaluation if self.bias else None
+        evaluation = self.evaluation if self.priors else None
         for move in moves:
             child = self._node(rules.apply(node.state, move))
             children.append(child)
@@ -443,7 +481,7 @@ class Mcts:
                     node.solved = child.solved  # a move that wins at once
             elif evaluation is not None:
                 child.prior = evaluation(child.state)
-        if evaluation is not None:  # the heuristic's favourites are tried first
+        if evaluation is not None and self.bias:  # the heuristic's favourites are tried first
             order = sorted(range(len(moves)), key=lambda i: children[i].prior[side], reverse=True)
             moves = [moves[i] for i in order]
             children = [children[i] for i in order]
@@ -487,6 +525,40 @@ class Mcts:
             for seat, part in enumerate(value):
                 totals[seat] += part
         self._propagate(path)
+        if self.minimax:
+            self._back_up(path)
+
+    @staticmethod
+    def _heuristic(node: _Node) -> tuple[float, ...]:
+        """A node's heuristic value as the tree knows it: exact where solved, else
+        backed up from its expanded subtree, else its own."""
+        if node.solved is not None:
+            return node.solved
+        return node.backed or node.prior
+
+    def _back_up(self, path: list[_Node]) -> None:
+        """Implicit minimax: each node on the path takes its mover's best child's
+        heuristic value (max-n), a chance node the mean over its sampled outcomes."""
+        heuristic = self._heuristic
+        for node in reversed(path[:-1]):
+            children = node.children
+            if not children:
+                continue
+            if node.side == CHANCE:
+                values = [heuristic(children[move]) for move in node.samples]
+                values = [value for value in values if value]
+                if values:
+                    node.backed = tuple(
+                        sum(part) / len(values) for part in zip(*values, strict=True)
+                    )
+                continue
+            side = node.side
+            best: tuple[float, ...] = ()
+            for child in children:
+                value = heuristic(child)
+                if value and (not best or value[side] > best[side]):
+                    best = value
+            node.backed = best
 
     def _select(self, node: _Node) -> _Node | None:
         """UCB1 over the children not yet solved (a solved child has nothing left to
@@ -495,19 +567,29 @@ class Mcts:
         log_visits = math.log(node.visits) if node.visits > 1 else 0.0
         exploration = self.exploration
         bias = self.bias
+        minimax = self.minimax
         best = None
         best_score = -math.inf
-        for child in node.children:
+        children = node.children
+        if self.widening and self.bias:  # the heuristic's favourites, more as visits come
+            children = children[: 1 + int(self.widening * math.sqrt(node.visits))]
+        for child in children:
             if child.solved is not None:
                 continue
             visits = child.visits
             if not visits:
                 return child
-            score = child.totals[side] / visits + exploration * math.sqrt(log_visits / visits)
+            score = child.totals[side] / visits
+            if minimax:
+                backed = child.backed or child.prior
+                score = (1.0 - minimax) * score + minimax * backed[side]
+            score += exploration * math.sqrt(log_visits / visits)
             if bias:
                 score += bias * child.prior[side] / (visits + 1)
             if score > best_score:
                 best, best_score = child, score
+        if best is None and len(children) < len(node.children):  # the window is solved
+            best = next((child for child in node.children if child.solved is None), None)
         if best is None and node.children:  # every child solved (the node is too)
             best = max(node.children, key=lambda child: child.mean()[side])
         return best
@@ -521,6 +603,10 @@ class Mcts:
         child = node.children.get(move)
         if child is None:
             child = node.children[move] = self._node(self.rules.apply(node.state, move))
+            if child.solved is not None:
+                child.prior = child.solved
+            elif self.minimax:  # what implicit minimax backs up through a chance node
+                child.prior = self.evaluation(child.state)
         return child
 
     def _rollout(self, state: Any, rng: Any) -> tuple[float, ...]:
@@ -732,7 +818,7 @@ class SearchTree:
             child.solved
             if child.solved is not None
             else search.evaluation(child.state)
-            if search.bias
+            if search.priors
             else ()
         )
         root.moves.append(move)

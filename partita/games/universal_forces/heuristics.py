@@ -5,8 +5,8 @@ closeness to the centre quadrant of its colour (the examples' ``potential``, sca
 to 0-1; 0.92 on its own quadrant, one move from home).
 
 * Evaluation: a side's strength is the number of kinds it has home plus, for each
-  kind still missing, 0.9 times the progress of its most advanced force of that
-  kind (nothing for a kind only in reserve; a penalty for a kind it has lost
+  kind still missing, 0.05 for having a force of that kind on the board and 0.9
+  times the progress of its most advanced one (nothing for a kind only in reserve; a penalty for a kind it has lost
   altogether, since it can then never bring all four home). Expected scores are
   the softmax of the strengths (temperature 0.6: a kind home ahead is worth odds
   of about 5 to 1).
@@ -37,6 +37,9 @@ __all__ = ["UniversalForcesHeuristics", "evaluation", "rollout"]
 TEMPERATURE = 0.6
 #: Strength of a kind a side can no longer bring home (all three forces lost).
 LOST_KIND = -0.5
+#: Strength of a missing kind for having a force on the board at all: an entry
+#: is the first step home (a rim cell's progress is 0).
+ENTERED = 0.05
 #: Chance of a random move in a playout.
 RANDOM_MOVE = 0.1
 
@@ -75,7 +78,7 @@ class UniversalForcesHeuristics:
                 if home[kind]:
                     strength += 1.0
                 elif best[side * 4 + kind] >= 0.0:
-                    strength += 0.9 * best[side * 4 + kind]
+                    strength += ENTERED + 0.9 * best[side * 4 + kind]
                 elif not reserve[kind]:
                     strength += LOST_KIND
             strengths.append(strength)

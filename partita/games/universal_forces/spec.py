@@ -11,9 +11,11 @@ UNIVERSAL_FORCES = GameSpec(
     title="Universal Forces",
     notation="partita.games.universal_forces.notation:UNIVERSAL_FORCES",
     board="partita.games.universal_forces.board:UniversalForcesBoard",
-    evaluation="partita.games.universal_forces.heuristics:evaluation",
+    evaluation="partita.games.universal_forces.evaluation:evaluation",
     rollout="partita.games.universal_forces.heuristics:rollout",
     rollout_plies=0,
+    # about 45 moves a position: a search tries the heuristic's favourites first
+    extra={"search": {"widening": 2.0}},
     docs="docs/universal-forces.md",
     rule_counters="partita.games.universal_forces.balance:rule_counters",
     openings="partita.games.universal_forces:openings.toml",
