@@ -554,7 +554,7 @@ def _search_positions(
 def build_statistics_book(
     target: str | Path,
     source: Archive,
-    game: str,
+    name: str,
     depth: int,
     *,
     archive: bool = False,
@@ -562,7 +562,7 @@ def build_statistics_book(
     progress: Callable[[BookProgress], object] | None = None,
     **filters: Any,
 ) -> BookSummary:
-    """The statistics book of the archive ``source``'s games of ``game`` matching
+    """The statistics book of the archive ``source``'s games of the game ``name`` matching
     ``filters`` (those of :func:`partita.database.query_games`), all of one
     ``configuration`` (by default the selection's only one), to ``depth`` plies:
     every position the games reached, folded by symmetry, with the moves played from
@@ -572,22 +572,22 @@ def build_statistics_book(
     from partita.game.registry import get_game
 
     started = time.perf_counter()
-    filters = {name: value for name, value in filters.items() if value is not None}
+    filters = {key: value for key, value in filters.items() if value is not None}
     if configuration is None:
-        configuration = choose_configuration(source, game, **filters)
+        configuration = choose_configuration(source, name, **filters)
     tree = tree_from_archive(
         source,
-        game,
+        name,
         depth=depth,
         min_games=1,
         symmetry=True,
         configuration=configuration,
         **filters,
     )
-    notation = configuration.configure(get_game(game))
+    notation = configuration.configure(get_game(name))
     rules = notation.rules
     setup = setup_text(notation, configuration)
-    summary = BookSummary(game, configuration.label, STATISTICS, depth, games=tree.games)
+    summary = BookSummary(name, configuration.label, STATISTICS, depth, games=tree.games)
     rows = []
     per_ply: dict[int, int] = {}
     for node, (ply, games) in tree.nodes.items():
@@ -598,7 +598,7 @@ def build_statistics_book(
         moves_data = [[stats.move, stats.games, *stats.wdl] for stats in moves]
         rows.append(
             (
-                game, setup, STATISTICS, encode_key(rules.canonical_key(state)),
+                name, setup, STATISTICS, encode_key(rules.canonical_key(state)),
                 rules.ply(state), tree.position(node), None, json.dumps(moves_data), games,
                 None, None, None,
             )
@@ -607,7 +607,7 @@ def build_statistics_book(
     if progress is not None:
         progress(BookProgress("positions", len(rows), len(rows)))
     with _writable(target, archive) as connection:
-        write_rows(connection, rows, replacing=(game, setup, STATISTICS))
+        write_rows(connection, rows, replacing=(name, setup, STATISTICS))
     summary.positions = len(rows)
     summary.per_ply = [per_ply.get(ply, 0) for ply in range(max(per_ply, default=-1) + 1)]
     summary.seconds = time.perf_counter() - started
