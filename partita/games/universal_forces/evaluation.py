@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from itertools import compress
 from typing import Any
 
 from partita.analysis.heuristics import SoftmaxEvaluation, fit_softmax, self_play_samples
@@ -54,19 +53,12 @@ READY = 120.0 / 130.0
 
 def features(rules: UniversalForcesRules) -> Callable[[UniversalForcesState], list[list[float]]]:
     """The feature vectors of every side of a position of ``rules``' board."""
-    progress = UniversalForcesHeuristics(rules).progress
+    best_progress = UniversalForcesHeuristics(rules).best_progress
     limit = rules.round_limit
 
     def of(state: UniversalForcesState) -> list[list[float]]:
         sides = len(state.reserve)
-        best = [-1.0] * (4 * sides)
-        cells = state.cells
-        for cell, contents in compress(enumerate(cells), cells):
-            row = progress[cell]
-            for piece in contents:
-                value = row[piece & 3]
-                if value > best[piece]:
-                    best[piece] = value
+        best = best_progress(state)
         share = min(state.ply / (limit * sides), 1.0) if limit else 0.0
         late = share**4
         vectors = []

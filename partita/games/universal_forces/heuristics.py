@@ -57,11 +57,10 @@ class UniversalForcesHeuristics:
         )
         self._steps: dict[Any, tuple[int, int]] = {}
 
-    def strengths(self, state: UniversalForcesState) -> list[float]:
-        sides = len(state.reserve)
-        # The best progress of each force (piece = side * 4 + kind), over the
-        # occupied cells only (a few dozen of the board's cells).
-        best = [-1.0] * (4 * sides)
+    def best_progress(self, state: UniversalForcesState) -> list[float]:
+        """The best progress of each force (piece = side * 4 + kind; -1: none on
+        the board), over the occupied cells only (a few dozen of the board's)."""
+        best = [-1.0] * (4 * len(state.reserve))
         progress = self.progress
         cells = state.cells
         for cell, contents in compress(enumerate(cells), cells):
@@ -70,6 +69,11 @@ class UniversalForcesHeuristics:
                 value = row[piece & 3]
                 if value > best[piece]:
                     best[piece] = value
+        return best
+
+    def strengths(self, state: UniversalForcesState) -> list[float]:
+        sides = len(state.reserve)
+        best = self.best_progress(state)
         strengths = []
         for side in range(sides):
             home, reserve = state.home[side], state.reserve[side]
