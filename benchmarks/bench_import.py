@@ -165,8 +165,7 @@ def measure_stages(corpus: Path, work: Path, repeat: int, workers: list[int]) ->
 
     def full(workers: int | None = 1) -> Callable[[], object]:
         def run() -> object:
-            with opened_archive(fresh_db(work / "full.db")) as opened:
-                return bulk.import_paths(opened, [corpus], workers=workers)
+            return import_into(fresh_db(work / "full.db"), [corpus], workers=workers)
 
         return run
 
@@ -296,8 +295,7 @@ PARTS = (
 def profile_import(corpus: Path, work: Path) -> dict:
     profiler = cProfile.Profile()
     profiler.enable()
-    with opened_archive(fresh_db(work / "profile.db")) as opened:
-        bulk.import_paths(opened, [corpus], workers=1)  # one process
+    import_into(fresh_db(work / "profile.db"), [corpus], workers=1)  # one process
     profiler.disable()
     stats = pstats.Stats(profiler)
     total = stats.total_tt
@@ -330,9 +328,10 @@ def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, f
     from partita.notation.replay import ReplayedRecord
 
     def full() -> object:
-        prepare._FOLDERS.clear()  # the key folders are cached across imports
-        with opened_archive(fresh_db(work / "ablation.db")) as opened:
-            return bulk.import_paths(opened, [corpus], workers=1)
+        # The key folders are cached across imports.
+        prepare.archive_folder.cache_clear()
+        prepare._RECORD_FOLDERS.clear()
+        return import_into(fresh_db(work / "ablation.db"), [corpus], workers=1)
 
     results = [("full import", best_of(repeat, full)[1])]
     switches = {
@@ -692,8 +691,7 @@ def measure_fast_path(
     for label, workers in (("workers=1", 1), ("workers=auto", None)):
 
         def run(workers: int | None = workers) -> object:
-            with opened_archive(fresh_db(work / "ab.db")) as opened:
-                return bulk.import_paths(opened, [corpus], workers=workers)
+            return import_into(fresh_db(work / "ab.db"), [corpus], workers=workers)
 
         result = alternate(repeat, {"full": _with_path(True, run), "fast": _with_path(False, run)})
         for side in ("full", "fast"):
@@ -795,8 +793,7 @@ def measure_native_replay(corpus: Path, work: Path, repeat: int) -> dict:
         return [stored for item in data for stored in prepare_chunk(item)]
 
     def one_process() -> object:
-        with opened_archive(fresh_db(work / "native.db")) as opened:
-            return bulk.import_paths(opened, [corpus], workers=1)
+        return import_into(fresh_db(work / "native.db"), [corpus], workers=1)
 
     figures: dict = {"lines": len(lines), "line_plies": sum(map(len, lines))}
     for label, run in (

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from partita.database.keys import KeyListFolder, key_list_folder
@@ -203,8 +204,6 @@ def _problem_row(problem: Problem) -> ProblemRow:
     )
 
 
-#: Key folders by game name and set-up (each process keeps its own).
-_FOLDERS: dict[Configuration, KeyListFolder] = {}
 #: ``json.dumps(tags, ensure_ascii=False)``, its encoder made once (``dumps`` makes
 #: one per call when given an option).
 _tags_json = json.JSONEncoder(ensure_ascii=False).encode
@@ -283,13 +282,11 @@ def prepare_record(
     )
 
 
+@cache
 def archive_folder(configuration: Configuration) -> KeyListFolder:
     """The archive's key fold of one game's set-up
     (:func:`~partita.database.keys.key_list_folder`), made once per process."""
-    fold = _FOLDERS.get(configuration)
-    if fold is None:
-        fold = _FOLDERS[configuration] = key_list_folder(configuration.game, configuration)
-    return fold
+    return key_list_folder(configuration.game, configuration)
 
 
 #: Key folders by what picks a record's set-up: the game, the sides, the values of
