@@ -41,7 +41,7 @@ million-game corpus to write and read). docs/archive.md has the figures.
    python-chess's;
 5. ``--profile``: cProfile of the full import, by part and by function;
    ``--ablate``: the full import with one piece of the archive's work switched off
-   at a time (the canonical writer, the positions inserts, the key folding...);
+   at a time (the canonical writer, the positions inserts, the final position...);
    ``--layouts``: the row-layout and pragma measurements behind the archive's
    schema (docs/archive.md quotes them); ``--crossover``: one process against
    several on small corpora, the measurement behind ``PARALLEL_MIN_BYTES``;
@@ -344,11 +344,6 @@ def measure_ablation(corpus: Path, work: Path, repeat: int) -> list[tuple[str, f
             importer.ArchiveWriter,
             "_insert_positions",
             lambda self, *rows: None,
-        ),
-        "key folding (blake2b; a multiplication instead)": (
-            prepare,
-            "key_folder",
-            lambda game: lambda key: key * 0x9E3779B97F4A7C15 & 0x7FFFFFFFFFFFFFFF,
         ),
         "final position notation": (
             ReplayedRecord,
