@@ -123,10 +123,10 @@ def position_from(
         raise PartitaError("name the game: game=NAME (see the Games list)")
     game = get_game(game_name)
     sides = number(params, "sides", game.rules.min_sides, 1, 16)
-    # A form's empty tag field is no tag.
-    tags = parse_pairs(item for item in params.getlist("tag") if item.strip())
     if set_up is not None:
         sides, tags = set_up.sides, dict(set_up.tags())
+    else:  # a form's empty tag field is no tag
+        tags = parse_pairs(item for item in params.getlist("tag") if item.strip())
     moves = tuple((text(params, "moves") or "").split())
     if len(moves) > MOST_MOVES:
         raise PartitaError(f"at most {MOST_MOVES} moves")
