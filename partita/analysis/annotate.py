@@ -36,7 +36,10 @@ difference of two:
   (a move proven lost against one the search finds good) carries a mark only
   where the search puts the searched move on the other side of an even score
   (1/2 for two sides): a searched mean is not a game-theoretic value, and a
-  lost position often reads 0.4 to a search. Where the evidence does not carry
+  lost position often reads 0.4 to a search. Where the searched move is on the
+  wrong side, it is first searched to :func:`mixed_visits` playouts (the
+  root's) and read again, since a mean still climbs towards the move's value
+  while the search of its replies settles. Where the evidence does not carry
   a mark, the values are still reported (``judgement`` in ``--json``);
 
 * a move that was the only one, a chance move, or the move the search itself
@@ -738,7 +741,9 @@ def _check(
     value, search its best and the played move further, each to
     :func:`verify_visits` playouts (the played one has those of the search of the
     position after it, when that was searched), so that the mark stands on that
-    evidence or goes; the search is then read again, its best move kept first."""
+    evidence or goes; a searched value against an exact one that would not carry
+    the mark is searched on to :func:`mixed_visits` playouts. The search is then
+    read again, its best move kept first."""
     before = values[(after - 1, None)]
     search = before.search
     ply = plies[after - 1]

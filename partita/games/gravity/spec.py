@@ -1,8 +1,8 @@
 """The specs of Forza 4x4 and Connect Four (named in ``partita.games`` entry points).
 
 Both share the threat heuristic and play out with the threat policy (win, else
-block, else random): a playout costs about twice a random one, and the agents,
-budgeted in playouts, win more with it (see ``docs/analysis.md``).
+block, else random): a playout costs about twice a random one, and the search wins
+more with it at equal playouts and at equal time (see ``docs/analysis.md``).
 """
 
 from __future__ import annotations
