@@ -322,7 +322,7 @@ def test_a_move_that_loses_by_force_gets_double_question_marks_from_search_alone
     assert not any(loses_in_two(game, state, move) for move in holds)
     # And from the solver: the moves that hold draw, every other loses; the mark
     # is true (a draw thrown into a loss). A drawn move's searched mean still
-    # climbs with its playouts (about 0.47 over 50, 0.6 over 400), so before the
+    # climbs with its playouts (about 0.37 over 50, 0.52 over 200), so before the
     # search leaves the mark out for want of an even reading it searches it more.
     solution = solver_for(game).solve(state)
     assert solution.value == "draw"
