@@ -334,7 +334,7 @@ def test_heuristics_and_policies_respect_the_contract(name, sides):
     game = get_game(name)
     rules = game.rules
     evaluate, policy = evaluation_for(game), rollout_for(game)
-    assert policy is not rules.sample_move or name == "connect4"
+    assert policy != rules.sample_move  # every shipped game has its own
     for seed in range(4):
         state = random_position(name, sides, seed, plies=10 + 15 * seed)
         if rules.outcome(state) is not None or rules.side_to_move(state) == CHANCE:
@@ -358,6 +358,26 @@ def test_the_evaluation_sees_a_playable_threat():
     # x to move can win at once; o to move must block one threat of two.
     assert evaluate(CONNECT4.parse_position("7/7/7/7/4o2/xxx1oo1 x"))[0] > 0.9
     assert evaluate(CONNECT4.parse_position("7/7/7/7/7/1xxx1oo o"))[1] < 0.2
+
+
+def test_connect_four_plays_out_with_the_safe_threat_policy():
+    # Win at once, else block a playable threat, else random but not under an
+    # opponent's threat (docs/analysis.md, Playout length).
+    policy = rollout_for(CONNECT4)
+    win = CONNECT4.parse_position("7/7/7/7/4o2/xxx1oo1 x")
+    block = CONNECT4.parse_position("7/7/7/7/4x2/ooo1xx1 x")
+    for seed in range(20):
+        assert CONNECT4.format_move(win, policy(win, random.Random(seed))) == "t4"
+        assert CONNECT4.format_move(block, policy(block, random.Random(seed))) == "t4"
+    # o's three on row 2 wants t4's second cell: t4 now would hand it over.
+    under = CONNECT4.parse_position("7/7/7/7/ooo4/xox2xx x")
+    played = {CONNECT4.format_move(under, policy(under, random.Random(s))) for s in range(60)}
+    assert played == {"t1", "t2", "t3", "t5", "t6", "t7"}
+    # Forza 4x4's threat policy has no such care: it plays t4 now and then.
+    forza_policy = GravityHeuristics(CONNECT4.rules).choose
+    assert "t4" in {
+        CONNECT4.format_move(under, forza_policy(under, random.Random(s))) for s in range(60)
+    }
 
 
 def test_the_analysis_page_examples_run():

@@ -36,7 +36,10 @@ difference of two:
   (a move proven lost against one the search finds good) carries a mark only
   where the search puts the searched move on the other side of an even score
   (1/2 for two sides): a searched mean is not a game-theoretic value, and a
-  lost position often reads 0.4 to a search. Where the evidence does not carry
+  lost position often reads 0.4 to a search. Where the searched move is on the
+  wrong side, it is first searched to :func:`mixed_visits` playouts (the
+  root's) and read again, since a mean still climbs towards the move's value
+  while the search of its replies settles. Where the evidence does not carry
   a mark, the values are still reported (``judgement`` in ``--json``);
 
 * a move that was the only one, a chance move, or the move the search itself
@@ -105,6 +108,7 @@ __all__ = [
     "forced_visits",
     "interval",
     "kept_comment",
+    "mixed_visits",
     "parse_eval_comment",
     "parse_evalsrc_comment",
     "verify_visits",
@@ -123,6 +127,10 @@ FORCED_LEAST = 32
 #: Before a search marks a move, the best and the played move each get this share
 #: of the root's playouts at least.
 VERIFY_SHARE = 1 / 2
+#: Where those two values are a searched one against an exact one and the searched
+#: one sits on the wrong side of even to carry the mark, it gets this share of the
+#: root's playouts at least before the mark is left out.
+MIXED_SHARE = 1
 #: The solver's budget for the positions after the two moves of a mark a search
 #: is about to put, as a multiple of a position's (a mark is rare, so its check
 #: may cost more than a position's value).
@@ -169,6 +177,13 @@ def verify_visits(root_visits: int) -> int:
     """The playouts the best and the played move each get at least before a
     search marks the played one: half the root's, at least :data:`FORCED_LEAST`."""
     return max(FORCED_LEAST, math.ceil(root_visits * VERIFY_SHARE))
+
+
+def mixed_visits(root_visits: int) -> int:
+    """The playouts the searched move of a searched value against an exact one gets
+    at least before the search reads it against even (:attr:`Judgement.carries`)
+    and leaves the mark out: as many as the root's, at least :data:`FORCED_LEAST`."""
+    return max(FORCED_LEAST, math.ceil(root_visits * MIXED_SHARE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -726,7 +741,9 @@ def _check(
     value, search its best and the played move further, each to
     :func:`verify_visits` playouts (the played one has those of the search of the
     position after it, when that was searched), so that the mark stands on that
-    evidence or goes; the search is then read again, its best move kept first."""
+    evidence or goes; a searched value against an exact one that would not carry
+    the mark is searched on to :func:`mixed_visits` playouts. The search is then
+    read again, its best move kept first."""
     before = values[(after - 1, None)]
     search = before.search
     ply = plies[after - 1]
@@ -748,8 +765,22 @@ def _check(
     tree.root = root
     try:
         started = time.perf_counter()
-        visits = verify_visits(tree.visits)
+        root_visits = tree.visits
+        visits = verify_visits(root_visits)
         ran = tree.force(best, visits, rng) + tree.force(ply.move, visits, rng)
+        read = _best_first(tree.result(), best)
+        judgement = _inside(game, ply, search.side, read, value_after)
+        if (
+            judgement is not None
+            and judgement.basis == MIXED
+            and _nag(judgement.sure_drop)
+            and not judgement.carries
+        ):
+            # Read against even, the searched one of the two gets the root's playouts:
+            # a mean still climbs towards its value as the search of the move's
+            # replies settles, and half the root's may leave a drawn move below even.
+            searched = ply.move if judgement.best_exact else best
+            ran += tree.force(searched, mixed_visits(root_visits), rng)
         playouts = before.valuation.playouts + ran
         seconds = before.valuation.seconds + time.perf_counter() - started
         read = tree.result(playouts, seconds)

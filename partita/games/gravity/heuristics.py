@@ -8,7 +8,10 @@ on it now.
 
 * The playout policy (after the examples' heuristic player, without its noise):
   win at once if possible, else block a playable threat of the opponent, else a
-  random move.
+  random move. The *safe* one (Connect Four's) also keeps its random move off the
+  cell right under an opponent's threat, where the next piece through the same
+  entry would complete the opponent's line: who runs out of other moves first
+  loses, as in the real game, instead of handing the line over at random.
 * The evaluation: the side to move with a playable threat wins next ply (0.95); a
   side to move facing two playable threats loses (0.1, it can block one); else a
   logistic of the difference in open lines (windows holding pieces of one side
@@ -23,7 +26,7 @@ from typing import Any
 
 from partita.games.gravity.rules import Entry, GravityRules, GravityState
 
-__all__ = ["GravityHeuristics", "evaluation", "rollout"]
+__all__ = ["GravityHeuristics", "evaluation", "rollout", "safe_rollout"]
 
 #: The mover's expected score with a playable threat (it wins next ply) and when
 #: facing two playable threats of the opponent (it can block only one).
@@ -140,6 +143,41 @@ class GravityHeuristics:
                 return blocks[0] if len(blocks) == 1 else rng.choice(blocks)
         return moves[int(rng.random() * len(moves))]
 
+    def choose_safe(self, state: GravityState, rng: Any) -> Entry:
+        """The safe playout policy: win, else block, else at random among the moves
+        that do not let the opponent complete a line through the same entry next."""
+        moves = self.rules.legal_moves(state)
+        own, other = self.sides(state)
+        occupied = own | other
+        mine = self.threats(own, occupied)
+        theirs = self.threats(other, occupied)
+        if mine or theirs:
+            slides = self.slides
+            blocks = []
+            safe = []
+            for move in moves:
+                # The landing cell (as :meth:`landing`), and the next one through the
+                # same entry: one step back along the path.
+                _, path, forward, step, far = slides[move.side][move.index]  # type: ignore[misc]
+                blocked = occupied & path
+                if not blocked:
+                    cell = far
+                elif forward:
+                    cell = (blocked & -blocked) >> step
+                else:
+                    cell = 1 << (blocked.bit_length() - 1 + step)
+                if cell & mine:
+                    return move
+                if cell & theirs:
+                    blocks.append(move)
+                elif not (cell >> step if forward else cell << step) & path & theirs:
+                    safe.append(move)
+            if blocks:
+                return blocks[0] if len(blocks) == 1 else rng.choice(blocks)
+            if safe:
+                return safe[int(rng.random() * len(safe))]
+        return moves[int(rng.random() * len(moves))]
+
     def evaluate(self, state: GravityState) -> tuple[float, float]:
         """Expected scores of x and o (the position is not over)."""
         own, other = self.sides(state)
@@ -175,3 +213,8 @@ def evaluation(rules: GravityRules) -> Callable[[GravityState], tuple[float, flo
 def rollout(rules: GravityRules) -> Callable[[GravityState, Any], Entry]:
     """The spec's ``rollout`` factory."""
     return GravityHeuristics(rules).choose
+
+
+def safe_rollout(rules: GravityRules) -> Callable[[GravityState, Any], Entry]:
+    """The spec's ``rollout`` factory for the safe policy (Connect Four's)."""
+    return GravityHeuristics(rules).choose_safe
