@@ -5,7 +5,8 @@ Run from the repository root (the documented full run uses ``--games 200``)::
     .venv/bin/python benchmarks/bench_agents.py [--games 200] [--low mcts:50]
         [--high mcts:200] [--pairs high-low,high-greedy,low-greedy]
         [--only connect4,forza4x4,...] [--sides 2,3,4] [--max-plies 3000]
-        [--round-limit 40] [--seed 0] [--workers 2 | --scheduler local:2]
+        [--round-limit 40] [--tag forceball:League=senior] [--seed 0]
+        [--workers 2 | --scheduler local:2]
         [--skip speed,pons,openspiel] [--speed-playouts 500]
         [--pons end-easy,middle-easy,begin-easy] [--pons-limit 50] [--out [FILE]]
 
@@ -21,8 +22,10 @@ What it prints (Markdown tables):
   interval lies above it (*significant*). Games still going after
   ``--max-plies`` plies are counted apart (and as a share of 1/n). Universal
   Forces is played with ``RoundLimit`` ``--round-limit`` (the rulebook's fixed
-  period of play). In a hidden-information game (Forceball) a move the real table
-  refuses is replaced by the agent's best playable move, as in ``partita play``
+  period of play); ``--tag GAME:NAME=VALUE`` sets one game's tag for its matches
+  (Forceball's ``League``), shown beside the game's name. In a hidden-information
+  game (Forceball) a move the real table refuses is replaced by the agent's best
+  playable move, as in ``partita play``
   (``playable_choice``), and counted under *replaced*. *CPU s/game* is the
   processor time of one game (every seat's search), which the machine's load
   changes less than the wall time.
@@ -92,11 +95,14 @@ def wilson(mean: float, count: int) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def configured(name: str, round_limit: int) -> object:
+def configured(name: str, round_limit: int, tags: tuple[tuple[str, str], ...] = ()) -> object:
+    """The game ``name`` as the matches play it: ``tags`` (``--tag``) set, and
+    Universal Forces with ``RoundLimit`` ``round_limit``."""
     game = get_game(name)
+    settings = dict(tags)
     if name == "universal-forces" and round_limit:
-        return game.configure({"RoundLimit": str(round_limit)})
-    return game
+        settings.setdefault("RoundLimit", str(round_limit))
+    return game.configure(settings) if settings else game
 
 
 def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
@@ -126,8 +132,8 @@ def match_game(job: tuple) -> tuple[float | None, int, int, float]:
     out): the first agent's score (``None`` unfinished), the plies, the moves
     replaced (see :func:`play_game`) and the processor seconds it took."""
     began = time.process_time()
-    name, round_limit, sides, spec, opponent, number, seed, max_plies = job
-    game = configured(name, round_limit)
+    name, round_limit, sides, spec, opponent, number, seed, max_plies, tags = job
+    game = configured(name, round_limit, tags)
     seat = number % sides
     seed = seed * 100_003 + number
     agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
@@ -139,13 +145,14 @@ def match_game(job: tuple) -> tuple[float | None, int, int, float]:
 
 def match(execution, name: str, sides: int, spec: str, opponent: str, args) -> dict:
     """``spec`` in one seat (rotating) against ``opponent`` in the others."""
+    tags = tuple(args.tags.get(name, ()))
     total = 0.0
     unfinished = plies = replaced = 0
     processor = 0.0
     started = time.perf_counter()
     games = args.games
     jobs = [
-        (name, args.round_limit, sides, spec, opponent, number, args.seed, args.max_plies)
+        (name, args.round_limit, sides, spec, opponent, number, args.seed, args.max_plies, tags)
         for number in range(games)
     ]
     for score, length, swapped, seconds in execution.map_ordered(match_game, jobs):
@@ -400,6 +407,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sides", default=None, help="comma-separated side counts (default all)")
     parser.add_argument("--max-plies", type=int, default=3000, help="plies before a game stops")
     parser.add_argument("--round-limit", type=int, default=40, help="Universal Forces' RoundLimit")
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="GAME:NAME=VALUE",
+        help="a setting of one game's matches (forceball:League=senior); repeatable",
+    )
     parser.add_argument("--pons", default="end-easy,middle-easy,begin-easy", help="test sets")
     parser.add_argument("--pons-limit", type=int, default=50, help="positions per test set")
     parser.add_argument("--speed-playouts", type=int, default=500, help="playouts per position")
@@ -431,6 +445,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(f"--pairs: {error}")
     skip = set(filter(None, args.skip.split(",")))
+    args.tags = {}
+    for text in args.tag:
+        game_name, _, setting = text.partition(":")
+        key, _, value = setting.partition("=")
+        if not (game_name and key and value):
+            parser.error(f"--tag {text!r}: write GAME:NAME=VALUE (forceball:League=senior)")
+        args.tags.setdefault(game_name, []).append((key, value))
     only = set(args.only.split(",")) if args.only else None
     sides_wanted = {int(n) for n in args.sides.split(",")} if args.sides else None
     seatings = [
@@ -461,11 +482,16 @@ def main(argv: list[str] | None = None) -> int:
                 "| significant | unfinished | plies/game | replaced | CPU s/game |"
             )
             report("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+            def shown(name: str) -> str:
+                settings = args.tags.get(name, ())
+                return name + "".join(f" {key}={value}" for key, value in settings)
+
             for name, sides in seatings:
                 for first, second in pairs:
                     row = match(execution, name, sides, specs[first], specs[second], args)
                     report(
-                        f"| {name} | {sides} | {row['agent']} | {row['opponent']} | "
+                        f"| {shown(name)} | {sides} | {row['agent']} | {row['opponent']} | "
                         f"{row['score']:.3f} | {row['low']:.3f}-{row['high']:.3f} | "
                         f"{row['even']:.3f} | {'yes' if row['significant'] else 'no'} | "
                         f"{row['unfinished']} | {row['plies']:.0f} | {row['replaced']} | "

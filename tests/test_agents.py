@@ -92,7 +92,7 @@ def test_mcts_options_reach_the_search():
         ("forza4x4", 60),
         ("universal-forces", 0),
         ("circular-reasoning", 10),
-        ("forceball", 10),
+        ("forceball", 0),
     ],
 )
 def test_the_playout_length_is_the_games_own_unless_the_spec_says(name, plies):

@@ -269,3 +269,17 @@ def test_the_root_moves_searched_are_those_every_table_plays(league, seed):
                 rules.illegal_reason(table, played) is not None
                 for table, played in zip(tables, realized, strict=True)
             )
+
+
+def test_a_table_depends_only_on_the_position_what_was_seen_and_the_seed():
+    # A search draws several tables from one position: what the side knows is
+    # worked out once and reused, never carried over to another position.
+    rules = rules_of("pro")
+    history, state = random_history(rules, 5, 80)
+    first = rules.determinize(state, 0, random.Random(1), history)
+    earlier = rules.determinize(history[40][0], 1, random.Random(2), history[:40])
+    assert rules.determinize(state, 0, random.Random(1), history) == first
+    assert rules.determinize(state, 0, random.Random(1), list(history)) == first
+    assert rules.determinize(history[40][0], 1, random.Random(2), history[:40]) == earlier
+    other_side = rules.determinize(state, 1, random.Random(1), history)
+    assert visible(other_side, 1) == visible(state, 1)

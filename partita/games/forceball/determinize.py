@@ -180,7 +180,7 @@ def determinize(
     places = hidden_places(state, side)
     if not places:
         return state
-    allowed = knowledge(rules, side, history, state)
+    allowed = _known(rules, side, history, state)
     for card, place in places.items():
         if not allowed[card] & place:  # cannot happen; never trust a bad record blindly
             allowed[card] = HIDDEN
@@ -207,6 +207,32 @@ def determinize(
         hands=(hands[0], hands[1]),
         speed=(speed[0], speed[1]),
     )
+
+
+#: The last :func:`knowledge` asked for, by identity of its arguments: a search
+#: draws several tables from one position and history, and replaying the history
+#: for each is most of a draw's cost.
+_last: list[Any] = []
+
+
+def _known(
+    rules: ForceballRules, side: int, history: Sequence[tuple[Any, Any]], state: ForceballState
+) -> dict[int, int]:
+    """:func:`knowledge`, remembered for the last position asked (a fresh copy each time)."""
+    last = history[-1][0] if history else None
+    if _last:
+        (c_rules, c_side, c_state, c_size, c_last, c_allowed) = _last
+        if (
+            c_rules is rules
+            and c_side == side
+            and c_state is state
+            and c_size == len(history)
+            and c_last is last
+        ):
+            return dict(c_allowed)
+    allowed = knowledge(rules, side, history, state)
+    _last[:] = [rules, side, state, len(history), last, dict(allowed)]
+    return allowed
 
 
 def _deal(

@@ -13,7 +13,10 @@
   (:func:`partita.games.forceball.player.heuristic_turn`): draw unless the top
   card is a Stress card it can avoid, keep the speed near 3, answer with the
   cheapest maneuver that beats the force to beat, take the reward, play Lucky
-  shot and Goalie when it can.
+  shot and Goalie when it can. It is a weak player (it loses every game to
+  ``greedy``), so searches run no playout by default (the spec's
+  ``rollout_plies`` is 0: the evaluation scores each new position at once);
+  they draw composite candidate turns from it.
 """
 
 from __future__ import annotations

@@ -15,7 +15,10 @@ FORCEBALL = GameSpec(
     commands=("partita.games.forceball.cli:decks",),
     evaluation="partita.games.forceball.heuristics:evaluation",
     rollout="partita.games.forceball.heuristics:rollout",
-    rollout_plies=10,
+    # the heuristic scores each new position at once: the playout policy (the
+    # examples' player) loses every game to greedy, and its playouts made the
+    # search weaker and slower (benchmarks/results/2026-12-06-forceball-agents.md)
+    rollout_plies=0,
     docs="docs/forceball.md",
     rule_counters="partita.games.forceball.balance:rule_counters",
 )
