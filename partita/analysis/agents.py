@@ -352,7 +352,11 @@ def _walk(root: Any, history: History) -> Any:
         if node.side == CHANCE or node.children is None:
             return None
         node = next(
-            (child for known, child in zip(node.moves, node.children, strict=True) if known == move),
+            (
+                child
+                for known, child in zip(node.moves, node.children, strict=True)
+                if known == move
+            ),
             None,
         )
         if node is None:
@@ -365,7 +369,7 @@ def _find(root: Any, state: Any, limit: int) -> Any:
     breadth first, never past a chance node; ``None`` if there is none."""
     level = [root]
     for depth in range(limit + 1):
-        following = []
+        following: list[Any] = []
         for node in level:
             if node.state == state:
                 return node
