@@ -328,10 +328,10 @@ class MctsAgent(Agent):
         if tree is None:
             return None
         node = _walk(tree.root, history) if history else None
-        if node is None:
+        if node is None or node.state != state:
             limit = REUSE_PLIES_PER_SIDE * self.rules.sides(state)
             node = _find(tree.root, state, limit)
-        if node is None or not node.visits or node.state != state:
+        if node is None or not node.visits:
             return None
         tree.root = node
         return tree
