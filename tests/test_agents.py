@@ -517,6 +517,13 @@ def test_reuse_parses_and_is_off_unless_asked():
     assert agent_from_spec("mcts:50,reuse=1", CONNECT4).reuse is True
 
 
+def test_a_reusing_agent_with_a_budget_in_seconds_searches_for_it():
+    agents = [agent_from_spec("mcts:0.02s,reuse=1", CONNECT4, seed=seat) for seat in range(2)]
+    played = play_out(CONNECT4.rules, agents, seed=3, plies=6)
+    assert len(played) == 6
+    assert all(agent.last is not None and agent.last.playouts > 0 for agent in agents)
+
+
 @pytest.mark.parametrize(("name", "sides"), [("connect4", 2), ("circular-reasoning", 3)])
 def test_a_reusing_agent_keeps_its_visits_and_adds_its_budget(name, sides):
     game = get_game(name)
