@@ -28,7 +28,8 @@ What it prints (Markdown tables):
   playable move, as in ``partita play``
   (``playable_choice``), and counted under *replaced*. *CPU s/game* is the
   processor time of one game (every seat's search), which the machine's load
-  changes less than the wall time.
+  changes less than the wall time; *agent CPU s/game* the first agent's share
+  of it (its own moves).
 * **Playouts per second** of ``--high``'s search for every game and side count:
   ``--speed-playouts`` playouts from each of five positions reached by random play.
 * **Connect Four test positions**: on positions of Pascal Pons' test sets
@@ -105,10 +106,13 @@ def configured(name: str, round_limit: int, tags: tuple[tuple[str, str], ...] = 
     return game.configure(settings) if settings else game
 
 
-def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
+def play_game(
+    rules, agents: list[Agent], rng: random.Random, max_plies: int, cpu: list | None = None
+):
     """One game; ``(scores or None if unfinished, plies, replaced)``: ``replaced``
     counts the hidden-information agents' moves that the real table did not allow
-    (each replaced by the agent's best playable one, as ``partita play`` does)."""
+    (each replaced by the agent's best playable one, as ``partita play`` does);
+    ``cpu``, if given (one number a seat), gets each seat's processor seconds added."""
     state = rules.initial(len(agents))
     history: list = []
     hidden = rules.hidden_information
@@ -118,7 +122,10 @@ def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
         if side == CHANCE:
             move = rules.sample_move(state, rng)
         else:
+            began = time.process_time()
             move, swapped = playable_choice(agents[side], state, rng, history if hidden else ())
+            if cpu is not None:
+                cpu[side] += time.process_time() - began
             replaced += swapped
         history.append((state, move))
         state = rules.apply(state, move)
@@ -127,10 +134,11 @@ def play_game(rules, agents: list[Agent], rng: random.Random, max_plies: int):
     return (None if outcome is None else [float(s) for s in outcome.scores]), plies, replaced
 
 
-def match_game(job: tuple) -> tuple[float | None, int, int, float]:
+def match_game(job: tuple) -> tuple[float | None, int, int, float, float]:
     """One game of a match (a task of the execution layer: plain values in and
     out): the first agent's score (``None`` unfinished), the plies, the moves
-    replaced (see :func:`play_game`) and the processor seconds it took."""
+    replaced (see :func:`play_game`), the processor seconds it took and the
+    first agent's share of them."""
     began = time.process_time()
     name, round_limit, sides, spec, opponent, number, seed, max_plies, tags = job
     game = configured(name, round_limit, tags)
@@ -138,9 +146,10 @@ def match_game(job: tuple) -> tuple[float | None, int, int, float]:
     seed = seed * 100_003 + number
     agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
     agents[seat] = agent_from_spec(spec, game, seed=seed)
-    scores, length, replaced = play_game(game.rules, agents, random.Random(seed), max_plies)
+    cpu = [0.0] * sides
+    scores, length, replaced = play_game(game.rules, agents, random.Random(seed), max_plies, cpu)
     seconds = time.process_time() - began
-    return (None if scores is None else scores[seat]), length, replaced, seconds
+    return (None if scores is None else scores[seat]), length, replaced, seconds, cpu[seat]
 
 
 def match(execution, name: str, sides: int, spec: str, opponent: str, args) -> dict:
@@ -148,17 +157,18 @@ def match(execution, name: str, sides: int, spec: str, opponent: str, args) -> d
     tags = tuple(args.tags.get(name, ()))
     total = 0.0
     unfinished = plies = replaced = 0
-    processor = 0.0
+    processor = own = 0.0
     started = time.perf_counter()
     games = args.games
     jobs = [
         (name, args.round_limit, sides, spec, opponent, number, args.seed, args.max_plies, tags)
         for number in range(games)
     ]
-    for score, length, swapped, seconds in execution.map_ordered(match_game, jobs):
+    for score, length, swapped, seconds, mine in execution.map_ordered(match_game, jobs):
         plies += length
         replaced += swapped
         processor += seconds
+        own += mine
         if score is None:
             unfinished += 1
             total += 1.0 / sides
@@ -182,6 +192,7 @@ def match(execution, name: str, sides: int, spec: str, opponent: str, args) -> d
         "replaced": replaced,
         "seconds": time.perf_counter() - started,
         "cpu": processor / games if games else 0.0,
+        "agent_cpu": own / games if games else 0.0,
     }
 
 
@@ -479,9 +490,10 @@ def main(argv: list[str] | None = None) -> int:
             report()
             report(
                 "| game | sides | agent | against | score | 95 % interval | even share "
-                "| significant | unfinished | plies/game | replaced | CPU s/game |"
+                "| significant | unfinished | plies/game | replaced | CPU s/game "
+                "| agent CPU s/game |"
             )
-            report("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            report("|" + " --- |" * 13)
 
             def shown(name: str) -> str:
                 settings = args.tags.get(name, ())
@@ -495,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{row['score']:.3f} | {row['low']:.3f}-{row['high']:.3f} | "
                         f"{row['even']:.3f} | {'yes' if row['significant'] else 'no'} | "
                         f"{row['unfinished']} | {row['plies']:.0f} | {row['replaced']} | "
-                        f"{row['cpu']:.2f} |"
+                        f"{row['cpu']:.2f} | {row['agent_cpu']:.2f} |"
                     )
         if "speed" not in skip:
             report()

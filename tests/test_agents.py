@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
 
 import pytest
 from budget import examples
@@ -22,7 +23,7 @@ from partita.analysis.heuristics import evaluation_for, rollout_for, uniform_eva
 from partita.analysis.mcts import Mcts
 from partita.errors import PartitaError
 from partita.game.registry import get_game
-from partita.game.rules import CHANCE
+from partita.game.rules import CHANCE, Outcome, Rules
 from partita.games.gravity.heuristics import GravityHeuristics
 
 CONNECT4 = get_game("connect4")
@@ -138,7 +139,7 @@ def test_the_heuristic_orders_the_first_visits():
         ("alphazero", "unknown agent 'alphazero'"),
         (
             "mcts:100,depth=3",
-            "'depth=3' is no option of mcts (c, plies, samples, bias, widen, minimax)",
+            "'depth=3' is no option of mcts (c, plies, samples, bias, widen, minimax, reuse)",
         ),
         ("mcts:100,c=", "'c=' is no option of mcts"),
         ("mcts:100,c=fast", "c='fast' is not a number"),
@@ -149,6 +150,8 @@ def test_the_heuristic_orders_the_first_visits():
         ("mcts:100,widen=-1", "c, bias and widen cannot be negative"),
         ("mcts:100,minimax=2", "minimax is a weight from 0 to 1"),
         ("mcts:0s", "a search needs more than 0 seconds"),
+        ("mcts:100,reuse=2", "reuse is 1 (keep the tree between moves) or 0"),
+        ("mcts:100,reuse=yes", "reuse='yes' is not a number"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, message):
@@ -483,3 +486,132 @@ def test_self_play_samples_pair_positions_with_their_games_outcome():
         sum(scores) == pytest.approx(1.0) and len(vectors) == 2 for vectors, scores in samples
     )
     assert all(vectors[0][0] % 2 == 0 for vectors, _ in samples)  # every second ply
+
+
+# -- tree reuse between an agent's moves -------------------------------------------------------
+
+
+def play_out(rules, agents, seed: int, plies: int, history: bool = False) -> list:
+    """The moves of up to ``plies`` plies of ``agents`` (one a seat), chance
+    sampled; ``history``: each agent is told the moves that led to its position."""
+    rng = random.Random(seed)
+    state = rules.initial(len(agents))
+    played: list = []
+    line: list = []
+    while rules.outcome(state) is None and len(played) < plies:
+        side = rules.side_to_move(state)
+        if side == CHANCE:
+            move = rules.sample_move(state, rng)
+        else:
+            move = agents[side].choose(state, rng, list(line) if history else ())
+        played.append(move)
+        line.append((state, move))
+        state = rules.apply(state, move)
+    return played
+
+
+def test_reuse_parses_and_is_off_unless_asked():
+    assert parse_agent_spec("mcts:50,reuse=1")[1]["reuse"] is True
+    assert parse_agent_spec("mcts:50,reuse=0")[1]["reuse"] is False
+    assert agent_from_spec("mcts:50", CONNECT4).reuse is False
+    assert agent_from_spec("mcts:50,reuse=1", CONNECT4).reuse is True
+
+
+def test_a_reusing_agent_with_a_budget_in_seconds_searches_for_it():
+    agents = [agent_from_spec("mcts:0.02s,reuse=1", CONNECT4, seed=seat) for seat in range(2)]
+    played = play_out(CONNECT4.rules, agents, seed=3, plies=6)
+    assert len(played) == 6
+    assert all(agent.last is not None and agent.last.playouts > 0 for agent in agents)
+
+
+@pytest.mark.parametrize(("name", "sides"), [("connect4", 2), ("circular-reasoning", 3)])
+def test_a_reusing_agent_keeps_its_visits_and_adds_its_budget(name, sides):
+    game = get_game(name)
+    agents = [agent_from_spec("mcts:60,reuse=1", game, seed=seat) for seat in range(sides)]
+    first = play_out(game.rules, agents, seed=5, plies=6 * sides)
+    assert sum(agent.reuses for agent in agents) > 0
+    kept = [agent for agent in agents if agent.reused > 1]
+    assert kept  # some last choice started from a kept subtree
+    for agent in kept:
+        assert agent.last is not None and agent.last.playouts == 60  # N new playouts
+        # The kept visits besides (but the first: it scored the node as a new leaf).
+        assert sum(item.visits for item in agent.last.moves) == 60 + agent.reused - 1
+    # Deterministic for a seed; and the moves of history find the same nodes.
+    again = [agent_from_spec("mcts:60,reuse=1", game, seed=seat) for seat in range(sides)]
+    told = [agent_from_spec("mcts:60,reuse=1", game, seed=seat) for seat in range(sides)]
+    assert play_out(game.rules, again, seed=5, plies=6 * sides) == first
+    assert play_out(game.rules, told, seed=5, plies=6 * sides, history=True) == first
+    assert [agent.reuses for agent in told] == [agent.reuses for agent in agents]
+
+
+@dataclass(frozen=True)
+class Dice:
+    stones: int
+    side: int
+    rolled: bool = True
+    ply: int = 0
+
+
+class DiceSubtraction(Rules):
+    """Take 1 or 2 stones, whoever takes the last wins; after every take a die adds
+    0 or 1 stone (a chance move) before the other side moves."""
+
+    name = "dice-subtraction"
+    title = "Dice subtraction"
+
+    def initial(self, sides: int = 2) -> Dice:
+        return Dice(9, 0)
+
+    def sides(self, state: Dice) -> int:
+        return 2
+
+    def side_to_move(self, state: Dice) -> int:
+        return state.side if state.rolled else CHANCE
+
+    def legal_moves(self, state: Dice) -> list[int]:
+        if not state.rolled:
+            return [0, 1]
+        return [take for take in (1, 2) if take <= state.stones]
+
+    def sample_move(self, state: Dice, rng: random.Random) -> int:
+        return rng.choice(self.legal_moves(state))
+
+    def illegal_reason(self, state: Dice, move: int) -> str | None:
+        return None if move in self.legal_moves(state) else "no"
+
+    def apply(self, state: Dice, move: int) -> Dice:
+        if not state.rolled:
+            return Dice(state.stones + move, state.side, True, state.ply + 1)
+        return Dice(state.stones - move, 1 - state.side, False, state.ply + 1)
+
+    def outcome(self, state: Dice) -> Outcome | None:
+        if state.stones == 0:
+            return Outcome.win_for(1 - state.side, 2, "took the last stone")
+        return None
+
+    def ply(self, state: Dice) -> int:
+        return state.ply
+
+    def key(self, state: Dice):
+        return (state.stones, state.side, state.rolled)
+
+    def diagram(self, state: Dice) -> str:
+        return str(state.stones)
+
+
+def test_a_reusing_agent_searches_afresh_after_a_chance_move():
+    rules = DiceSubtraction()
+    reusing = [agent_from_spec("mcts:40,reuse=1", rules, seed=seat) for seat in range(2)]
+    fresh = [agent_from_spec("mcts:40,reuse=0", rules, seed=seat) for seat in range(2)]
+    played = play_out(rules, reusing, seed=2, plies=30)
+    assert len(played) > 4
+    assert [agent.reuses for agent in reusing] == [0, 0]
+    assert play_out(rules, fresh, seed=2, plies=30) == played  # a fresh search, the same
+
+
+def test_a_hidden_information_game_is_never_reused():
+    game = get_game("forceball")
+    agents = [agent_from_spec("mcts:16,reuse=1,samples=2", game, seed=seat) for seat in range(2)]
+    assert [agent.reuse for agent in agents] == [False, False]
+    play_out(game.rules, agents, seed=1, plies=6)
+    assert [agent.reuses for agent in agents] == [0, 0]

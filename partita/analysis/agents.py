@@ -9,11 +9,12 @@ CLI's ``--agent``, the benchmark, a script):
 * ``mcts:N``: Monte Carlo tree search with ``N`` playouts a move
   (:mod:`partita.analysis.mcts`); ``mcts:2s`` searches for 2 seconds instead
   (``mcts:0.5s``); options follow after commas:
-  ``mcts:2000,c=0.7,plies=40,samples=8,bias=1,widen=2,minimax=0.3`` (the
+  ``mcts:2000,c=0.7,plies=40,samples=8,bias=1,widen=2,minimax=0.3,reuse=1`` (the
   exploration constant, the playout length before the heuristic scores a
   position, the determinized states of a hidden-information game, the weight of
   the heuristic's head start, progressive widening, the weight of the heuristic's
-  values backed up by max-n; see :mod:`partita.analysis.mcts`; ``widen`` and
+  values backed up by max-n, tree reuse between moves (1 on, 0 off; see
+  :class:`MctsAgent`); see :mod:`partita.analysis.mcts`; ``widen`` and
   ``minimax`` default to the game's own, its spec's ``extra["search"]``). The playout
   length defaults to the game's own (its spec's ``rollout_plies``; 0: the
   heuristic scores each new position at once), else 60; docs/analysis.md lists
@@ -44,6 +45,7 @@ from partita.analysis.mcts import (
     Mcts,
     MoveStatistics,
     SearchResult,
+    SearchTree,
 )
 from partita.errors import PartitaError
 from partita.game.rules import CHANCE
@@ -62,7 +64,8 @@ __all__ = [
 #: How an agent is named, for error messages and help texts.
 AGENT_SPELLING = (
     "random, greedy, or mcts:N (N playouts a move; mcts:2s for 2 seconds; "
-    "options after commas: mcts:2000,c=1.0,plies=10,samples=8,bias=1.0,widen=2,minimax=0.3)"
+    "options after commas: mcts:2000,c=1.0,plies=10,samples=8,bias=1.0,widen=2,minimax=0.3,"
+    "reuse=1)"
 )
 
 _MCTS = re.compile(r"mcts:(?:(?P<playouts>[1-9][0-9_]*)|(?P<seconds>[0-9]*\.?[0-9]+)s)")
@@ -73,7 +76,14 @@ _OPTIONS = {
     "bias": float,
     "minimax": float,
     "widen": float,
+    "reuse": int,
 }
+#: Whether ``mcts:N`` keeps its tree from one of its moves to the next (``reuse=``).
+DEFAULT_REUSE = False
+#: How many plies below its last move an agent looks for the position it is to move
+#: in again, per side of the game (its own move, every other side's reply, and
+#: forced moves it played without searching).
+REUSE_PLIES_PER_SIDE = 2
 #: The ``(state, move)`` pairs that led to a state, oldest first.
 History = Sequence[tuple[Any, Any]]
 
@@ -225,7 +235,19 @@ class GreedyAgent(Agent):
 
 
 class MctsAgent(Agent):
-    """Monte Carlo tree search with a budget of playouts or seconds a move."""
+    """Monte Carlo tree search with a budget of playouts or seconds a move.
+
+    With ``reuse`` (``mcts:N,reuse=1``), ``choose`` keeps the subtree under the move
+    it played and, when it is to move again, starts from the node of the position
+    reached (found by the moves of ``history`` where given, else among the kept
+    subtree's searched positions a few plies down): the playouts that went through
+    it are kept and ``N`` new ones are added, so the budget still means ``N`` new
+    playouts a move (``last.playouts``) and the root's visits count both
+    (``reused``: the kept ones). A position not found, one reached through a chance
+    move, and every position of a hidden-information game (its search draws new
+    tables each move) are searched afresh. Only the subtree of the position played
+    is kept. ``evaluate`` always searches afresh.
+    """
 
     def __init__(
         self,
@@ -235,6 +257,7 @@ class MctsAgent(Agent):
         *,
         playouts: int | None = None,
         seconds: float | None = None,
+        reuse: bool = DEFAULT_REUSE,
         **search: Any,
     ) -> None:
         super().__init__(game, spec, seed)
@@ -243,6 +266,12 @@ class MctsAgent(Agent):
         self.playouts = playouts
         self.seconds = seconds
         self.search = Mcts(self.rules, **search)
+        self.reuse = reuse and not self.rules.hidden_information
+        #: The kept visits the last choice started from (0: a fresh search).
+        self.reused = 0
+        #: Choices that started from a kept subtree, over the agent's life.
+        self.reuses = 0
+        self._kept: SearchTree | None = None
 
     def evaluate(
         self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
@@ -264,7 +293,92 @@ class MctsAgent(Agent):
             moves = rules.legal_moves(state)
             if len(moves) == 1 and not self.search.lists_subset:
                 return moves[0]  # forced: nothing to search
+            if self.reuse:
+                return self._choose_reusing(state, self.rng if rng is None else rng, history)
         return super().choose(state, rng, history)
+
+    def _choose_reusing(self, state: Any, rng: Any, history: History) -> Any:
+        started = time.perf_counter()
+        tree = self._kept_tree(state, history)
+        if tree is None:
+            tree = SearchTree(self.search, state)
+            self.reused = 0
+        else:
+            self.reused = tree.visits
+            self.reuses += 1
+        if self.playouts is not None:
+            done = tree.grow(
+                rng, visits=tree.visits + self.playouts, least=self.playouts, seconds=self.seconds
+            )
+        else:
+            done = tree.grow(rng, seconds=self.seconds)
+        self.last = tree.result(done, time.perf_counter() - started)
+        move = self.last.best
+        if move is None:
+            raise PartitaError("the game is over: there is no move to choose")
+        tree.advance(move, rng)
+        self._kept = tree
+        return move
+
+    def _kept_tree(self, state: Any, history: History) -> SearchTree | None:
+        """The kept tree re-rooted at ``state``'s node, ``None`` where it is not
+        there (or was never searched, or lies past a chance node); the rest of the
+        kept tree is dropped either way."""
+        tree, self._kept = self._kept, None
+        if tree is None:
+            return None
+        node = _walk(tree.root, history) if history else None
+        if node is None or node.state != state:
+            limit = REUSE_PLIES_PER_SIDE * self.rules.sides(state)
+            node = _find(tree.root, state, limit)
+        if node is None or not node.visits:
+            return None
+        tree.root = node
+        return tree
+
+
+def _walk(root: Any, history: History) -> Any:
+    """The node reached from ``root`` by the moves ``history`` shows after
+    ``root``'s position; ``None`` where a move leaves the searched tree or a chance
+    move is on the way (a sampled outcome stands for the others too)."""
+    start = next(
+        (index for index in range(len(history) - 1, -1, -1) if history[index][0] == root.state),
+        None,
+    )
+    if start is None:
+        return None
+    node = root
+    for _, move in history[start:]:
+        if node.side == CHANCE or node.children is None:
+            return None
+        node = next(
+            (
+                child
+                for known, child in zip(node.moves, node.children, strict=True)
+                if known == move
+            ),
+            None,
+        )
+        if node is None:
+            return None
+    return node
+
+
+def _find(root: Any, state: Any, limit: int) -> Any:
+    """The searched node of ``state`` at most ``limit`` plies below ``root``,
+    breadth first, never past a chance node; ``None`` if there is none."""
+    level = [root]
+    for depth in range(limit + 1):
+        following: list[Any] = []
+        for node in level:
+            if node.state == state:
+                return node
+            if depth < limit and node.side != CHANCE and node.children:
+                following.extend(child for child in node.children if child.visits)
+        if not following:
+            return None
+        level = following
+    return None
 
 
 def playable_choice(
@@ -303,7 +417,8 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         convert = _OPTIONS.get(key)
         if convert is None or not value:
             raise PartitaError(
-                f"agent '{spec}': '{option}' is no option of mcts (c, plies, samples, bias, widen, minimax)"
+                f"agent '{spec}': '{option}' is no option of mcts "
+                "(c, plies, samples, bias, widen, minimax, reuse)"
             )
         try:
             given[key] = convert(value)
@@ -316,7 +431,10 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         "bias": given.get("bias", DEFAULT_BIAS),
         "minimax": given.get("minimax"),  # None: the game's own (its spec), else 0
         "widening": given.get("widen"),  # the same
+        "reuse": bool(given.get("reuse", DEFAULT_REUSE)),
     }
+    if given.get("reuse", 0) not in (0, 1):
+        raise PartitaError(f"agent '{spec}': reuse is 1 (keep the tree between moves) or 0")
     if (settings["rollout_plies"] or 0) < 0 or settings["determinizations"] < 1:
         raise PartitaError(f"agent '{spec}': plies must be 0 or more and samples 1 or more")
     if settings["exploration"] < 0 or settings["bias"] < 0 or (settings["widening"] or 0) < 0:
