@@ -125,27 +125,14 @@ class GravityHeuristics:
 
     def choose(self, state: GravityState, rng: Any) -> Entry:
         """The playout policy: win, else block, else at random."""
-        moves = self.rules.legal_moves(state)
-        own, other = self.sides(state)
-        occupied = own | other
-        mine = self.threats(own, occupied)
-        theirs = self.threats(other, occupied)
-        if mine or theirs:
-            landing = self.landing
-            blocks = []
-            for move in moves:
-                cell = landing(occupied, move)
-                if cell & mine:
-                    return move
-                if cell & theirs:
-                    blocks.append(move)
-            if blocks:
-                return blocks[0] if len(blocks) == 1 else rng.choice(blocks)
-        return moves[int(rng.random() * len(moves))]
+        return self._policy(state, rng, safe=False)
 
     def choose_safe(self, state: GravityState, rng: Any) -> Entry:
         """The safe playout policy: win, else block, else at random among the moves
         that do not let the opponent complete a line through the same entry next."""
+        return self._policy(state, rng, safe=True)
+
+    def _policy(self, state: GravityState, rng: Any, safe: bool) -> Entry:
         moves = self.rules.legal_moves(state)
         own, other = self.sides(state)
         occupied = own | other
@@ -154,10 +141,11 @@ class GravityHeuristics:
         if mine or theirs:
             slides = self.slides
             blocks = []
-            safe = []
+            harmless = []
             for move in moves:
-                # The landing cell (as :meth:`landing`), and the next one through the
-                # same entry: one step back along the path.
+                # The landing cell (as :meth:`landing`, inlined: this is the playouts'
+                # inner loop) and, for the safe policy, the next one through the same
+                # entry: one step back along the path.
                 _, path, forward, step, far = slides[move.side][move.index]  # type: ignore[misc]
                 blocked = occupied & path
                 if not blocked:
@@ -170,12 +158,12 @@ class GravityHeuristics:
                     return move
                 if cell & theirs:
                     blocks.append(move)
-                elif not (cell >> step if forward else cell << step) & path & theirs:
-                    safe.append(move)
+                elif safe and not (cell >> step if forward else cell << step) & path & theirs:
+                    harmless.append(move)
             if blocks:
                 return blocks[0] if len(blocks) == 1 else rng.choice(blocks)
-            if safe:
-                return safe[int(rng.random() * len(safe))]
+            if harmless:
+                return harmless[int(rng.random() * len(harmless))]
         return moves[int(rng.random() * len(moves))]
 
     def evaluate(self, state: GravityState) -> tuple[float, float]:
