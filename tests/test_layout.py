@@ -54,6 +54,7 @@ LAYERS = (
             "partita/errors.py",
             "partita/cores.py",
             "partita/outfiles.py",
+            "partita/lazy.py",
             "partita/execution.py",
         ),
         (),

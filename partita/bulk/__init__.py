@@ -16,8 +16,9 @@ The names below are imported on first use.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from partita.lazy import lazy_names
 
 if TYPE_CHECKING:
     from partita.bulk.importer import ImportProgress, import_paths, import_records
@@ -35,14 +36,4 @@ _MODULES = {
 __all__ = ["ImportProgress", "RecordCheck", "import_paths", "import_records", "validate_files"]
 
 
-def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULES})
+__getattr__, __dir__ = lazy_names(__name__, _MODULES, globals())

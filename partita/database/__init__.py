@@ -13,8 +13,9 @@ wing's: :mod:`partita.bulk`.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from partita.lazy import lazy_names
 
 if TYPE_CHECKING:
     from partita.database.archive_writer import DEFAULT_BATCH_SIZE, ArchiveWriter, ImportSummary
@@ -75,14 +76,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULES})
+__getattr__, __dir__ = lazy_names(__name__, _MODULES, globals())
