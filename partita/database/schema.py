@@ -601,13 +601,8 @@ def open_for_writing(
             conn = connect_for_writing(path)
     except sqlite3.Error as error:
         raise archive_error(error, name) from None
-    try:
+    with _closed_on_refusal(conn, name):
         _prepare_for_writing(conn, name, migration_progress)
-    except (ArchiveError, sqlite3.Error) as error:
-        conn.close()
-        if isinstance(error, sqlite3.Error):
-            raise archive_error(error, name) from None
-        raise
     return conn
 
 
@@ -652,14 +647,9 @@ def open_archive(
         conn = connect_for_reading(path)
     except sqlite3.Error as error:
         raise archive_error(error, name) from None
-    try:
+    with _closed_on_refusal(conn, name):
         _refuse_unusable(inspect_archive(conn), name, reading=True)
         _refuse_while_loading(conn, name)
-    except (ArchiveError, sqlite3.Error) as error:
-        conn.close()
-        if isinstance(error, sqlite3.Error):
-            raise archive_error(error, name) from None
-        raise
     _register_archive_functions(conn)
     return Archive(conn, name, readonly=True)
 
@@ -707,6 +697,19 @@ def _refuse_while_loading(conn: sqlite3.Connection, name: str) -> None:
             f"`partita migrate --db {name}` (or the import again) to index them; reading "
             "commands never change an archive"
         )
+
+
+@contextmanager
+def _closed_on_refusal(conn: sqlite3.Connection, name: str) -> Iterator[None]:
+    """The checks of a connection just opened: if they refuse the archive or SQLite
+    fails, the connection is closed and the error names the archive."""
+    try:
+        yield
+    except (ArchiveError, sqlite3.Error) as error:
+        conn.close()
+        if isinstance(error, sqlite3.Error):
+            raise archive_error(error, name) from None
+        raise
 
 
 def _peek(path: Path, name: str, *, reading: bool) -> None:
