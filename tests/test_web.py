@@ -249,10 +249,29 @@ def test_an_annotated_game_shows_its_evaluation_curve_and_marks(web_server):
     assert 'title="blunder"' in moves
 
 
+def asgi_get(app, path: str) -> list[dict]:
+    """The ASGI messages ``app`` sends for a GET of ``path``, called in-process."""
+    import asyncio
+
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "headers": [(b"host", b"127.0.0.1")], "scheme": "http",
+             "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": "",
+             "http_version": "1.1", "asgi": {"version": "3.0"}}  # fmt: skip
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
 def test_a_bug_is_one_line_and_a_500_page_never_a_traceback(web_archive, capfd):
     """A handler that raises: the answer names the error, the server's stderr has one
     line, no traceback anywhere (the app called in-process, through ASGI)."""
-    import asyncio
 
     from starlette.routing import Route
 
@@ -266,19 +285,7 @@ def test_a_bug_is_one_line_and_a_500_page_never_a_traceback(web_archive, capfd):
     app.router.routes.insert(0, Route("/broken", broken))
     answers = {}
     for path in ("/api/broken", "/broken"):
-        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
-                 "query_string": b"", "headers": [(b"host", b"127.0.0.1")], "scheme": "http",
-                 "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": "",
-                 "http_version": "1.1", "asgi": {"version": "3.0"}}  # fmt: skip
-        sent: list[dict] = []
-
-        async def receive():
-            return {"type": "http.request", "body": b"", "more_body": False}
-
-        async def send(message, sent=sent):
-            sent.append(message)
-
-        asyncio.run(app(scope, receive, send))
+        sent = asgi_get(app, path)
         answers[path] = (sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:]))
     assert answers["/api/broken"][0] == 500
     assert json.loads(answers["/api/broken"][1])["error"] == (
@@ -443,7 +450,6 @@ def test_the_explorer_opens_on_the_game_the_archive_holds_most_of(web_server):
 def test_a_request_opens_the_archive_once_read_only_and_closes_it(web_archive):
     """The pages of one request share one archive, open for reading; it is closed
     when the answer has been sent (the app called in-process, through ASGI)."""
-    import asyncio
     import sqlite3
 
     from starlette.responses import PlainTextResponse
@@ -461,19 +467,7 @@ def test_a_request_opens_the_archive_once_read_only_and_closes_it(web_archive):
 
     app = create_app(web_archive)
     app.router.routes.insert(0, Route("/counting", counting))
-    scope = {"type": "http", "method": "GET", "path": "/counting", "raw_path": b"/counting",
-             "query_string": b"", "headers": [(b"host", b"127.0.0.1")], "scheme": "http",
-             "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": "",
-             "http_version": "1.1", "asgi": {"version": "3.0"}}  # fmt: skip
-    sent: list[dict] = []
-
-    async def receive():
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message):
-        sent.append(message)
-
-    asyncio.run(app(scope, receive, send))
+    sent = asgi_get(app, "/counting")
     assert sent[0]["status"] == 200 and int(sent[1]["body"]) > 0
     assert seen[0] is seen[1] and seen[0].readonly
     with pytest.raises(sqlite3.ProgrammingError):  # closed with the request
