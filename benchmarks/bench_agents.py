@@ -63,6 +63,7 @@ from pathlib import Path
 
 from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec, playable_choice
 from partita.execution import open_executor
+from partita.game.configuration import PairError, parse_pairs
 from partita.game.registry import get_game
 from partita.game.rules import CHANCE
 from partita.games.gravity.solver import Solver
@@ -456,13 +457,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(f"--pairs: {error}")
     skip = set(filter(None, args.skip.split(",")))
-    args.tags = {}
+    by_game: dict[str, list[str]] = {}
     for text in args.tag:
         game_name, _, setting = text.partition(":")
-        key, _, value = setting.partition("=")
-        if not (game_name and key and value):
+        if not (game_name and setting.partition("=")[2]):
             parser.error(f"--tag {text!r}: write GAME:NAME=VALUE (forceball:League=senior)")
-        args.tags.setdefault(game_name, []).append((key, value))
+        by_game.setdefault(game_name, []).append(setting)
+    try:
+        args.tags = {name: list(parse_pairs(texts).items()) for name, texts in by_game.items()}
+    except PairError as error:
+        parser.error(f"--tag: {error} (write GAME:NAME=VALUE, forceball:League=senior)")
     only = set(args.only.split(",")) if args.only else None
     sides_wanted = {int(n) for n in args.sides.split(",")} if args.sides else None
     seatings = [
