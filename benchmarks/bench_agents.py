@@ -26,10 +26,12 @@ What it prints (Markdown tables):
   (Forceball's ``League``), shown beside the game's name. In a hidden-information
   game (Forceball) a move the real table refuses is replaced by the agent's best
   playable move, as in ``partita play``
-  (``playable_choice``), and counted under *replaced*. *CPU s/game* is the
+  (``playable_choice``), and counted under *replaced*; the choices of the other
+  seat within a move (Forceball's answer to raised stakes, the attack's winner's
+  reward) are that seat's agent's (``answered``). *CPU s/game* is the
   processor time of one game (every seat's search), which the machine's load
   changes less than the wall time; *agent CPU s/game* the first agent's share
-  of it (its own moves).
+  of it (its own moves, with the other seat's answers within them).
 * **Playouts per second** of ``--high``'s search for every game and side count:
   ``--speed-playouts`` playouts from each of five positions reached by random play.
 * **Connect Four test positions**: on positions of Pascal Pons' test sets
@@ -61,7 +63,13 @@ import sys
 import time
 from pathlib import Path
 
-from partita.analysis.agents import Agent, agent_from_spec, parse_agent_spec, playable_choice
+from partita.analysis.agents import (
+    Agent,
+    agent_from_spec,
+    answered,
+    parse_agent_spec,
+    playable_choice,
+)
 from partita.execution import open_executor
 from partita.game.configuration import PairError, parse_pairs
 from partita.game.registry import get_game
@@ -125,6 +133,7 @@ def play_game(
         else:
             began = time.process_time()
             move, swapped = playable_choice(agents[side], state, rng, history if hidden else ())
+            move = answered(dict(enumerate(agents)), state, move, rng, history if hidden else ())
             if cpu is not None:
                 cpu[side] += time.process_time() - began
             replaced += swapped

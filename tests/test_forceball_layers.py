@@ -12,6 +12,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "partita" / "games" / "forceball"
 ENGINE = [
     "cards",
+    "choices",
     "determinize",
     "narration",
     "rules",

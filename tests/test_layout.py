@@ -156,6 +156,7 @@ ENGINE_MODULES = {
     "values",
     "turn",
     "turns",
+    "choices",
     "sampler",
     "words",
     "determinize",

@@ -54,15 +54,30 @@ def state_of(page, server) -> dict:
 
 def my_turn(page, server, plies: int = -1, timeout: float = 60_000) -> dict:
     """Wait until the person (Player1) is to move, with more than ``plies`` played;
-    the state then."""
-    page.wait_for_function(
-        "([plies]) => document.querySelector('#play-status').textContent"
-        ".includes('Player1 (Human) to move')"
-        " && document.querySelectorAll('#played li').length > plies",
-        arg=[plies],
-        timeout=timeout,
-    )
-    return state_of(page, server)
+    the state then. Where an agent's turn asks him first (the answer to raised
+    stakes, his reward as the attack's winner), he takes the first choice listed."""
+    while True:
+        page.wait_for_function(
+            "([plies]) => { const s = document.querySelector('#play-status').textContent;"
+            " return s.includes('Player1 (Human), your choice') || (s.includes("
+            "'Player1 (Human) to move') && document.querySelectorAll('#played li').length"
+            " > plies); }",
+            arg=[plies],
+            timeout=timeout,
+        )
+        status = page.locator("#play-status").text_content() or ""
+        if "your choice" not in status:
+            return state_of(page, server)
+        buttons = page.get_by_role("region", name="Legal moves").get_by_role("button")
+        assert buttons.count() > 1
+        buttons.first.click()
+        page.wait_for_function(
+            "([asked]) => document.querySelector('#play-status').textContent !== asked"
+            " || document.querySelector('#play-message').textContent.length > 0",
+            arg=[status],
+            timeout=timeout,
+        )
+        assert not page.locator("#play-message").text_content()
 
 
 def start(page, server, game: str) -> None:
@@ -200,6 +215,51 @@ def test_a_hidden_hand_never_reaches_the_page(play_server, page):
             pattern = rf"(?<![\w.]){re.escape(card_id)}(?![\w]|\.\d)"
             found = re.search(pattern, html)
             assert not found, (card_id, plies, html[found.start() - 300 : found.end() + 100])
+    no_console_errors(page)
+
+
+def test_the_person_answers_within_the_agents_turn_from_the_list(play_server, page):
+    """Forceball against an agent: when the agent's turn holds the person's choice
+    (his reward as the winner of the attack, his answer to raised stakes), the page
+    says so and lists his choices; the one he clicks is in the agent's turn."""
+    start(page, play_server, "forceball")
+    legal = page.get_by_role("region", name="Legal moves")
+    for _ in range(40):
+        page.wait_for_function(
+            "() => { const s = document.querySelector('#play-status').textContent;"
+            " return s.includes('your choice') || s.includes('Player1 (Human) to move'); }",
+            timeout=60_000,
+        )
+        status = page.locator("#play-status").text_content() or ""
+        if "your choice" in status:
+            break
+        plies = len(state_of(page, play_server)["plies"])
+        legal.get_by_role("button").first.click()
+        page.wait_for_function(
+            "([plies]) => document.querySelectorAll('#played li').length > plies"
+            " || document.querySelector('#play-message').textContent.length > 0",
+            arg=[plies],
+        )
+        assert not page.locator("#play-message").text_content()
+    else:
+        pytest.fail("the agent's turns never asked the person")
+    assert "Player2 (random) plays " in status
+    state = state_of(page, play_server)
+    assert state["turn"]["kind"] == "answer" and not state["clickable"]
+    choices = [item["move"] for item in state["legal"]]
+    assert len(choices) > 1 and all(choice in status for choice in choices)
+    chosen = choices[-1]
+    plies = len(state["plies"])
+    legal.get_by_role("button", name=chosen, exact=True).click()
+    page.wait_for_function(
+        "([plies]) => document.querySelectorAll('#played li').length > plies"
+        " || document.querySelector('#play-status').textContent.includes('your choice')",
+        arg=[plies],
+    )
+    after = state_of(page, play_server)
+    if len(after["plies"]) > plies:
+        played = after["plies"][plies]["move"]
+        assert chosen in played or (chosen == "/" and played.endswith("/")), (chosen, played)
     no_console_errors(page)
 
 

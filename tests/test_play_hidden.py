@@ -12,8 +12,11 @@ import pytest
 from terminal import Terminal
 
 from partita.analysis.play import PlaySession
+from partita.errors import PartitaError
 from partita.game.registry import get_game
-from partita.games.forceball.determinize import hidden_places
+from partita.games.forceball.choices import choice_start
+from partita.games.forceball.determinize import HAND, hidden_places, knowledge
+from partita.games.forceball.values import ForceHand, Play
 from partita.notation.reader import parse_record, read_records
 from partita.notation.replay import replay
 from partita.notation.scoresheet import Scoresheet
@@ -46,8 +49,9 @@ def shown_after(session: PlaySession, plies) -> str:
     parts.append(session.diagram())
     parts.append(session.position())
     parts.append(session.handle("position").text)
-    if session.turn().kind == "human":
+    if session.turn().kind in ("human", "answer"):
         parts.append(session.handle("moves").text)
+        parts.append(session.question())
     return "\n".join(parts)
 
 
@@ -63,13 +67,19 @@ def test_a_person_never_sees_a_card_of_the_agents_hand(league, seed):
         if turn.kind == "over":
             break
         if turn.kind == "auto":
-            plies = [session.step()]
+            ply = session.step()
+            plies = [ply] if ply is not None else []  # None: the agent's move asks him
         else:
             plies = session.handle(rng.choice(session.playable_tokens())).plies
         text = shown_after(session, plies)
-        hand = session.sheet.state.hands[1]
-        for card in hand:
-            assert not mentions(text, rules.ids[card]), (rules.ids[card], text)
+        state = session.sheet.state
+        # a card the person saw go into the agent's hand (drawn face up, after a
+        # referee check showed it) is no secret; every other card of the hand is
+        seen = knowledge(rules, 0, session.sheet.history(), state)
+        shown = face_up_so_far(session)
+        for card in state.hands[1]:
+            if seen[card] != HAND and rules.ids[card] not in shown:
+                assert not mentions(text, rules.ids[card]), (rules.ids[card], text)
         # the table, the position and the list of moves name no card the person
         # cannot see now (the opponent's hand and speed pile, the discard pile,
         # the draw pile below its top)
@@ -81,7 +91,7 @@ def test_a_person_never_sees_a_card_of_the_agents_hand(league, seed):
         # what the person's own seat holds is shown
         for card in session.sheet.state.hands[0]:
             assert mentions(session.diagram(), rules.ids[card])
-        checked += bool(hand)
+        checked += bool(state.hands[1])
     assert checked > 20
     # The record itself keeps everything: it is the scoresheet of the game.
     assert replay(parse_record(session.sheet.text()), strict=True).valid
@@ -182,11 +192,11 @@ def test_a_goal_is_told_at_the_table():
         turn = session.turn()
         if turn.kind == "over":
             break
-        plies = (
-            [session.step()]
-            if turn.kind == "auto"
-            else session.handle(session.playable_tokens()[-1]).plies
-        )
+        if turn.kind == "auto":
+            ply = session.step()
+            plies = [ply] if ply is not None else []
+        else:
+            plies = session.handle(session.playable_tokens()[-1]).plies
         for ply in plies:
             goals += [event for event in session.events(ply) if event.startswith("Goal for")]
     assert goals and re.fullmatch(r"Goal for Player[12] \(1\): \d+-\d+", goals[0])
@@ -243,3 +253,99 @@ def test_a_recorded_game_is_entered_at_an_open_table():
     hidden = run_cli(args, input=moves)
     assert hidden.code == 1
     assert "no shuffle now" in hidden.stderr and "--open-table lets the shuffles" in hidden.stderr
+
+
+def face_up_so_far(session: PlaySession) -> set[str]:
+    """The cards an agent's move waiting for the person's answer has played face
+    up before asking (its maneuver and the increases from its hand)."""
+    asked = session.asked
+    if asked is None:
+        return set()
+    start = choice_start(asked.state, asked.move, asked.index)
+    return {
+        action.card
+        for action in asked.move.actions[:start]
+        if isinstance(action, (Play, ForceHand))
+    }
+
+
+def play_until_asked(session: PlaySession, rng: random.Random, plies: int = 400):
+    """Play random turns for the person until an agent's move asks him; the tokens
+    he refused on the way (a decline made for the agent)."""
+    for _ in range(plies):
+        turn = session.turn()
+        if turn.kind in ("answer", "over"):
+            return turn
+        if turn.kind == "auto":
+            session.step()
+            continue
+        tokens = session.playable_tokens()
+        session.handle(rng.choice([token for token in tokens if "*n" not in token]))
+    return session.turn()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_person_answers_the_agents_raised_stakes_and_reward_himself(seed):
+    session = against_an_agent("pro", seed)
+    rng = random.Random(seed)
+    answers = 0
+    while answers < 6:
+        turn = play_until_asked(session, rng)
+        if turn.kind == "over":
+            break
+        assert turn.seat == 0
+        choices = session.playable_tokens()
+        assert len(choices) > 1 and choices == sorted(choices)
+        question = session.question()
+        assert question.startswith("Player2 (greedy) plays ") and all(
+            c in question for c in choices
+        )
+        assert session.handle("moves").text == "your choices: " + " ".join(choices)
+        with pytest.raises(PartitaError, match="not one of your choices"):
+            session.handle("*x")
+        with pytest.raises(PartitaError, match="answer first"):
+            session.handle("resign")
+        chosen = rng.choice(choices)
+        before = len(session.sheet.plies)
+        reply = session.handle(chosen)
+        if not reply.plies:  # asked again (his part of the turn after accepting)
+            assert session.turn().kind == "answer"
+            continue
+        ply = reply.plies[0]
+        assert len(session.sheet.plies) == before + 1 and session.played_by[-1] == "auto"
+        # the agent's turn carries the person's choice
+        assert chosen in ply.token or (chosen == "/" and ply.token.endswith("/"))
+        answers += 1
+    assert answers
+    assert replay(parse_record(session.sheet.text()), strict=True).valid
+
+
+def test_the_agent_answers_the_persons_raised_stakes():
+    session = against_an_agent("pro", 3)
+    rng = random.Random(3)
+    tried = 0
+    for _ in range(600):
+        turn = session.turn()
+        if turn.kind == "over" or tried >= 3:
+            break
+        if turn.kind == "auto":
+            session.step()
+            continue
+        if turn.kind == "answer":
+            session.handle(session.playable_tokens()[0])
+            continue
+        tokens = session.playable_tokens()
+        accepted = [token for token in tokens if token.startswith("*y") and len(token) > 2]
+        if accepted:
+            # declining for the agent is not listed, and refused: the person writes
+            # how he goes on, and the agent answers
+            assert not any(token.startswith("*n") for token in tokens)
+            with pytest.raises(PartitaError, match="Player2 \\(greedy\\)'s choice"):
+                session.handle("*n")
+            reply = session.handle(accepted[0])
+            played = reply.plies[0].token
+            assert played == accepted[0] or played == "*n", played  # the agent's answer
+            tried += 1
+            continue
+        session.handle(rng.choice([token for token in tokens if "*n" not in token]))
+    assert tried

@@ -34,7 +34,7 @@ import random
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from partita.analysis.heuristics import Evaluation, evaluation_for, expected_scores, rules_of
@@ -46,9 +46,10 @@ from partita.analysis.mcts import (
     MoveStatistics,
     SearchResult,
     SearchTree,
+    child_of,
 )
 from partita.errors import PartitaError
-from partita.game.rules import CHANCE
+from partita.game.rules import CHANCE, Rules
 
 __all__ = [
     "AGENT_SPELLING",
@@ -57,6 +58,7 @@ __all__ = [
     "MctsAgent",
     "RandomAgent",
     "agent_from_spec",
+    "answered",
     "parse_agent_spec",
     "playable_choice",
 ]
@@ -84,6 +86,9 @@ DEFAULT_REUSE = False
 #: in again, per side of the game (its own move, every other side's reply, and
 #: forced moves it played without searching).
 REUSE_PLIES_PER_SIDE = 2
+#: The fewest playouts ``mcts:N`` weighs one answer with (:meth:`Agent.answer`
+#: shares a move's budget among the answers).
+MIN_ANSWER_PLAYOUTS = 16
 #: The ``(state, move)`` pairs that led to a state, oldest first.
 History = Sequence[tuple[Any, Any]]
 
@@ -99,14 +104,22 @@ class Agent(ABC):
         #: The statistics behind the last choice (``None`` for ``random``).
         self.last: SearchResult | None = None
 
-    def choose(self, state: Any, rng: Any = None, history: History = ()) -> Any:
+    def choose(
+        self,
+        state: Any,
+        rng: Any = None,
+        history: History = (),
+        within: Sequence[Any] | None = None,
+    ) -> Any:
         """A move for the side to move in ``state`` (a chance move is sampled);
         ``history``: the ``(state, move)`` pairs that led there, if known (what the
-        side saw happen, in a hidden-information game)."""
+        side saw happen, in a hidden-information game); ``within``: the legal moves
+        to choose among, where not every move may be chosen (the mover's ways on
+        after another side's answer, :func:`answered`)."""
         rng = self.rng if rng is None else rng
         if self.rules.side_to_move(state) == CHANCE:
             return self.rules.sample_move(state, rng)
-        result = self.evaluate(state, rng, history=history)
+        result = self.evaluate(state, rng, history=history, within=within)
         if result.best is None:
             raise PartitaError("the game is over: there is no move to choose")
         if not self.rules.hidden_information:
@@ -128,10 +141,45 @@ class Agent(ABC):
 
     @abstractmethod
     def evaluate(
-        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+        self,
+        state: Any,
+        rng: Any = None,
+        *,
+        viewer: int | None = None,
+        history: History = (),
+        within: Sequence[Any] | None = None,
     ) -> SearchResult:
         """The expected score of every side in ``state`` and each move's statistics,
-        from ``viewer``'s information (default: the side to move)."""
+        from ``viewer``'s information (default: the side to move); ``within``: the
+        only moves to weigh (see :meth:`choose`)."""
+
+    def answer(
+        self, state: Any, options: Sequence[Any], side: int, rng: Any = None, history: History = ()
+    ) -> int:
+        """Which of ``options`` (moves of the side to move in ``state`` that differ in
+        a choice ``side`` makes within them: raised stakes accepted or declined)
+        ``side``, for whom this agent plays, prefers: the one whose position after
+        it it values most, from its own information (``history``: what led to
+        ``state``). It sees each position after the move, not the move's hidden
+        part: the same assumption the search makes of an answering side."""
+        rng = self.rng if rng is None else rng
+        rules = self.rules
+        values = []
+        for option in options:
+            after = rules.apply(state, option)
+            outcome = rules.outcome(after)
+            if outcome is not None:
+                values.append(expected_scores(outcome)[side])
+                continue
+            result = self._weigh(after, rng, side, [*history, (state, option)], len(options))
+            values.append(result.value[side])
+        return max(range(len(options)), key=lambda index: values[index])
+
+    def _weigh(
+        self, state: Any, rng: Any, viewer: int, history: History, options: int
+    ) -> SearchResult:
+        """The value of ``state`` for one of ``options`` answers (:meth:`answer`)."""
+        return self.evaluate(state, rng, viewer=viewer, history=history)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
@@ -140,13 +188,33 @@ class Agent(ABC):
 class RandomAgent(Agent):
     """A uniformly random legal move: the baseline every other agent should beat."""
 
-    def choose(self, state: Any, rng: Any = None, history: History = ()) -> Any:
-        return self.rules.sample_move(state, self.rng if rng is None else rng)
+    def choose(
+        self,
+        state: Any,
+        rng: Any = None,
+        history: History = (),
+        within: Sequence[Any] | None = None,
+    ) -> Any:
+        rng = self.rng if rng is None else rng
+        if within:
+            return rng.choice(list(within))
+        return self.rules.sample_move(state, rng)
 
     def evaluate(
-        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+        self,
+        state: Any,
+        rng: Any = None,
+        *,
+        viewer: int | None = None,
+        history: History = (),
+        within: Sequence[Any] | None = None,
     ) -> SearchResult:
         raise PartitaError("the random agent does not evaluate positions: use greedy or mcts:N")
+
+    def answer(
+        self, state: Any, options: Sequence[Any], side: int, rng: Any = None, history: History = ()
+    ) -> int:
+        return (self.rng if rng is None else rng).randrange(len(options))
 
 
 class GreedyAgent(Agent):
@@ -170,7 +238,13 @@ class GreedyAgent(Agent):
         self._search = Mcts(self.rules, evaluation=self.evaluation)
 
     def evaluate(
-        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+        self,
+        state: Any,
+        rng: Any = None,
+        *,
+        viewer: int | None = None,
+        history: History = (),
+        within: Sequence[Any] | None = None,
     ) -> SearchResult:
         rng = self.rng if rng is None else rng
         rules = self.rules
@@ -188,7 +262,8 @@ class GreedyAgent(Agent):
         if side == CHANCE:
             value, _ = self._score(worlds, None)
             return SearchResult(side, value, (), 1, 0.0, False)
-        moves = self._search.candidates(worlds[0], rng)  # the same candidates as MCTS
+        # the same candidates as MCTS
+        moves = list(within) if within is not None else self._search.candidates(worlds[0], rng)
         if len(worlds) > 1:  # what the mover can play on what it knows (as MCTS does)
             playable = self._search.playable_moves(moves, worlds)
         else:
@@ -198,6 +273,8 @@ class GreedyAgent(Agent):
         for move, realized in playable:
             value, exact = self._score(worlds, realized)
             scored.append(MoveStatistics(move, 1, value, exact))
+        if within is None:  # the other sides choose their part of a move themselves
+            scored = self._search.by_choice(state, scored)
         scored.sort(key=lambda item: item.value[side], reverse=True)
         value = scored[0].value if scored else self.evaluation(state)
         exact = bool(scored) and scored[0].exact and scored[0].value[side] >= 1.0
@@ -274,7 +351,13 @@ class MctsAgent(Agent):
         self._kept: SearchTree | None = None
 
     def evaluate(
-        self, state: Any, rng: Any = None, *, viewer: int | None = None, history: History = ()
+        self,
+        state: Any,
+        rng: Any = None,
+        *,
+        viewer: int | None = None,
+        history: History = (),
+        within: Sequence[Any] | None = None,
     ) -> SearchResult:
         rng = self.rng if rng is None else rng
         self.last = self.search.search(
@@ -284,18 +367,39 @@ class MctsAgent(Agent):
             seconds=self.seconds,
             viewer=viewer,
             history=history,
+            within=within,
         )
         return self.last
 
-    def choose(self, state: Any, rng: Any = None, history: History = ()) -> Any:
+    def _weigh(
+        self, state: Any, rng: Any, viewer: int, history: History, options: int
+    ) -> SearchResult:
+        """One answer's share of a move's budget (at least :data:`MIN_ANSWER_PLAYOUTS`)."""
+        playouts = (
+            None if self.playouts is None else max(self.playouts // options, MIN_ANSWER_PLAYOUTS)
+        )
+        seconds = None if self.seconds is None else self.seconds / options
+        return self.search.search(
+            state, rng, playouts=playouts, seconds=seconds, viewer=viewer, history=history
+        )
+
+    def choose(
+        self,
+        state: Any,
+        rng: Any = None,
+        history: History = (),
+        within: Sequence[Any] | None = None,
+    ) -> Any:
         rules = self.rules
-        if rules.side_to_move(state) != CHANCE:
+        if within is not None and len(within) == 1:
+            return within[0]
+        if rules.side_to_move(state) != CHANCE and within is None:
             moves = rules.legal_moves(state)
             if len(moves) == 1 and not self.search.lists_subset:
                 return moves[0]  # forced: nothing to search
             if self.reuse:
                 return self._choose_reusing(state, self.rng if rng is None else rng, history)
-        return super().choose(state, rng, history)
+        return super().choose(state, rng, history, within)
 
     def _choose_reusing(self, state: Any, rng: Any, history: History) -> Any:
         started = time.perf_counter()
@@ -351,14 +455,7 @@ def _walk(root: Any, history: History) -> Any:
     for _, move in history[start:]:
         if node.side == CHANCE or node.children is None:
             return None
-        node = next(
-            (
-                child
-                for known, child in zip(node.moves, node.children, strict=True)
-                if known == move
-            ),
-            None,
-        )
+        node = child_of(node, move)
         if node is None:
             return None
     return node
@@ -371,7 +468,7 @@ def _find(root: Any, state: Any, limit: int) -> Any:
     for depth in range(limit + 1):
         following: list[Any] = []
         for node in level:
-            if node.state == state:
+            if node.state == state and not node.decision:
                 return node
             if depth < limit and node.side != CHANCE and node.children:
                 following.extend(child for child in node.children if child.visits)
@@ -398,6 +495,60 @@ def playable_choice(
     if not agent.rules.hidden_information or agent.last is None or agent.last.best is None:
         return move, False
     return move, move != agent.rules.realize(state, agent.last.best)
+
+
+def answered(
+    agents: Mapping[int, Agent],
+    state: Any,
+    move: Any,
+    rng: Any = None,
+    history: History = (),
+) -> Any:
+    """``move`` with each choice in it that another side makes (:meth:`Rules.decisions`:
+    the answer to raised stakes, the attack's winner's reward) made by that side's
+    agent in ``agents`` (by seat), in order, on the real ``state``.
+
+    For every answer the game offers there (:meth:`Rules.answers`) the mover's way
+    on is the mover's move where it already made that answer, else his agent's
+    choice among the moves that do (a seat without an agent keeps its own move,
+    and a choice it would have to go on from is not offered); the answering agent
+    then takes the one it prefers (:meth:`Agent.answer`). A side without an agent
+    keeps the choice the move made for it."""
+    some = next(iter(agents.values()), None)
+    if some is None:
+        return move
+    rules = some.rules
+    mover = rules.side_to_move(state)
+    if mover == CHANCE or type(rules).decisions is Rules.decisions:
+        return move
+    index = 1
+    while True:
+        steps = rules.decisions(state, move)
+        index = next(
+            (
+                at
+                for at in range(index, len(steps))
+                if steps[at].side not in (mover, CHANCE) and steps[at].side in agents
+            ),
+            -1,
+        )
+        if index < 0:
+            return move
+        answering = steps[index].side
+        ways: dict[Any, list[Any]] = {}
+        for other in rules.answers(state, move, index):
+            ways.setdefault(rules.decisions(state, other)[index].choice, []).append(other)
+        options = [move]
+        for choice, group in ways.items():
+            if choice == steps[index].choice:
+                continue
+            if len(group) == 1:
+                options.append(group[0])
+            elif mover in agents:
+                options.append(agents[mover].choose(state, rng, history, within=group))
+        if len(options) > 1:
+            move = options[agents[answering].answer(state, options, answering, rng, history)]
+        index += 1
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -41,6 +41,15 @@ that overrides ``sample_move``: a card game's composite turns), a node's candida
 moves are that list plus a few moves drawn from the playout policy and from
 ``sample_move``.
 
+Choices of another side within a move (:meth:`Rules.decisions`: the answer to
+raised stakes asked within a turn): a node's moves are grouped by their choices,
+in order, into a small tree of *decision nodes* inside the ply, each chosen at
+by the side that makes that choice (UCB1 on its own mean) and valued as that
+side's best choice, so the mover never chooses another side's answer for it. Where a move holds such a choice the
+candidates include the other answers too (:meth:`Rules.answers`). The root's
+statistics are then one per choice of the mover's own, each shown by the move its
+most visited answers lead to.
+
 Hidden information (:attr:`Rules.hidden_information`): :meth:`Mcts.search` with a
 ``viewer`` searches from that side's information only. It draws
 ``determinizations`` states with :meth:`Rules.determinize` (what the viewer cannot
@@ -196,6 +205,7 @@ class _Node:
         "solved",
         "prior",
         "backed",
+        "decision",
     )
 
     def __init__(self, state: Any, side: int, sides: int, solved: tuple[float, ...] | None):
@@ -212,12 +222,74 @@ class _Node:
         #: The heuristic's values backed up by max-n over the expanded subtree
         #: (implicit minimax); ``()`` until the node is expanded (its ``prior`` then).
         self.backed: tuple[float, ...] = ()
+        #: A decision node: a choice within a move (``state`` is the position the
+        #: move is made from, ``side`` the side choosing), never a position.
+        self.decision = False
 
     def mean(self) -> tuple[float, ...]:
         if self.solved is not None:
             return self.solved
         visits = self.visits or 1
         return tuple(total / visits for total in self.totals)
+
+
+class _Group:
+    """Stands, in a node's ``moves``, for the moves that made one choice (a decision
+    node's); never equal to a move."""
+
+    __slots__ = ("choice",)
+
+    def __init__(self, choice: Any) -> None:
+        self.choice = choice
+
+    def __repr__(self) -> str:
+        return f"<choice {self.choice!r}>"
+
+
+def child_of(node: _Node, move: Any) -> _Node | None:
+    """The child of ``node`` reached by ``move``, through its decision nodes."""
+    for known, child in zip(node.moves, node.children or (), strict=True):
+        if isinstance(known, _Group):
+            found = child_of(child, move)
+            if found is not None:
+                return found
+        elif known == move:
+            return child
+    return None
+
+
+def _grouped(entries: list[tuple[Any, Any]], depth: int) -> list[list[tuple[Any, Any]]]:
+    """``entries`` (``(decisions, item)``) by their choice at ``depth``, in order."""
+    groups: dict[Any, list[tuple[Any, Any]]] = {}
+    for entry in entries:
+        groups.setdefault(entry[0][depth].choice, []).append(entry)
+    return list(groups.values())
+
+
+def _decided(node: _Node) -> tuple[float, ...]:
+    """A node's value; a decision node's is its chooser's best choice's (the mean
+    of all its playouts would count the playouts its chooser spent trying the
+    choices he rejects: the answer that gives points away, which the side asking
+    would be credited with)."""
+    if not node.decision or node.solved is not None:
+        return node.mean()
+    chooser = node.side
+    tried = [_decided(child) for child in node.children if child.visits or child.solved]
+    if not tried:
+        return node.mean()
+    return max(tried, key=lambda value: value[chooser])
+
+
+def _principal(node: _Node) -> Any:
+    """The move a decision node's most visited choices lead to."""
+    while True:
+        index = max(
+            range(len(node.children)),
+            key=lambda i: (node.children[i].visits, -i),
+        )
+        move, node = node.moves[index], node.children[index]
+        if not isinstance(move, _Group):
+            return move
 
 
 class Mcts:
@@ -272,6 +344,8 @@ class Mcts:
         self.priors = bool(bias or minimax)
         # The contract: a game that overrides sample_move may list a subset of its moves.
         self.lists_subset = type(self.rules).sample_move is not Rules.sample_move
+        #: Whether a move may hold another side's choices (:meth:`Rules.decisions`).
+        self.splits = type(self.rules).decisions is not Rules.decisions
 
     # -- the public search ------------------------------------------------------------
     def search(
@@ -283,13 +357,16 @@ class Mcts:
         seconds: float | None = None,
         viewer: int | None = None,
         history: Sequence[tuple[Any, Any]] = (),
+        within: Sequence[Any] | None = None,
     ) -> SearchResult:
         """Search ``state`` for at most ``playouts`` playouts and ``seconds`` seconds
         (at least one of them). ``viewer``: in a hidden-information game, the side
         whose information the search may use (default: the side to move; at a
         chance node, everything, which only a perfect-information caller should ask);
         ``history``: the ``(state, move)`` pairs that led to ``state``, so that what
-        the viewer saw happen is kept (:meth:`Rules.determinize`).
+        the viewer saw happen is kept (:meth:`Rules.determinize`); ``within``: the
+        root's moves, where only these may be chosen (the mover's ways on once
+        another side has answered; legal moves of ``state``, the mover's own).
         """
         if playouts is None and seconds is None:
             raise PartitaError("a search needs a budget: playouts or seconds")
@@ -301,8 +378,8 @@ class Mcts:
             viewer = side if side != CHANCE else None
         with collector_paused():
             if not rules.hidden_information or viewer is None or rules.outcome(state) is not None:
-                return self._search(state, rng, playouts, seconds, None)
-            return self._search_hidden(state, rng, playouts, seconds, viewer, history)
+                return self._search(state, rng, playouts, seconds, within, close=False)
+            return self._search_hidden(state, rng, playouts, seconds, viewer, history, within)
 
     # -- hidden information: determinized searches --------------------------------------
     def _search_hidden(
@@ -313,6 +390,7 @@ class Mcts:
         seconds: float | None,
         viewer: int,
         history: Sequence[tuple[Any, Any]],
+        within: Sequence[Any] | None = None,
     ) -> SearchResult:
         rules = self.rules
         samples = self.determinizations
@@ -325,11 +403,16 @@ class Mcts:
         # (a playout policy may look at the whole table), kept where every table
         # plays them (each with its own cards where it names hidden ones): the
         # statistics then add up over moves the viewer can make on what it knows.
-        playable = (
-            self.playable_moves(self.candidates(samples_drawn[0], rng), samples_drawn)
-            if side == viewer
-            else None
-        )
+        playable = None
+        if side == viewer:
+            offered = list(within) if within is not None else self.candidates(samples_drawn[0], rng)
+            playable = self.playable_moves(offered, samples_drawn)
+        # what the viewer chooses, per move it can play: the statistics add up by it
+        # (the whole move where ``within`` has made the other sides' choices)
+        group_of = {
+            move: move if within is not None else self.group_key(state, move)
+            for move, _ in playable or ()
+        }
         totals: dict[Any, list] = {}
         order: list[Any] = []
         value = [0.0] * rules.sides(state)
@@ -346,28 +429,38 @@ class Mcts:
             if playable is not None:
                 key = {realized[index]: move for move, realized in playable}
                 root_moves = list(key)
-            result = self._search(samples_drawn[index], rng, share, limit, root_moves)
+            result = self._search(
+                samples_drawn[index], rng, share, limit, root_moves, close=within is None
+            )
             done += result.playouts
             for seat, part in enumerate(result.value):
                 value[seat] += part * result.playouts
             for item in result.moves:
                 move = key.get(item.move, item.move)
-                entry = totals.get(move)
+                group = group_of.get(move, move)
+                if self.splits and move not in group_of and playable is not None:
+                    # another side's answer the sample added: kept under the
+                    # viewer's own choice, shown by a move the viewer can play
+                    group = self.group_key(samples_drawn[index], item.move)
+                    move = next((m for m, g in group_of.items() if g == group), move)
+                entry = totals.get(group)
                 if entry is None:
-                    entry = totals[move] = [0, [0.0] * len(value), True]
-                    order.append(move)
+                    entry = totals[group] = [0, [0.0] * len(value), True, move, 0]
+                    order.append(group)
+                if item.visits > entry[4] and move in group_of:
+                    entry[3], entry[4] = move, item.visits  # the most visited spelling
                 entry[0] += item.visits
                 for seat, part in enumerate(item.value):
                     entry[1][seat] += part * item.visits
                 entry[2] = entry[2] and item.exact
         moves = [
             MoveStatistics(
-                move,
-                totals[move][0],
-                tuple(part / (totals[move][0] or 1) for part in totals[move][1]),
-                totals[move][2],  # exact in every sample that had it
+                totals[group][3],
+                totals[group][0],
+                tuple(part / (totals[group][0] or 1) for part in totals[group][1]),
+                totals[group][2],  # exact in every sample that had it
             )
-            for move in order
+            for group in order
         ]
 
         def rank(item: MoveStatistics) -> tuple:
@@ -390,12 +483,18 @@ class Mcts:
         playouts: int | None,
         seconds: float | None,
         root_moves: Sequence[Any] | None,
+        *,
+        close: bool = True,
     ) -> SearchResult:
+        """One tree; ``root_moves``: the root's moves (``close``: with the other
+        sides' answers to them added)."""
         started = time.perf_counter()
         root = self._node(state)
         if root.solved is not None:  # the game is over
             return SearchResult(CHANCE, root.solved, (), 0, 0.0, True)
         if root_moves is not None:
+            if close and self.splits:
+                root_moves = self.with_answers(state, root_moves)
             self._expand(root, rng, root_moves)
         deadline = None if seconds is None else started + seconds
         done = 0
@@ -428,7 +527,58 @@ class Mcts:
                     if move not in seen:
                         seen.add(move)
                         moves.append(move)
+        if self.splits:
+            moves = self.with_answers(state, moves)
         return moves
+
+    def with_answers(self, state: Any, moves: Sequence[Any]) -> list[Any]:
+        """``moves`` and, for each choice another side makes in one of them, that
+        side's other answers (:meth:`Rules.answers`), each once."""
+        rules = self.rules
+        found = list(moves)
+        seen = set(found)
+        asked: set[tuple[Any, ...]] = set()  # the choices before an answer: asked once
+        for move in moves:
+            steps = rules.decisions(state, move)
+            for index in range(1, len(steps)):
+                before = tuple(step.choice for step in steps[:index])
+                if steps[index].side == steps[0].side or before in asked:
+                    continue
+                asked.add(before)
+                for answer in rules.answers(state, move, index):
+                    if answer not in seen:
+                        seen.add(answer)
+                        found.append(answer)
+        return found
+
+    def by_choice(self, state: Any, items: Sequence[MoveStatistics]) -> list[MoveStatistics]:
+        """One-ply statistics (a move's value after it) folded by the mover's own
+        choice: where other sides choose within the moves, each group is valued as
+        they would choose, each side its best (max-n down the decisions), and shown
+        by the move their choices lead to; ``items`` as they are otherwise."""
+        if not self.splits:
+            return list(items)
+        rules = self.rules
+        entries = [(rules.decisions(state, item.move), item) for item in items]
+
+        def chosen(group: list[tuple[Any, MoveStatistics]], depth: int) -> MoveStatistics:
+            """The item the chooser at ``depth`` takes among ``group``'s."""
+            if len(group) == 1:
+                return group[0][1]
+            chooser = next(steps[depth].side for steps, _ in group if len(steps) > depth)
+            options = [item for steps, item in group if len(steps) <= depth]
+            for inner in _grouped([entry for entry in group if len(entry[0]) > depth], depth):
+                options.append(chosen(inner, depth + 1))
+            return max(options, key=lambda item: item.value[chooser])
+
+        return [chosen(group, 1) for group in _grouped(entries, 0)]
+
+    def group_key(self, state: Any, move: Any) -> Any:
+        """What the mover himself chose in ``move`` (its first decision): the moves
+        a search's root statistics are kept by."""
+        if not self.splits:
+            return move
+        return self.rules.decisions(state, move)[0].choice
 
     def playable_moves(
         self, moves: Sequence[Any], tables: Sequence[Any]
@@ -477,21 +627,84 @@ class Mcts:
             children.append(child)
             if child.solved is not None:
                 child.prior = child.solved
-                if child.solved[side] >= 1.0 and node.solved is None:
-                    node.solved = child.solved  # a move that wins at once
             elif evaluation is not None:
                 child.prior = evaluation(child.state)
         if evaluation is not None and self.bias:  # the heuristic's favourites are tried first
             order = sorted(range(len(moves)), key=lambda i: children[i].prior[side], reverse=True)
             moves = [moves[i] for i in order]
             children = [children[i] for i in order]
+        if self.splits and len(moves) > 1:
+            steps = [rules.decisions(node.state, move) for move in moves]
+            if any(len(step) > 1 for step in steps):
+                moves, children = self._decide(
+                    node, list(zip(steps, moves, children, strict=True)), 0
+                )
         node.moves = moves
         node.children = children
-        if children and node.solved is None and all(child.solved is not None for child in children):
-            node.solved = max(
-                (child.solved for child in children if child.solved is not None),
-                key=lambda value: value[side],
-            )
+        if node.solved is None:
+            node.solved = self._settled(side, children)
+
+    @staticmethod
+    def _settled(side: int, children: Sequence[_Node]) -> tuple[float, ...] | None:
+        """A node's exact value from its children's, where they settle it: a child
+        that wins at once for ``side``, or every child solved (its best)."""
+        solved = [child.solved for child in children if child.solved is not None]
+        for value in solved:
+            if value[side] >= 1.0:
+                return value
+        if children and len(solved) == len(children):
+            return max(solved, key=lambda value: value[side])
+        return None
+
+    def _decide(
+        self, node: _Node, entries: list[tuple[Any, Any, _Node]], depth: int
+    ) -> tuple[list[Any], list[_Node]]:
+        """The choices at ``depth`` of ``entries`` (``(decisions, move, child)``, all
+        alike before ``depth``): a move whose decisions end there is a child of its
+        own; the moves that share a choice and go on below one decision node, the
+        side making their next choice choosing there (one move alone needs none)."""
+        groups: dict[Any, list[tuple[Any, Any, _Node]]] = {}
+        order: list[Any] = []
+        moves: list[Any] = []
+        children: list[_Node] = []
+        for entry in entries:
+            steps = entry[0]
+            if len(steps) == depth + 1:
+                moves.append(entry[1])
+                children.append(entry[2])
+                continue
+            choice = steps[depth].choice
+            if choice not in groups:
+                groups[choice] = []
+                order.append((len(moves), choice))
+                moves.append(None)
+                children.append(node)  # a placeholder, replaced below
+            groups[choice].append(entry)
+        for index, choice in order:
+            group = groups[choice]
+            if len(group) == 1:
+                moves[index], children[index] = group[0][1], group[0][2]
+                continue
+            chooser = group[0][0][depth + 1].side
+            inner = _Node(node.state, chooser, len(node.totals), None)
+            inner.decision = True
+            inner.moves, inner.children = self._decide(node, group, depth + 1)
+            priors = [child.prior for child in inner.children if child.prior]
+            if priors:
+                inner.prior = max(priors, key=lambda value: value[chooser])
+            if self.bias and priors and len(priors) == len(inner.children):
+                paired = sorted(
+                    zip(inner.moves, inner.children, strict=True),
+                    key=lambda pair: pair[1].prior[chooser],
+                    reverse=True,
+                )
+                inner.moves = [move for move, _ in paired]
+                inner.children = [child for _, child in paired]
+            inner.solved = self._settled(chooser, inner.children)
+            if inner.solved is not None:
+                inner.prior = inner.solved
+            moves[index], children[index] = _Group(choice), inner
+        return moves, children
 
     def _playout(self, root: _Node, rng: Any) -> None:
         path = [root]
@@ -510,7 +723,7 @@ class Mcts:
                 value = self.evaluation(node.state)
                 break
             path.append(child)
-            if child.visits == 0:
+            if child.visits == 0 and not child.decision:
                 if child.solved is not None:
                     value = child.solved
                 elif child.prior and not self.rollout_plies:
@@ -579,7 +792,7 @@ class Mcts:
             visits = child.visits
             if not visits:
                 return child
-            score = child.totals[side] / visits
+            score = child.totals[side] / visits if not child.decision else _decided(child)[side]
             if minimax:
                 backed = child.backed or child.prior
                 score = (1.0 - minimax) * score + minimax * backed[side]
@@ -648,9 +861,24 @@ class Mcts:
             ]
             moves.sort(key=lambda item: item.visits, reverse=True)
             return SearchResult(side, root.mean(), tuple(moves), playouts, seconds, False)
+        head = root  # below choices that all the root's moves share (``within``)
+        while (
+            head.children
+            and len(head.children) == 1
+            and head.children[0].decision
+            and head.children[0].children
+        ):
+            head = head.children[0]
+        if head.side != side:
+            head = root
         moves = [
-            MoveStatistics(move, child.visits, child.mean(), child.solved is not None)
-            for move, child in zip(root.moves, root.children or (), strict=True)
+            MoveStatistics(
+                _principal(child) if isinstance(move, _Group) else move,
+                child.visits,
+                _decided(child),
+                child.solved is not None,
+            )
+            for move, child in zip(head.moves, head.children or (), strict=True)
         ]
         if root.solved is not None:  # proven: the best exact value first
             moves.sort(key=lambda item: (item.exact, item.value[side], item.visits), reverse=True)
@@ -786,13 +1014,7 @@ class SearchTree:
         root = self.root
         child = None
         if root.children is not None:
-            if root.side == CHANCE:
-                child = root.children.get(move)
-            else:
-                for known, node in zip(root.moves, root.children, strict=True):
-                    if known == move:
-                        child = node
-                        break
+            child = root.children.get(move) if root.side == CHANCE else child_of(root, move)
         if child is None:
             child = self.search._node(self.search.rules.apply(root.state, move))
         self.root = child
@@ -810,9 +1032,9 @@ class SearchTree:
             if child is None:
                 child = root.children[move] = search._node(search.rules.apply(root.state, move))
             return child
-        for known, node in zip(root.moves, root.children, strict=True):
-            if known == move:
-                return node
+        found = child_of(root, move)
+        if found is not None:
+            return found
         child = search._node(search.rules.apply(root.state, move))
         child.prior = (
             child.solved

@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from partita.analysis.agents import Agent, agent_from_spec, playable_choice
+from partita.analysis.agents import Agent, agent_from_spec, answered, playable_choice
 from partita.errors import PartitaError
 from partita.game.rules import CHANCE, Rules
 from partita.notation.problems import Problem
-from partita.notation.replay import move_label
+from partita.notation.replay import move_label, play_token
 from partita.notation.scoresheet import Claim, Ply, Scoresheet
 
 __all__ = ["COMMANDS", "HUMAN", "PlaySession", "Reply", "Turn"]
@@ -56,12 +56,26 @@ _SAVE_WORDS = ("save", "end", "quit", "exit")
 @dataclass(frozen=True, slots=True)
 class Turn:
     """Who plays next: ``kind`` is ``"human"`` (a person at ``seat`` types a move),
-    ``"chance"`` (a shuffle or face-off that a person types, or leaves to chance),
-    ``"auto"`` (an agent, a forced pass or chance plays it: :meth:`PlaySession.step`),
-    or ``"over"``."""
+    ``"answer"`` (a person at ``seat`` makes his choice within an agent's move: the
+    answer to raised stakes; :meth:`PlaySession.question`), ``"chance"`` (a shuffle
+    or face-off that a person types, or leaves to chance), ``"auto"`` (an agent, a
+    forced pass or chance plays it: :meth:`PlaySession.step`), or ``"over"``."""
 
     kind: str
     seat: int | None = None
+
+
+@dataclass(slots=True)
+class _Asked:
+    """An agent's move waiting for a person's choice within it: the move as it
+    stands, the decision the person makes (:meth:`Rules.decisions`), and the moves
+    each of his choices names (the agent goes on as it chooses among them)."""
+
+    state: Any
+    move: Any
+    index: int
+    seat: int
+    options: dict[str, list[Any]]
 
 
 @dataclass(slots=True)
@@ -111,6 +125,8 @@ class PlaySession:
         self.played_by: list[str] = []
         #: Agents' moves that the real table did not allow (see :meth:`step`).
         self.replaced = 0
+        #: An agent's move waiting for a person's choice within it.
+        self.asked: _Asked | None = None
 
     @property
     def humans(self) -> list[int]:
@@ -163,16 +179,30 @@ class PlaySession:
         return self.rules.events(ply.before, ply.move, ply.after, viewer=self.viewer)
 
     def playable_tokens(self) -> list[str]:
-        """Every move the side to move can choose (the rules' ``playable_moves``)."""
+        """Every move the side to move can choose (the rules' ``playable_moves``); a
+        person asked within an agent's move: his choices."""
         sheet = self.sheet
+        if self.asked is not None:
+            return list(self.asked.options)
         if sheet.over:
             return []
         state = sheet.state
-        return [self.game.format_move(state, move) for move in self.rules.playable_moves(state)]
+        return [self.game.format_move(state, move) for move in self.playable_moves()]
+
+    def playable_moves(self) -> list[Any]:
+        """Every move the side to move can choose (the rules' ``playable_moves``),
+        but those that make an agent's choice for it (:meth:`_chosen_for_an_agent`)."""
+        state = self.sheet.state
+        moves = list(self.rules.playable_moves(state))
+        if self.agents and type(self.rules).decisions is not Rules.decisions:
+            moves = [move for move in moves if self._chosen_for_an_agent(state, move) is None]
+        return moves
 
     # -- whose turn ------------------------------------------------------------------------------
     def turn(self) -> Turn:
         sheet = self.sheet
+        if self.asked is not None:
+            return Turn("answer", self.asked.seat)
         if sheet.over:
             return Turn("over")
         if sheet.forced_pass() is not None:
@@ -184,20 +214,25 @@ class PlaySession:
             return Turn("auto", side)
         return Turn("human", side)
 
-    def step(self) -> Ply:
+    def step(self) -> Ply | None:
         """Play the next ply that needs nobody at the table: a forced pass, an
         agent's move (see :meth:`_agents_move` for a hidden-information game), or a
-        chance move drawn at random."""
+        chance move drawn at random. ``None`` where the agent's move holds a
+        person's choice: it waits for his answer (:meth:`question`)."""
         sheet = self.sheet
         state = sheet.state
         forced = sheet.forced_pass()
         side = sheet.side_to_move
+        if self.asked is not None:
+            raise PartitaError(f"{self.player(self.asked.seat)} is asked: {self.question()}")
         if forced is not None:
             move = forced
         elif side == CHANCE:
             move = self.rules.sample_move(state, self.rng)
         elif side in self.agents:
             move = self._agents_move(self.agents[side], state)
+            if move is None:
+                return None
         else:
             raise PartitaError(f"it is {self.player(side)}'s turn to type a move")
         ply = sheet.play_move(move)
@@ -207,10 +242,71 @@ class PlaySession:
     def _agents_move(self, agent: Agent, state: Any) -> Any:
         """The agent's choice, made from its own information; in a hidden-information
         game replaced by its best move playable on the real table where the one it
-        chose is not (:func:`~partita.analysis.agents.playable_choice`)."""
-        move, replaced = playable_choice(agent, state, history=self.sheet.history())
+        chose is not (:func:`~partita.analysis.agents.playable_choice`). The choices
+        in it that other agents make are theirs (:func:`~partita.analysis.agents.answered`);
+        ``None`` where a person makes one: :attr:`asked` then holds the move."""
+        history = self.sheet.history()
+        move, replaced = playable_choice(agent, state, history=history)
         self.replaced += replaced
+        return self._ask(state, answered(self.agents, state, move, history=history), 1)
+
+    def _ask(self, state: Any, move: Any, start: int) -> Any:
+        """``move``, or ``None`` with :attr:`asked` set where a person at the table
+        makes one of its choices from ``start`` on."""
+        rules = self.rules
+        mover = rules.side_to_move(state)
+        steps = rules.decisions(state, move)
+        for index in range(start, len(steps)):
+            seat = steps[index].side
+            if seat in (mover, CHANCE) or seat in self.agents:
+                continue
+            options: dict[str, list[Any]] = {}
+            for other in (move, *rules.answers(state, move, index)):
+                options.setdefault(self.game.format_choice(state, other, index), []).append(other)
+            if len(options) > 1:  # in label order: the agent's own guess stays unsaid
+                self.asked = _Asked(state, move, index, seat, dict(sorted(options.items())))
+                return None
         return move
+
+    def question(self) -> str:
+        """What a person asked within an agent's move is told: the move so far as he
+        sees it, and his choices."""
+        asked = self.asked
+        if asked is None:
+            return ""
+        mover = self.rules.side_to_move(asked.state)
+        done = self.game.format_asking(asked.state, asked.move, asked.index, asked.seat)
+        played = f" plays {done}" if done else "'s move asks you"
+        return (
+            f"{self.player(mover)}{played}: {self.player(asked.seat)}, your choice: "
+            + " or ".join(asked.options)
+        )
+
+    def _answer(self, text: str) -> Reply:
+        """Make the person's choice within the agent's move, which then goes on as
+        the agent chooses, and play the move (or ask the next question)."""
+        asked = self.asked
+        assert asked is not None
+        group = asked.options.get(text)
+        if group is None:
+            raise PartitaError(
+                f"'{text}' is not one of your choices here: " + " or ".join(asked.options)
+            )
+        state = asked.state
+        mover = self.rules.side_to_move(state)
+        if asked.move in group:
+            move = asked.move
+        elif len(group) == 1:
+            move = group[0]
+        else:  # the agent goes on after the person's choice
+            move = self.agents[mover].choose(state, history=self.sheet.history(), within=group)
+        self.asked = None
+        move = self._ask(state, move, asked.index + 1)
+        if move is None:
+            return Reply(text=self.question(), changed=True)
+        ply = self.sheet.play_move(move)
+        self.played_by.append("auto")
+        return Reply(plies=[ply], changed=True)
 
     def player(self, seat: int) -> str:
         """``Player2 (mcts:2000)``: the seat and who sits there."""
@@ -243,6 +339,10 @@ class PlaySession:
             return Reply(text="comment written")
         if word == "undo" and not rest:
             return self._undo()
+        if turn.kind == "answer":
+            if word in ("resign", "draw") or _looks_like_result(word):
+                raise PartitaError(f"answer first: {self.question()}")
+            return self._answer(text)
         if word == "resign" and not rest:
             return self._claimed(sheet.resign())
         if word == "draw" and not rest:
@@ -250,7 +350,8 @@ class PlaySession:
         if _looks_like_result(word):
             return self._claimed(sheet.claim_result(word, rest or None))
         if turn.kind == "chance" and (not text or (word == "random" and not rest)):
-            return Reply(plies=[self.step()], changed=True)
+            drawn = self.step()  # a chance move: never waits for anybody
+            return Reply(plies=[drawn] if drawn is not None else [], changed=True)
         if not text:
             return Reply()
         if turn.kind == "over":
@@ -261,9 +362,31 @@ class PlaySession:
                 )
         elif turn.kind == "auto":
             raise PartitaError("it is not your turn: the agents and chance play now")
-        plies, warnings = sheet.play(text)
+        plies, warnings = self._play_typed(text)
         self.played_by.extend("human" for _ in plies)
         return Reply(plies=plies, warnings=warnings, changed=True)
+
+    def _play_typed(self, text: str) -> tuple[list[Ply], list[Problem]]:
+        """Play a person's move; the choices in it that agents make (the answer to
+        his raised stakes, the reward of an attack an agent won) are theirs
+        (:func:`~partita.analysis.agents.answered`). A move that makes such a choice
+        for an agent in a way that leaves it no other (declining for it, where
+        accepting would have him go on) is refused: he writes how he goes on."""
+        sheet = self.sheet
+        rules = self.rules
+        if not self.agents or type(rules).decisions is Rules.decisions or sheet.claim is not None:
+            return sheet.play(text)
+        made, _ = play_token(self.game, sheet.state, text.strip(), len(sheet.plies))
+        if len(made) != 1:
+            return sheet.play(text)
+        state, move, _ = made[0]
+        refused = self._chosen_for_an_agent(state, move)
+        if refused is not None:
+            raise PartitaError(refused)
+        played = answered(self.agents, state, move, history=sheet.history())
+        if played == move:
+            return sheet.play(text)
+        return [sheet.play_move(played)], []
 
     def completions(self, prefix: str) -> list[str]:
         """What a line starting with ``prefix`` can be: the legal moves (those the
@@ -275,7 +398,7 @@ class PlaySession:
         """The moves a person may type now: every playable move at a player's turn,
         the listed chance moves where people type chance."""
         turn = self.turn()
-        if turn.kind == "human":
+        if turn.kind in ("human", "answer"):
             return self.playable_tokens()
         if turn.kind == "chance":
             return self.sheet.legal_tokens()
@@ -290,6 +413,8 @@ class PlaySession:
         tokens = self._tokens()
         if turn.kind == "chance":
             return "some of the chance moves: " + " ".join(tokens)
+        if turn.kind == "answer":
+            return "your choices: " + " ".join(tokens)
         every = type(self.rules).playable_moves is not Rules.playable_moves
         some = "" if self.sheet.lists_every_move or every else "some of the legal moves: "
         if len(tokens) <= 40 and max(map(len, tokens), default=0) <= 12:
@@ -297,8 +422,30 @@ class PlaySession:
         # Long lists one move a line, so that no token is ever cut across lines.
         return f"{some or ''}{len(tokens)} moves:\n" + "\n".join(tokens)
 
+    def _chosen_for_an_agent(self, state: Any, move: Any) -> str | None:
+        """Why a person may not play ``move``: it ends with a choice an agent makes
+        (declining raised stakes for it) where its other choices would have him go
+        on, which only he can write; ``None`` if he may."""
+        rules = self.rules
+        steps = rules.decisions(state, move)
+        last = len(steps) - 1
+        seat = steps[last].side
+        if not last or seat not in self.agents or seat == rules.side_to_move(state):
+            return None
+        if not any(
+            len(rules.decisions(state, other)) > last + 1
+            for other in rules.answers(state, move, last)
+        ):
+            return None
+        who = self.player(seat)
+        return (
+            f"'{self.game.format_choice(state, move, last)}' is {who}'s choice, and it may "
+            f"choose to let you go on: write your turn as you would go on, and {who} chooses"
+        )
+
     def _undo(self) -> Reply:
         sheet = self.sheet
+        self.asked = None  # the agent's move waiting for an answer is not played
         if sheet.claim is not None:
             claim = sheet.undo()
             assert isinstance(claim, Claim)

@@ -48,7 +48,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from partita.analysis.agents import agent_from_spec, parse_agent_spec
+from partita.analysis.agents import agent_from_spec, answered, parse_agent_spec
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
 from partita.errors import PartitaError
 from partita.execution import (
@@ -173,6 +173,7 @@ def play_game(settings: _Settings, index: int) -> tuple[str, Any]:
         agent_from_spec(spec, game, seed=game_seed(settings.seed, index, str(seat)))
         for seat, spec in enumerate(specs)
     ]
+    seats = dict(enumerate(players))
     chance = random.Random(game_seed(settings.seed, index, "chance"))
     hidden = rules.hidden_information
     state = rules.initial(settings.sides)
@@ -184,6 +185,7 @@ def play_game(settings: _Settings, index: int) -> tuple[str, Any]:
             move = rules.sample_move(state, chance)
         else:
             move = players[side].choose(state, history=history if hidden else ())
+            move = answered(seats, state, move, history=history if hidden else ())
         tokens.append(game.format_move(state, move))
         if hidden:
             history.append((state, move))

@@ -148,6 +148,19 @@ class GameNotation(ABC, Generic[StateT, MoveT]):
         then need not parse."""
         return self.format_move(state, move)
 
+    def format_choice(self, state: StateT, move: MoveT, index: int) -> str:
+        """How a person names the choice ``move`` makes at its decision ``index``
+        (:meth:`Rules.decisions`), when that choice is his within another side's
+        move: what he types at a table to make it. Games whose rules split a move
+        override it; the default is the choice's text."""
+        return str(self.rules.decisions(state, move)[index].choice)
+
+    def format_asking(self, state: StateT, move: MoveT, index: int, viewer: int | None) -> str:
+        """What ``move`` does before its decision ``index``, as seat ``viewer`` sees
+        it: what the side asked has seen done when it chooses. The default shows
+        nothing."""
+        return ""
+
     def format_position_for(self, state: StateT, viewer: int | None) -> str:
         """The position notation as seat ``viewer`` sees the table (``None``: all of
         it); a game with hidden information writes ``?`` for what the seat cannot

@@ -13,7 +13,10 @@ Shapes chosen so that all five rule sets fit without change:
   a row, passes), never from counting plies;
 * randomness and hidden information are moves of a chance side (``CHANCE``), so a
   position stays a pure function of the moves before it;
-* the outcome is one value per side plus how it came about.
+* the outcome is one value per side plus how it came about;
+* a move may hold choices another side makes within it (the answer to raised
+  stakes): :meth:`Rules.decisions` names who makes each, so that searches and
+  tables of agents let every side choose for itself.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Self, TypeVar
 
 from partita.errors import IllegalMoveError
 
@@ -152,6 +155,14 @@ class TagSpec:
     cosmetic: bool = False
 
 
+class Decision(NamedTuple):
+    """One choice within a move (:meth:`Rules.decisions`): the side that makes it
+    (``CHANCE`` for a draw of the table) and what it chose (any hashable value)."""
+
+    side: int
+    choice: Hashable
+
+
 class Rules(ABC, Generic[StateT, MoveT]):
     """One rule set, possibly configured (board size, variant, layout, deck...).
 
@@ -202,6 +213,27 @@ class Rules(ABC, Generic[StateT, MoveT]):
         is always decided by :meth:`illegal_reason`, never by membership in that list.
         """
         return rng.choice(list(self.legal_moves(state)))
+
+    # -- choices made by another side within a move -----------------------------
+    def decisions(self, state: StateT, move: MoveT) -> tuple[Decision, ...]:
+        """The choices ``move`` is made of, in the order they are made, each with the
+        side that makes it. A move is one ply of a record, but a game may let another
+        side decide part of it (the answer to raised stakes asked within a turn, the
+        reward of the attack's winner): a search then lets that side make that
+        choice for itself (:mod:`partita.analysis.mcts`), and a table of agents asks
+        that side's agent (:func:`partita.analysis.agents.answered`), instead of the
+        mover choosing for everybody. Two moves whose first ``k`` decisions are
+        equal share their first ``k`` choices. The default: one decision, the
+        mover's, the move itself."""
+        return (Decision(self.side_to_move(state), move),)
+
+    def answers(self, state: StateT, move: MoveT, index: int) -> Sequence[MoveT]:
+        """Legal moves that make the same first ``index`` decisions as ``move``
+        (:meth:`decisions`) and another choice at ``index``: at least one for every
+        other choice the side deciding there has (where that choice lets the mover
+        go on, a few of his ways to go on). A game whose :meth:`decisions` splits a
+        move overrides this; the default has nothing to add."""
+        return ()
 
     # -- hidden information ----------------------------------------------------
     #: Whether a side may not see the whole state (a card game's hands, a face-down

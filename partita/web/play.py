@@ -326,7 +326,7 @@ def _move(played: PlayGame, chosen: WebSettings, data: dict[str, Any]) -> Respon
                 )
         if not isinstance(token, str) or len(token) > 10_000:
             return _answer(played, chosen, "which move? send a move or the regions clicked")
-        if session.turn().kind not in ("human", "chance"):
+        if session.turn().kind not in ("human", "answer", "chance"):
             return _answer(played, chosen, "it is not a person's turn")
         try:
             session.handle(token)
@@ -455,7 +455,7 @@ def _snapshot(
     board = board_for(game)
     legal: list[dict[str, Any]] = []
     if turn.kind == "human":
-        moves = rules.playable_moves(state_now)
+        moves = session.playable_moves()
         legal = [
             {
                 "move": game.format_move(state_now, one),
@@ -465,6 +465,8 @@ def _snapshot(
         ]
     elif turn.kind == "chance":
         legal = [{"move": token, "regions": []} for token in sheet.legal_tokens()]
+    elif turn.kind == "answer":
+        legal = [{"move": token, "regions": []} for token in session.playable_tokens()]
     plies = []
     for index, ply in enumerate(sheet.plies):
         number, who = session.ply_heading(ply)
@@ -491,6 +493,8 @@ def _snapshot(
         status = f"{sheet.move_number()} {session.player(turn.seat)} to move"
     elif turn.kind == "chance":
         status = f"{sheet.move_number()} chance: a shuffle or a face-off to enter"
+    elif turn.kind == "answer":
+        status = f"{sheet.move_number()} {session.question()}"
     else:
         who = session.player(turn.seat) if turn.seat is not None else "chance"
         status = f"{sheet.move_number()} {who} plays..."

@@ -238,7 +238,11 @@ def _play_at_the_terminal(session: Any) -> None:
         if turn.kind == "auto":
             if turn.seat is not None:
                 _say(f"{session.player(turn.seat)} is thinking...")
-            _announce(session, session.step(), diagram=False)
+            ply = session.step()
+            if ply is None:  # the agent's move asks a person at the table
+                _say(_wrapped(session.question()))
+            else:
+                _announce(session, ply, diagram=False)
             board_due = True
             continue
         if board_due:
@@ -286,6 +290,9 @@ def _prompt(session: Any, turn: Any) -> str:
         return "game over> "
     if turn.kind == "chance":
         return f"{sheet.move_number()} chance (a move, or Enter: random)> "
+    if turn.kind == "answer":
+        choices = " or ".join(session.playable_tokens())
+        return f"{sheet.move_number()} your choice ({choices}), {session.player(turn.seat)}> "
     return f"{sheet.move_number()} {session.player(turn.seat)}> "
 
 

@@ -237,6 +237,32 @@ class ForceballNotation(GameNotation[ForceballState, Shuffle | FaceOff | Turn]):
             return "".join(_hidden_action(action) for action in move.actions)
         return _format(move)
 
+    def format_choice(self, state: ForceballState, move: Any, index: int) -> str:
+        """The opponent's part of a turn as he types it at the table: ``*y`` or
+        ``*n`` for his answer to raised stakes, ``/`` and what follows it (``/>3``,
+        ``/|c12``, just ``/`` for nothing) for his part as the attack's winner."""
+        from partita.games.forceball.choices import choice_start
+
+        actions = move.actions
+        start = choice_start(state, move, index)
+        last = actions[start - 1]
+        if isinstance(last, Stakes):
+            return _format_action(last)
+        return "".join(_format_action(action) for action in actions[start - 1 :])
+
+    def format_asking(
+        self, state: ForceballState, move: Any, index: int, viewer: int | None
+    ) -> str:
+        """The mover's actions before the opponent's part, as ``viewer`` sees them,
+        ending in ``*`` (raised stakes requested) or ``/`` (the attack is over)."""
+        from partita.games.forceball.choices import choice_start
+
+        actions = move.actions
+        start = choice_start(state, move, index)
+        if isinstance(actions[start - 1], Stakes):
+            return self.format_move_for(state, Turn(actions[: start - 1]), viewer) + "*"
+        return self.format_move_for(state, Turn(actions[:start]), viewer)
+
     def format_position_for(self, state: ForceballState, viewer: int | None) -> str:
         """The position with ``?`` for each card ``viewer`` cannot see: the draw pile
         below its top, the discard pile, the opponent's hand and speed pile."""

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from partita.errors import IllegalMoveError, SetupError, TagError
-from partita.game.rules import CHANCE, Outcome, Rules, TagSpec
+from partita.game.rules import CHANCE, Decision, Outcome, Rules, TagSpec
 from partita.games.forceball.cards import Card, Deck
 from partita.games.forceball.sampler import sample_turn
 from partita.games.forceball.turn import Stage, TurnRunner
@@ -308,6 +308,20 @@ class ForceballRules(Rules[ForceballState, Shuffle | FaceOff | Turn]):
         from partita.games.forceball.turns import every_turn
 
         return every_turn(self, state)
+
+    def decisions(self, state: ForceballState, move: Any) -> tuple[Decision, ...]:
+        """A turn's parts and who chooses each: the opponent answers raised stakes
+        and, after '/', chooses the winner's Lucky shot or Goalie and reward
+        (:mod:`.choices`)."""
+        from partita.games.forceball.choices import decisions
+
+        return decisions(state, move)
+
+    def answers(self, state: ForceballState, move: Any, index: int) -> Sequence[Any]:
+        """The opponent's other answers at part ``index`` of ``move`` (:mod:`.choices`)."""
+        from partita.games.forceball.choices import answers
+
+        return answers(self, state, move, index)
 
     def events(
         self, state: ForceballState, move: Any, after: ForceballState, viewer: int | None = None

@@ -56,7 +56,7 @@ from partita.games.forceball.values import (
 if TYPE_CHECKING:
     from partita.games.forceball.rules import ForceballRules
 
-__all__ = ["every_turn"]
+__all__ = ["every_turn", "winner_parts"]
 
 #: The most turns listed (a bound on the work and on the list a player reads).
 LIMIT = 2_000
@@ -255,16 +255,32 @@ def _ending(
     ended = _after(runner, End())
     if ended is None:
         return
-    actions = (*actions, End())
-    specials: list[tuple[tuple[Action, ...], TurnRunner]] = [(actions, ended)]
-    if rules.level >= SENIOR and ended.winner == ended.mover:
-        # the winner's Lucky shot or Goalie comes from his hand: listed only where
-        # the player to move can see it
+    # the winner's Lucky shot or Goalie comes from his hand: listed only where
+    # the player to move can see it
+    own = ended.winner == ended.mover
+    for rest, after in _won(rules, ended, specials=own):
+        yield (*actions, End(), *rest), after
+
+
+def winner_parts(rules: ForceballRules, runner: TurnRunner) -> list[tuple[Action, ...]]:
+    """Every part the winner can write after ``/`` (his Lucky shot or Goalie from
+    his whole hand, his reward), on a runner that has just played ``/``; for the
+    winner's own choice (:mod:`.choices`), not for the mover's list."""
+    return [rest for rest, _ in _won(rules, runner, specials=True)]
+
+
+def _won(
+    rules: ForceballRules, ended: TurnRunner, *, specials: bool
+) -> Iterator[tuple[tuple[Action, ...], TurnRunner]]:
+    """After ``/``: the winner's Lucky shot or Goalie (``specials``: those his hand
+    allows) and reward, each with the table after it."""
+    options: list[tuple[tuple[Action, ...], TurnRunner]] = [((), ended)]
+    if rules.level >= SENIOR and specials:
         for card in sorted(ended.hands[ended.winner]):
             after = _after(ended, Special(rules.ids[card]))
             if after is not None:
-                specials.append(((*actions, Special(rules.ids[card])), after))
-    for prefix, table in specials:
+                options.append(((Special(rules.ids[card]),), after))
+    for prefix, table in options:
         yield prefix, table
         if table.stage == Stage.DONE:
             continue
