@@ -258,12 +258,23 @@ def child_of(node: _Node, move: Any) -> _Node | None:
     return None
 
 
-def _grouped(entries: list[tuple[Any, Any]], depth: int) -> list[list[tuple[Any, Any]]]:
-    """``entries`` (``(decisions, item)``) by their choice at ``depth``, in order."""
-    groups: dict[Any, list[tuple[Any, Any]]] = {}
+def _grouped(entries: Sequence[tuple[Any, ...]], depth: int) -> list[list[tuple[Any, ...]]]:
+    """``entries`` (each ``(decisions, ...)``, all alike before ``depth``) by their
+    choice at ``depth``, in the order they come: an entry whose decisions end there
+    is a group of its own (its move makes no choice further down)."""
+    groups: list[list[tuple[Any, ...]]] = []
+    going_on: dict[Any, list[tuple[Any, ...]]] = {}
     for entry in entries:
-        groups.setdefault(entry[0][depth].choice, []).append(entry)
-    return list(groups.values())
+        steps = entry[0]
+        if len(steps) == depth + 1:
+            groups.append([entry])
+            continue
+        group = going_on.get(steps[depth].choice)
+        if group is None:
+            group = going_on[steps[depth].choice] = []
+            groups.append(group)
+        group.append(entry)
+    return groups
 
 
 def _decided(node: _Node) -> tuple[float, ...]:
@@ -413,6 +424,9 @@ class Mcts:
             move: move if within is not None else self.group_key(state, move)
             for move, _ in playable or ()
         }
+        shown_by: dict[Any, Any] = {}  # a viewer's move of each group
+        for move, group in group_of.items():
+            shown_by.setdefault(group, move)
         totals: dict[Any, list] = {}
         order: list[Any] = []
         value = [0.0] * rules.sides(state)
@@ -442,7 +456,7 @@ class Mcts:
                     # another side's answer the sample added: kept under the
                     # viewer's own choice, shown by a move the viewer can play
                     group = self.group_key(samples_drawn[index], item.move)
-                    move = next((m for m, g in group_of.items() if g == group), move)
+                    move = shown_by.get(group, move)
                 entry = totals.get(group)
                 if entry is None:
                     entry = totals[group] = [0, [0.0] * len(value), True, move, 0]
@@ -561,17 +575,16 @@ class Mcts:
         rules = self.rules
         entries = [(rules.decisions(state, item.move), item) for item in items]
 
-        def chosen(group: list[tuple[Any, MoveStatistics]], depth: int) -> MoveStatistics:
-            """The item the chooser at ``depth`` takes among ``group``'s."""
+        def chosen(group: list[tuple[Any, ...]], depth: int) -> MoveStatistics:
+            """The item ``group`` (alike up to ``depth``) stands for: its own where it
+            holds one, else the best of its choices at ``depth + 1`` for their chooser."""
             if len(group) == 1:
                 return group[0][1]
-            chooser = next(steps[depth].side for steps, _ in group if len(steps) > depth)
-            options = [item for steps, item in group if len(steps) <= depth]
-            for inner in _grouped([entry for entry in group if len(entry[0]) > depth], depth):
-                options.append(chosen(inner, depth + 1))
+            chooser = group[0][0][depth + 1].side
+            options = [chosen(inner, depth + 1) for inner in _grouped(group, depth + 1)]
             return max(options, key=lambda item: item.value[chooser])
 
-        return [chosen(group, 1) for group in _grouped(entries, 0)]
+        return [chosen(group, 0) for group in _grouped(entries, 0)]
 
     def group_key(self, state: Any, move: Any) -> Any:
         """What the mover himself chose in ``move`` (its first decision): the moves
@@ -657,33 +670,18 @@ class Mcts:
         return None
 
     def _decide(
-        self, node: _Node, entries: list[tuple[Any, Any, _Node]], depth: int
+        self, node: _Node, entries: Sequence[tuple[Any, ...]], depth: int
     ) -> tuple[list[Any], list[_Node]]:
         """The choices at ``depth`` of ``entries`` (``(decisions, move, child)``, all
         alike before ``depth``): a move whose decisions end there is a child of its
         own; the moves that share a choice and go on below one decision node, the
         side making their next choice choosing there (one move alone needs none)."""
-        groups: dict[Any, list[tuple[Any, Any, _Node]]] = {}
-        order: list[Any] = []
         moves: list[Any] = []
         children: list[_Node] = []
-        for entry in entries:
-            steps = entry[0]
-            if len(steps) == depth + 1:
-                moves.append(entry[1])
-                children.append(entry[2])
-                continue
-            choice = steps[depth].choice
-            if choice not in groups:
-                groups[choice] = []
-                order.append((len(moves), choice))
-                moves.append(None)
-                children.append(node)  # a placeholder, replaced below
-            groups[choice].append(entry)
-        for index, choice in order:
-            group = groups[choice]
+        for group in _grouped(entries, depth):
             if len(group) == 1:
-                moves[index], children[index] = group[0][1], group[0][2]
+                moves.append(group[0][1])
+                children.append(group[0][2])
                 continue
             chooser = group[0][0][depth + 1].side
             inner = _Node(node.state, chooser, len(node.totals), None)
@@ -703,7 +701,8 @@ class Mcts:
             inner.solved = self._settled(chooser, inner.children)
             if inner.solved is not None:
                 inner.prior = inner.solved
-            moves[index], children[index] = _Group(choice), inner
+            moves.append(_Group(group[0][0][depth].choice))
+            children.append(inner)
         return moves, children
 
     def _playout(self, root: _Node, rng: Any) -> None:
