@@ -335,6 +335,10 @@ def test_the_agent_answers_the_persons_raised_stakes():
             session.handle(session.playable_tokens()[0])
             continue
         tokens = session.playable_tokens()
+        # after '/' the agent wins the attack and takes its own reward: a turn that
+        # ends so is listed once, with nothing after the '/'
+        assert all(not token.partition("/")[2] for token in tokens), tokens
+        assert len(set(tokens)) == len(tokens)
         accepted = [token for token in tokens if token.startswith("*y") and len(token) > 2]
         if accepted:
             # declining for the agent is not listed, and refused: the person writes

@@ -191,12 +191,26 @@ class PlaySession:
 
     def playable_moves(self) -> list[Any]:
         """Every move the side to move can choose (the rules' ``playable_moves``),
-        but those that make an agent's choice for it (:meth:`_chosen_for_an_agent`)."""
+        each once for the choices that are his: the agents make theirs within it
+        (moves that differ only in an agent's part, its reward, are one), and a move
+        that makes an agent's choice for it is left out (:meth:`_chosen_for_an_agent`)."""
         state = self.sheet.state
-        moves = list(self.rules.playable_moves(state))
-        if self.agents and type(self.rules).decisions is not Rules.decisions:
-            moves = [move for move in moves if self._chosen_for_an_agent(state, move) is None]
-        return moves
+        rules = self.rules
+        moves = list(rules.playable_moves(state))
+        if not self.agents or type(rules).decisions is Rules.decisions:
+            return moves
+        kept: list[Any] = []
+        seen: set[tuple[Any, ...]] = set()
+        for move in moves:
+            mine = tuple(
+                None if step.side in self.agents else step.choice
+                for step in rules.decisions(state, move)
+            )
+            if mine in seen or self._chosen_for_an_agent(state, move) is not None:
+                continue
+            seen.add(mine)
+            kept.append(move)
+        return kept
 
     # -- whose turn ------------------------------------------------------------------------------
     def turn(self) -> Turn:
