@@ -92,7 +92,7 @@ def test_mcts_options_reach_the_search():
         ("connect4", 60),
         ("forza4x4", 60),
         ("universal-forces", 0),
-        ("circular-reasoning", 10),
+        ("circular-reasoning", 20),
         ("forceball", 0),
     ],
 )
@@ -491,9 +491,10 @@ def test_self_play_samples_pair_positions_with_their_games_outcome():
 # -- tree reuse between an agent's moves -------------------------------------------------------
 
 
-def play_out(rules, agents, seed: int, plies: int, history: bool = False) -> list:
+def play_out(rules, agents, seed: int, plies: int, history: bool = False, seen=None) -> list:
     """The moves of up to ``plies`` plies of ``agents`` (one a seat), chance
-    sampled; ``history``: each agent is told the moves that led to its position."""
+    sampled; ``history``: each agent is told the moves that led to its position;
+    ``seen(agent)`` is called after each of an agent's choices."""
     rng = random.Random(seed)
     state = rules.initial(len(agents))
     played: list = []
@@ -504,6 +505,8 @@ def play_out(rules, agents, seed: int, plies: int, history: bool = False) -> lis
             move = rules.sample_move(state, rng)
         else:
             move = agents[side].choose(state, rng, list(line) if history else ())
+            if seen is not None:
+                seen(agents[side])
         played.append(move)
         line.append((state, move))
         state = rules.apply(state, move)
@@ -528,14 +531,20 @@ def test_a_reusing_agent_with_a_budget_in_seconds_searches_for_it():
 def test_a_reusing_agent_keeps_its_visits_and_adds_its_budget(name, sides):
     game = get_game(name)
     agents = [agent_from_spec("mcts:60,reuse=1", game, seed=seat) for seat in range(sides)]
-    first = play_out(game.rules, agents, seed=5, plies=6 * sides)
+    choices: list[tuple[int, int, int]] = []  # (kept visits, new playouts, root visits)
+
+    def seen(agent) -> None:
+        visits = sum(item.visits for item in agent.last.moves)
+        choices.append((agent.reused, agent.last.playouts, visits))
+
+    first = play_out(game.rules, agents, seed=5, plies=6 * sides, seen=seen)
     assert sum(agent.reuses for agent in agents) > 0
-    kept = [agent for agent in agents if agent.reused > 1]
-    assert kept  # some last choice started from a kept subtree
-    for agent in kept:
-        assert agent.last is not None and agent.last.playouts == 60  # N new playouts
+    kept = [choice for choice in choices if choice[0] > 1]
+    assert kept  # some choices started from a kept subtree
+    for reused, playouts, visits in kept:
+        assert playouts == 60  # N new playouts
         # The kept visits besides (but the first: it scored the node as a new leaf).
-        assert sum(item.visits for item in agent.last.moves) == 60 + agent.reused - 1
+        assert visits == 60 + reused - 1
     # Deterministic for a seed; and the moves of history find the same nodes.
     again = [agent_from_spec("mcts:60,reuse=1", game, seed=seat) for seat in range(sides)]
     told = [agent_from_spec("mcts:60,reuse=1", game, seed=seat) for seat in range(sides)]

@@ -13,7 +13,9 @@ CIRCULAR_REASONING = GameSpec(
     board="partita.games.circular_reasoning.board:CircularReasoningBoard",
     evaluation="partita.games.circular_reasoning.heuristics:evaluation",
     rollout="partita.games.circular_reasoning.heuristics:rollout",
-    rollout_plies=10,
+    # a playout of 20 plies, then the heuristic: as strong at equal time as 10 plies
+    # with twice the playouts, and a larger budget gains more (docs/analysis.md)
+    rollout_plies=20,
     docs="docs/circular-reasoning.md",
     rule_counters="partita.games.circular_reasoning.balance:rule_counters",
     openings="partita.games.circular_reasoning:openings.toml",
