@@ -47,6 +47,7 @@ def test_workers_is_an_option_of_mcts():
     ("spec", "words"),
     [
         ("mcts:400,workers=0", "workers is 1 (one search) or more"),
+        ("mcts:400,workers=65", "at most 64"),
         ("mcts:400,workers=two", "workers='two' is not a number"),
         ("mcts:400,workers=2,reuse=1", "choose one"),
     ],

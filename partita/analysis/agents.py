@@ -91,6 +91,8 @@ _OPTIONS = {
 DEFAULT_REUSE = False
 #: Independent searches of each position, in as many processes (``workers=``).
 DEFAULT_WORKERS = 1
+#: The most processes one agent searches in (as ``--workers`` of a command).
+MOST_WORKERS = 64
 #: How many plies below its last move an agent looks for the position it is to move
 #: in again, per side of the game (its own move, every other side's reply, and
 #: forced moves it played without searching).
@@ -671,10 +673,10 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _check_workers(spec: str, workers: int, reuse: bool) -> None:
-    if workers < 1:
+    if not 1 <= workers <= MOST_WORKERS:
         raise PartitaError(
             f"agent '{spec}': workers is 1 (one search) or more (that many searches "
-            "of each position at once, each in its own process)"
+            f"of each position at once, each in its own process), at most {MOST_WORKERS}"
         )
     if workers > 1 and reuse:
         raise PartitaError(
