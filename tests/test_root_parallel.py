@@ -3,8 +3,14 @@ K processes of the execution layer, the budget shared, and adds the searches up.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -14,7 +20,7 @@ from partita.analysis.selfplay import simulate
 from partita.errors import PartitaError
 from partita.game.registry import get_game
 from partita.games.forceball.values import Turn
-from tests.cli_runner import run_cli
+from tests.cli_runner import ROOT, run_cli
 
 CONNECT4 = get_game("connect4")
 
@@ -216,3 +222,50 @@ def test_annotate_refuses_workers_for_a_game_of_perfect_information(tmp_path):
     result = run_cli(["annotate", str(record), "--agent", "mcts:50,workers=2", "--no-book"])
     assert result.code == 2
     assert "workers= applies to games with hidden information" in result.stderr
+
+
+def test_ctrl_c_stops_simulate_and_the_agents_processes_promptly(tmp_path):
+    environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "partita",
+            "simulate",
+            "connect4",
+            "--games",
+            "50",
+            "--agents",
+            "mcts:300,workers=2",
+            "--workers",
+            "1",
+            "--db",
+            str(tmp_path / "cut.db"),
+            "--json",
+        ],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
+    )
+    assert process.stdout is not None
+    while True:  # a game played: the agents' processes are running
+        line = process.stdout.readline()
+        assert line, "the run ended before it was interrupted"
+        if json.loads(line).get("played", 0) >= 1:
+            break
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: to the whole group
+    stopped = time.monotonic()
+    _, err = process.communicate(timeout=30)
+    assert time.monotonic() - stopped < 2
+    assert process.returncode == 130 and "Traceback" not in err, err
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # every process of the group is gone
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    pytest.fail("a process of the interrupted run is still there")

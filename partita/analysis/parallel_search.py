@@ -12,22 +12,27 @@ worker (its initializer builds the :class:`Mcts` there, with the game's own
 heuristic and playout policy, which need not pickle), then per search plain
 values: the seed, the budget, the position and, in a hidden-information game, the
 viewer and what it saw happen (``history``). The workers ignore Ctrl-C; this
-process gets it while it waits (:meth:`Execution.map_ordered` looks for it several
-times a second), stops the workers at once and lets it go on. A process that may
-not start processes (a daemonic one: a worker of a Dask cluster) runs the same
-searches one after another itself: the same seeds, the same results.
+process gets it while it waits (it looks for it several times a second), stops
+the workers at once and lets it go on; one that comes while the workers are
+handed their searches (and start, the first time) waits until they are. A
+process that may not start processes (a daemonic one: a worker of a Dask
+cluster) runs the same searches one after another itself: the same seeds, the
+same results.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import random
-from collections.abc import Mapping, Sequence
-from contextlib import ExitStack
+import signal
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, wait
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from partita.analysis.mcts import Mcts, SearchResult
-from partita.execution import Execution, open_executor
+from partita.execution import INTERRUPT_CHECK_SECONDS, Execution, open_executor
 from partita.game.rules import Rules
 
 __all__ = ["SearchPool", "Share"]
@@ -78,7 +83,9 @@ class SearchPool:
             return [_search_with(self._inline, job) for job in jobs]
         execution = self._execution or self._open()
         try:
-            return list(execution.map_ordered(_search, jobs, window=len(jobs)))
+            with _ctrl_c_deferred():  # a worker starts as a task is handed out
+                futures = [execution.submit(_search, job) for job in jobs]
+            return [_waited(future) for future in futures]
         except BaseException as error:  # Ctrl-C too: the workers stop now
             self._stop(error)
             raise
@@ -111,6 +118,33 @@ class SearchPool:
 
     def __repr__(self) -> str:
         return f"<SearchPool {self.workers} workers{' running' * self.running}>"
+
+
+@contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """A Ctrl-C during the block raised at its end. The pool starts a worker
+    process as it is handed a task, and a Ctrl-C between the start and the pool's
+    note of the process would leave it unstopped, to fail as this process goes
+    (a traceback on the terminal); handing out K tasks takes no time, but the
+    first search's start-up is a few tenths of a second, each game."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread gets KeyboardInterrupt
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught and callable(previous):
+        previous(signal.SIGINT, None)  # Python's own raises KeyboardInterrupt
+
+
+def _waited(future: Future) -> SearchResult:
+    """A search's result, looking for a Ctrl-C several times a second meanwhile."""
+    while not wait((future,), timeout=INTERRUPT_CHECK_SECONDS).done:
+        pass
+    return future.result()
 
 
 def _start(rules: Rules, settings: Mapping[str, Any]) -> None:
