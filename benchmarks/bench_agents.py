@@ -29,7 +29,8 @@ What it prints (Markdown tables):
   (``playable_choice``), and counted under *replaced*; the choices of the other
   seat within a move (Forceball's answer to raised stakes, the attack's winner's
   reward) are that seat's agent's (``answered``). *CPU s/game* is the
-  processor time of one game (every seat's search), which the machine's load
+  processor time of one game (every seat's search, with the search processes of
+  an agent with ``workers=``), which the machine's load
   changes less than the wall time; *agent CPU s/game* the first agent's share
   of it (its own moves, with the other seat's answers within them).
 * **Playouts per second** of ``--high``'s search for every game and side count:
@@ -157,9 +158,28 @@ def match_game(job: tuple) -> tuple[float | None, int, int, float, float]:
     agents = [agent_from_spec(opponent, game, seed=seed * 7 + other) for other in range(sides)]
     agents[seat] = agent_from_spec(spec, game, seed=seed)
     cpu = [0.0] * sides
-    scores, length, replaced = play_game(game.rules, agents, random.Random(seed), max_plies, cpu)
-    seconds = time.process_time() - began
-    return (None if scores is None else scores[seat]), length, replaced, seconds, cpu[seat]
+    try:
+        scores, length, replaced = play_game(
+            game.rules, agents, random.Random(seed), max_plies, cpu
+        )
+    finally:
+        searchers = [closed(agent) for agent in agents]
+    seconds = time.process_time() - began + sum(searchers)
+    own = cpu[seat] + searchers[seat]
+    return (None if scores is None else scores[seat]), length, replaced, seconds, own
+
+
+def closed(agent: Agent) -> float:
+    """Close ``agent``: the processor seconds its search processes (``workers=``)
+    spent, which this process's own time leaves out (counted once they are reaped)."""
+    before = children_cpu()
+    agent.close()
+    return children_cpu() - before
+
+
+def children_cpu() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
 
 
 def match(execution, name: str, sides: int, spec: str, opponent: str, args) -> dict:
@@ -221,11 +241,11 @@ def speed(name: str, sides: int, spec: str, args) -> dict:
             state = after
         while rules.side_to_move(state) == CHANCE:
             state = rules.apply(state, rules.sample_move(state, rng))
-        agent = agent_from_spec(spec, game, seed=start)
-        agent.playouts, agent.seconds = args.speed_playouts, None
-        began = time.perf_counter()
-        result = agent.evaluate(state)
-        seconds += time.perf_counter() - began
+        with agent_from_spec(spec, game, seed=start) as agent:
+            agent.playouts, agent.seconds = args.speed_playouts, None
+            began = time.perf_counter()
+            result = agent.evaluate(state)
+            seconds += time.perf_counter() - began
         playouts += result.playouts
     return {"game": name, "sides": sides, "playouts": playouts, "rate": playouts / seconds}
 
@@ -298,8 +318,8 @@ def agreement(spec: str, positions: list[tuple[str, str]], spiel, args) -> list[
         best = {move.index for move in solution.best}
         row = rows.setdefault(name, {"set": name, "positions": 0, "partita": 0, "openspiel": 0})
         row["positions"] += 1
-        agent = agent_from_spec(spec, game, seed=args.seed + number)
-        row["partita"] += agent.choose(state).index in best
+        with agent_from_spec(spec, game, seed=args.seed + number) as agent:
+            row["partita"] += agent.choose(state).index in best
         if spiel is not None:
             spiel_game, bot = openspiel_bot(spiel, playouts, args.seed + number)
             row["openspiel"] += bot.step(openspiel_state(spiel_game, columns)) + 1 in best
@@ -320,10 +340,10 @@ def openspiel_speed(spec: str, spiel, args) -> dict:
             if rules.outcome(after) is not None:
                 break
             state, columns = after, columns + str(move.index)
-        agent = agent_from_spec(spec, game, seed=number)
-        began = time.perf_counter()
-        agent.evaluate(state)
-        ours += time.perf_counter() - began
+        with agent_from_spec(spec, game, seed=number) as agent:
+            began = time.perf_counter()
+            agent.evaluate(state)
+            ours += time.perf_counter() - began
         spiel_game, bot = openspiel_bot(spiel, playouts, number)
         began = time.perf_counter()
         bot.step(openspiel_state(spiel_game, columns))
@@ -349,15 +369,16 @@ def openspiel_game(job: tuple) -> float:
     state = rules.initial()
     theirs = spiel_game.new_initial_state()
     rng = random.Random(seed)
-    while rules.outcome(state) is None:
-        if rules.side_to_move(state) == ours_seat:
-            move = agent.choose(state, rng)
-            action = move.index - 1
-        else:
-            action = bot.step(theirs)
-            move = game.moves_from_columns(str(action + 1))[0]
-        state = rules.apply(state, move)
-        theirs.apply_action(action)
+    with agent:
+        while rules.outcome(state) is None:
+            if rules.side_to_move(state) == ours_seat:
+                move = agent.choose(state, rng)
+                action = move.index - 1
+            else:
+                action = bot.step(theirs)
+                move = game.moves_from_columns(str(action + 1))[0]
+            state = rules.apply(state, move)
+            theirs.apply_action(action)
     return float(rules.outcome(state).scores[ours_seat])
 
 

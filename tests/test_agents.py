@@ -139,7 +139,7 @@ def test_the_heuristic_orders_the_first_visits():
         ("alphazero", "unknown agent 'alphazero'"),
         (
             "mcts:100,depth=3",
-            "'depth=3' is no option of mcts (c, plies, samples, bias, widen, minimax, reuse)",
+            "'depth=3' is no option of mcts (c, plies, samples, bias, widen, minimax, reuse, workers)",
         ),
         ("mcts:100,c=", "'c=' is no option of mcts"),
         ("mcts:100,c=fast", "c='fast' is not a number"),

@@ -338,6 +338,7 @@ def test_an_analysis_beyond_the_server_s_budgets_is_refused_before_it_runs(web_s
     for asked, reason in (
         ({"agent": "mcts:999999999"}, "at most 200,000 playouts here (asked 999,999,999)"),
         ({"agent": "random"}, "gives no scores"),
+        ({"agent": "mcts:200,workers=2"}, "the server searches in its own process"),
         ({"agent": "mcts:200", "seconds": 61}, "seconds must be between 0.1 and 60"),
     ):
         body = json.dumps({"game": "connect4", "kind": "agent", **asked}).encode()

@@ -91,6 +91,8 @@ def test_a_refused_move_says_what_validate_says(web_server, tmp_path):
 def test_a_configuration_and_agents_out_of_bounds_are_refused(web_server):
     status, _, body = start(web_server, "connect4", seat2="mcts:999999999")
     assert status == 400 and "at most" in body and "playouts a move here" in body
+    status, _, body = start(web_server, "connect4", seat2="mcts:200,workers=2")
+    assert status == 400 and "the server searches in its own process" in body
     status, _, body = start(web_server, "connect4", position="x8 x")
     assert status == 400 and "New game of Connect Four" in body
     status, _, body = start(web_server, "universal-forces", tag_Level="masters")

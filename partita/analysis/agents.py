@@ -15,7 +15,10 @@ CLI's ``--agent``, the benchmark, a script):
   the heuristic's head start, progressive widening, the weight of the heuristic's
   values backed up by max-n, tree reuse between moves (1 on, 0 off; see
   :class:`MctsAgent`); see :mod:`partita.analysis.mcts`; ``widen`` and
-  ``minimax`` default to the game's own, its spec's ``extra["search"]``). The playout
+  ``minimax`` default to the game's own, its spec's ``extra["search"]``);
+  ``workers=K`` searches each position ``K`` times at once in ``K`` processes, the
+  budget shared among them, and adds their statistics up (root parallelism,
+  :mod:`partita.analysis.parallel_search`; 1, the default: one search here). The playout
   length defaults to the game's own (its spec's ``rollout_plies``; 0: the
   heuristic scores each new position at once), else 60; docs/analysis.md lists
   the shipped games' and why.
@@ -25,7 +28,8 @@ An agent's ``choose(state, rng)`` returns a move for the side to move;
 the expected score of every side and the statistics gathered on each move (the
 MCTS visits and values; for ``greedy`` one visit each), which ``choose`` also
 keeps in ``last``. In a hidden-information game both use only the information of
-the side they play for (the side to move, or ``viewer``).
+the side they play for (the side to move, or ``viewer``). An agent is a context
+manager: ``close()`` stops the processes of an agent with ``workers``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 from partita.analysis.heuristics import Evaluation, evaluation_for, expected_scores, rules_of
 from partita.analysis.mcts import (
@@ -48,6 +52,7 @@ from partita.analysis.mcts import (
     SearchTree,
     child_of,
 )
+from partita.analysis.parallel_search import SearchPool
 from partita.errors import PartitaError
 from partita.game.rules import CHANCE, Rules
 
@@ -58,6 +63,7 @@ __all__ = [
     "MctsAgent",
     "RandomAgent",
     "agent_from_spec",
+    "agent_workers",
     "answered",
     "parse_agent_spec",
     "playable_choice",
@@ -67,7 +73,7 @@ __all__ = [
 AGENT_SPELLING = (
     "random, greedy, or mcts:N (N playouts a move; mcts:2s for 2 seconds; "
     "options after commas: mcts:2000,c=1.0,plies=10,samples=8,bias=1.0,widen=2,minimax=0.3,"
-    "reuse=1)"
+    "reuse=1,workers=2)"
 )
 
 _MCTS = re.compile(r"mcts:(?:(?P<playouts>[1-9][0-9_]*)|(?P<seconds>[0-9]*\.?[0-9]+)s)")
@@ -79,9 +85,14 @@ _OPTIONS = {
     "minimax": float,
     "widen": float,
     "reuse": int,
+    "workers": int,
 }
 #: Whether ``mcts:N`` keeps its tree from one of its moves to the next (``reuse=``).
 DEFAULT_REUSE = False
+#: Independent searches of each position, in as many processes (``workers=``).
+DEFAULT_WORKERS = 1
+#: The most processes one agent searches in (as ``--workers`` of a command).
+MOST_WORKERS = 64
 #: How many plies below its last move an agent looks for the position it is to move
 #: in again, per side of the game (its own move, every other side's reply, and
 #: forced moves it played without searching).
@@ -180,6 +191,17 @@ class Agent(ABC):
     ) -> SearchResult:
         """The value of ``state`` for one of ``options`` answers (:meth:`answer`)."""
         return self.evaluate(state, rng, viewer=viewer, history=history)
+
+    def close(self) -> None:
+        """Let go of what the agent holds beyond itself (an ``mcts:N,workers=K``
+        agent's processes); it may search again after. Most agents hold nothing."""
+        return None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
@@ -324,6 +346,16 @@ class MctsAgent(Agent):
     move, and every position of a hidden-information game (its search draws new
     tables each move) are searched afresh. Only the subtree of the position played
     is kept. ``evaluate`` always searches afresh.
+
+    With ``workers`` K above 1 (``mcts:N,workers=K``) each search is K independent
+    searches of the position run at once in K processes
+    (:class:`~partita.analysis.parallel_search.SearchPool`, started on the first
+    search, stopped by :meth:`close`), each with a seed drawn from the agent's rng
+    and ``N / K`` of the playouts (the shares add up to ``N``; a budget in seconds:
+    each searches that long), their root statistics added up
+    (:meth:`Mcts.merge`): the same answers for the same seed, whatever the machine
+    when the budget is in playouts. Not with ``reuse`` (the trees stay in the
+    workers, and a task may go to any of them).
     """
 
     def __init__(
@@ -335,14 +367,19 @@ class MctsAgent(Agent):
         playouts: int | None = None,
         seconds: float | None = None,
         reuse: bool = DEFAULT_REUSE,
+        workers: int = DEFAULT_WORKERS,
         **search: Any,
     ) -> None:
         super().__init__(game, spec, seed)
         if playouts is None and seconds is None:
             raise PartitaError(f"agent '{spec}' needs a budget: playouts or seconds")
+        _check_workers(spec, workers, reuse)
         self.playouts = playouts
         self.seconds = seconds
         self.search = Mcts(self.rules, **search)
+        self.workers = workers
+        #: The worker processes of ``workers`` > 1 (started on the first search).
+        self.pool = SearchPool(self.rules, search, workers) if workers > 1 else None
         self.reuse = reuse and not self.rules.hidden_information
         #: The kept visits the last choice started from (0: a fresh search).
         self.reused = 0
@@ -360,15 +397,7 @@ class MctsAgent(Agent):
         within: Sequence[Any] | None = None,
     ) -> SearchResult:
         rng = self.rng if rng is None else rng
-        self.last = self.search.search(
-            state,
-            rng,
-            playouts=self.playouts,
-            seconds=self.seconds,
-            viewer=viewer,
-            history=history,
-            within=within,
-        )
+        self.last = self._searched(state, rng, self.playouts, self.seconds, viewer, history, within)
         return self.last
 
     def _weigh(
@@ -379,9 +408,48 @@ class MctsAgent(Agent):
             None if self.playouts is None else max(self.playouts // options, MIN_ANSWER_PLAYOUTS)
         )
         seconds = None if self.seconds is None else self.seconds / options
-        return self.search.search(
-            state, rng, playouts=playouts, seconds=seconds, viewer=viewer, history=history
+        return self._searched(state, rng, playouts, seconds, viewer, history, None)
+
+    def _searched(
+        self,
+        state: Any,
+        rng: Any,
+        playouts: int | None,
+        seconds: float | None,
+        viewer: int | None,
+        history: History,
+        within: Sequence[Any] | None,
+    ) -> SearchResult:
+        """One search of ``state``, or with ``workers`` that many at once, merged."""
+        pool = self.pool
+        if pool is None or self.rules.outcome(state) is not None:
+            return self.search.search(
+                state,
+                rng,
+                playouts=playouts,
+                seconds=seconds,
+                viewer=viewer,
+                history=history,
+                within=within,
+            )
+        count = self.workers if playouts is None else min(self.workers, playouts)
+        shares = [
+            (
+                rng.getrandbits(64),
+                None if playouts is None else playouts // count + (index < playouts % count),
+                seconds,
+            )
+            for index in range(count)
+        ]
+        started = time.perf_counter()
+        results = pool.search(state, shares, viewer=viewer, history=history, within=within)
+        return self.search.merge(
+            state, results, viewer=viewer, within=within, seconds=time.perf_counter() - started
         )
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
 
     def choose(
         self,
@@ -569,7 +637,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if convert is None or not value:
             raise PartitaError(
                 f"agent '{spec}': '{option}' is no option of mcts "
-                "(c, plies, samples, bias, widen, minimax, reuse)"
+                "(c, plies, samples, bias, widen, minimax, reuse, workers)"
             )
         try:
             given[key] = convert(value)
@@ -583,9 +651,11 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         "minimax": given.get("minimax"),  # None: the game's own (its spec), else 0
         "widening": given.get("widen"),  # the same
         "reuse": bool(given.get("reuse", DEFAULT_REUSE)),
+        "workers": given.get("workers", DEFAULT_WORKERS),
     }
     if given.get("reuse", 0) not in (0, 1):
         raise PartitaError(f"agent '{spec}': reuse is 1 (keep the tree between moves) or 0")
+    _check_workers(spec, settings["workers"], settings["reuse"])
     if (settings["rollout_plies"] or 0) < 0 or settings["determinizations"] < 1:
         raise PartitaError(f"agent '{spec}': plies must be 0 or more and samples 1 or more")
     if settings["exploration"] < 0 or settings["bias"] < 0 or (settings["widening"] or 0) < 0:
@@ -600,6 +670,25 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise PartitaError(f"agent '{spec}': a search needs more than 0 seconds")
         settings["seconds"] = seconds
     return "mcts", settings
+
+
+def _check_workers(spec: str, workers: int, reuse: bool) -> None:
+    if not 1 <= workers <= MOST_WORKERS:
+        raise PartitaError(
+            f"agent '{spec}': workers is 1 (one search) or more (that many searches "
+            f"of each position at once, each in its own process), at most {MOST_WORKERS}"
+        )
+    if workers > 1 and reuse:
+        raise PartitaError(
+            f"agent '{spec}': reuse=1 keeps one tree in this process and workers={workers} "
+            "searches in other processes: choose one"
+        )
+
+
+def agent_workers(spec: str) -> int:
+    """The processes an agent ``spec`` searches in (``workers=``; 1 for ``random``,
+    ``greedy`` and a plain ``mcts:N``); ``PartitaError`` for a bad spec."""
+    return int(parse_agent_spec(spec)[1].get("workers", 1))
 
 
 def agent_from_spec(spec: str, game: Any, *, seed: int | None = None) -> Agent:

@@ -112,6 +112,7 @@ __all__ = [
     "parse_eval_comment",
     "parse_evalsrc_comment",
     "verify_visits",
+    "workers_refused",
 ]
 
 #: Drops in the mover's expected score that earn ``?`` and ``??``.
@@ -534,6 +535,9 @@ def annotate_record(
     searcher = agent if isinstance(agent, Agent) else agent_from_spec(agent, game, seed=seed)
     if searcher.rules.name != rules.name:
         raise PartitaError(f"a {searcher.rules.name} agent cannot judge a {game.name} game")
+    if isinstance(searcher, MctsAgent) and searcher.workers > 1 and not rules.hidden_information:
+        raise PartitaError(workers_refused(searcher.spec, game.name))
+    owned = searcher is not agent  # made here: its search processes stop here
     if exact and solver is None and has_solver(game):
         solver = solver_for(game, table_size=table_size)
     elif solver is not None and solver.rules.name != rules.name:
@@ -602,23 +606,27 @@ def annotate_record(
     if isinstance(searcher, MctsAgent) and not hidden:
         _search_along(searcher, game, plies, states, first, values, annotation, seed, advance)
     else:
-        for key in pending:
-            if key in values:
-                continue
-            position, viewer = key
-            rng = random.Random(seed * 1_000_003 + position)
-            history = [(ply.before, ply.move) for ply in plies[:position]] if hidden else ()
-            result = searcher.evaluate(states[position], rng, viewer=viewer, history=history)
-            values[key] = _Value(
-                tuple(result.value),
-                SEARCH,
-                search=result,
-                valuation=_search_valuation(searcher.spec, result, result.playouts, 0),
-            )
-            annotation.searched += 1
-            annotation.playouts += result.playouts
-            annotation.seconds += result.seconds
-            advance()
+        try:
+            for key in pending:
+                if key in values:
+                    continue
+                position, viewer = key
+                rng = random.Random(seed * 1_000_003 + position)
+                history = [(ply.before, ply.move) for ply in plies[:position]] if hidden else ()
+                result = searcher.evaluate(states[position], rng, viewer=viewer, history=history)
+                values[key] = _Value(
+                    tuple(result.value),
+                    SEARCH,
+                    search=result,
+                    valuation=_search_valuation(searcher.spec, result, result.playouts, 0),
+                )
+                annotation.searched += 1
+                annotation.playouts += result.playouts
+                annotation.seconds += result.seconds
+                advance()
+        finally:
+            if owned:
+                searcher.close()
 
     settled: dict[tuple[int, Any], float | None] = {}
 
@@ -655,6 +663,14 @@ def annotate_record(
                 if judged.comment and judged.comment not in ply.node.comments:
                     ply.node.comments.append(judged.comment)
     return annotation
+
+
+def workers_refused(spec: str, game: str) -> str:
+    """Why ``annotate`` takes no ``workers=`` agent for a game of perfect information."""
+    return (
+        f"agent '{spec}': annotating a {game} game follows it with one search tree, in "
+        "this process; workers= applies to games with hidden information"
+    )
 
 
 def _search_along(

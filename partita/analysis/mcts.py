@@ -303,6 +303,122 @@ def _principal(node: _Node) -> Any:
             return move
 
 
+class _Tally:
+    """Root statistics added up over searches of one position (the determinized
+    tables of one search, or the independent searches of :meth:`Mcts.merge`), by
+    group (a move, or the mover's own choice in it): visits summed, values
+    weighted by them, each group shown by its most visited spelling."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        #: group -> [visits, weighted value totals, exact, shown move, its visits,
+        #: a proven value]; in the order the groups come.
+        self.entries: dict[Any, list[Any]] = {}
+
+    def add(
+        self, group: Any, move: Any, item: MoveStatistics, *, spelled: bool, proven: bool
+    ) -> None:
+        """Count ``item`` (found as ``move``) under ``group``; ``spelled``: ``move``
+        may show the group; ``proven``: an exact value is the move's value whatever
+        the other searches found (one game searched, not several tables)."""
+        entry = self.entries.get(group)
+        if entry is None:
+            entry = self.entries[group] = [0, [0.0] * len(item.value), True, move, 0, None]
+        if item.visits > entry[4] and spelled:
+            entry[3], entry[4] = move, item.visits  # the most visited spelling
+        entry[0] += item.visits
+        for seat, part in enumerate(item.value):
+            entry[1][seat] += part * item.visits
+        if proven:
+            entry[2] = False  # the proven value says it
+            if item.exact:
+                entry[5] = item.value
+        else:
+            entry[2] = entry[2] and item.exact  # exact in every search that had it
+
+    def moves(self) -> list[MoveStatistics]:
+        found = []
+        for visits, totals, exact, move, _, value in self.entries.values():
+            if value is None:
+                found.append(
+                    MoveStatistics(
+                        move, visits, tuple(part / (visits or 1) for part in totals), exact
+                    )
+                )
+            else:
+                found.append(MoveStatistics(move, visits, value, True))
+        return found
+
+
+def _ranked(
+    side: int,
+    moves: list[MoveStatistics],
+    solved: tuple[float, ...] | None,
+    mean: tuple[float, ...],
+    playouts: int,
+    seconds: float,
+) -> SearchResult:
+    """A perfect-information search's answer from its root's move statistics:
+    ``solved`` the root's proven value if any, ``mean`` that of all its playouts."""
+    if solved is not None:  # proven: the best exact value first
+        moves.sort(key=lambda item: (item.exact, item.value[side], item.visits), reverse=True)
+        return SearchResult(side, solved, tuple(moves), playouts, seconds, True)
+    # The most visited open move, valued by its mean once it has MIN_VISITS
+    # playouts, else by the mean of every open move's playouts (the proven ones
+    # left out: they are known); a proven move at least as good goes first.
+    moves.sort(key=lambda item: (item.visits, item.value[side]), reverse=True)
+    open_moves = [item for item in moves if not item.exact and item.visits]
+    proven = [item for item in moves if item.exact]
+    value: tuple[float, ...] | None = None
+    if open_moves:
+        if open_moves[0].visits >= MIN_VISITS:
+            value = open_moves[0].value
+        else:
+            visits = sum(item.visits for item in open_moves)
+            value = tuple(
+                sum(item.value[seat] * item.visits for item in open_moves) / visits
+                for seat in range(len(open_moves[0].value))
+            )
+    best_proven = max(proven, key=lambda item: item.value[side], default=None)
+    exact = False
+    if best_proven is not None and (value is None or best_proven.value[side] >= value[side]):
+        value = best_proven.value
+        moves.remove(best_proven)
+        moves.insert(0, best_proven)
+        exact = not open_moves
+    elif open_moves:
+        moves.remove(open_moves[0])
+        moves.insert(0, open_moves[0])
+    if value is None:
+        value = mean
+    return SearchResult(side, value, tuple(moves), playouts, seconds, exact)
+
+
+def _hidden_result(
+    side: int,
+    viewer: int,
+    moves: list[MoveStatistics],
+    mean: tuple[float, ...],
+    playouts: int,
+    seconds: float,
+    samples: int,
+) -> SearchResult:
+    """A determinized search's answer from the root statistics added up over its
+    tables: a move that wins at once in every table first, then the most visited;
+    the value that of the viewer's best move (with :data:`MIN_VISITS` playouts)
+    where the viewer is to move, else ``mean``, that of every playout."""
+
+    def rank(item: MoveStatistics) -> tuple:
+        mover_value = item.value[side] if side >= 0 else 0.0
+        return (item.exact and mover_value >= 1.0, item.visits, mover_value)
+
+    moves.sort(key=rank, reverse=True)
+    if side == viewer and moves and (moves[0].visits >= MIN_VISITS or rank(moves[0])[0]):
+        mean = moves[0].value
+    return SearchResult(side, mean, tuple(moves), playouts, seconds, False, samples)
+
+
 class Mcts:
     """UCT search over one configured rules engine (see the module docstring).
 
@@ -427,8 +543,7 @@ class Mcts:
         shown_by: dict[Any, Any] = {}  # a viewer's move of each group
         for move, group in group_of.items():
             shown_by.setdefault(group, move)
-        totals: dict[Any, list] = {}
-        order: list[Any] = []
+        tally = _Tally()
         value = [0.0] * rules.sides(state)
         done = 0
         for index in range(samples):
@@ -457,37 +572,66 @@ class Mcts:
                     # viewer's own choice, shown by a move the viewer can play
                     group = self.group_key(samples_drawn[index], item.move)
                     move = shown_by.get(group, move)
-                entry = totals.get(group)
-                if entry is None:
-                    entry = totals[group] = [0, [0.0] * len(value), True, move, 0]
-                    order.append(group)
-                if item.visits > entry[4] and move in group_of:
-                    entry[3], entry[4] = move, item.visits  # the most visited spelling
-                entry[0] += item.visits
-                for seat, part in enumerate(item.value):
-                    entry[1][seat] += part * item.visits
-                entry[2] = entry[2] and item.exact
-        moves = [
-            MoveStatistics(
-                totals[group][3],
-                totals[group][0],
-                tuple(part / (totals[group][0] or 1) for part in totals[group][1]),
-                totals[group][2],  # exact in every sample that had it
-            )
-            for group in order
-        ]
-
-        def rank(item: MoveStatistics) -> tuple:
-            mover_value = item.value[side] if side >= 0 else 0.0
-            return (item.exact and mover_value >= 1.0, item.visits, mover_value)
-
-        moves.sort(key=rank, reverse=True)
+                tally.add(group, move, item, spelled=move in group_of, proven=False)
         mean = tuple(part / (done or 1) for part in value)
-        if side == viewer and moves and (moves[0].visits >= MIN_VISITS or rank(moves[0])[0]):
-            mean = moves[0].value
-        return SearchResult(
-            side, mean, tuple(moves), done, time.perf_counter() - started, False, samples
+        return _hidden_result(
+            side, viewer, tally.moves(), mean, done, time.perf_counter() - started, samples
         )
+
+    def merge(
+        self,
+        state: Any,
+        results: Sequence[SearchResult],
+        *,
+        viewer: int | None = None,
+        within: Sequence[Any] | None = None,
+        seconds: float = 0.0,
+    ) -> SearchResult:
+        """One answer from independent searches of ``state`` (as :meth:`search`
+        asked with the same ``viewer`` and ``within``, each with its own rng: root
+        parallelism): per move of the root (per choice of the mover's own, where
+        other sides choose within a move) the visits added up and the values
+        weighted by them, the moves ranked and the best chosen as one search
+        chooses from its root's statistics; ``seconds``: what the searches took.
+
+        In a game of perfect information a move or a root proven in one search is
+        proven (its exact value is kept); in a hidden-information game each search
+        drew its own tables, so a value is exact only where every search that
+        tried the move proved it, and the determinized states add up (``samples``).
+        """
+        if not results:
+            raise PartitaError("nothing to merge: no search of the position")
+        rules = self.rules
+        ended = rules.outcome(state) is not None
+        if ended or len(results) == 1:
+            return results[0]
+        side = rules.side_to_move(state)
+        if viewer is None:
+            viewer = side if side != CHANCE else None
+        hidden = rules.hidden_information and viewer is not None
+        sides = len(results[0].value)
+        done = sum(result.playouts for result in results)
+        mean = tuple(
+            sum(result.value[seat] * result.playouts for result in results) / (done or 1)
+            for seat in range(sides)
+        )
+        tally = _Tally()
+        for result in results:
+            for item in result.moves:
+                if side == CHANCE or within is not None or (hidden and side != viewer):
+                    group = item.move  # as one search keeps them
+                else:
+                    group = self.group_key(state, item.move)
+                tally.add(group, item.move, item, spelled=True, proven=not hidden)
+        moves = tally.moves()
+        samples = sum(result.samples for result in results)
+        if side == CHANCE:
+            moves.sort(key=lambda item: item.visits, reverse=True)
+            return SearchResult(side, mean, tuple(moves), done, seconds, False, samples)
+        if hidden and viewer is not None:
+            return _hidden_result(side, viewer, moves, mean, done, seconds, samples)
+        solved = next((result.value for result in results if result.exact), None)
+        return _ranked(side, moves, solved, mean, done, seconds)
 
     # -- one perfect-information search -----------------------------------------------------
     def _search(
@@ -879,38 +1023,7 @@ class Mcts:
             )
             for move, child in zip(head.moves, head.children or (), strict=True)
         ]
-        if root.solved is not None:  # proven: the best exact value first
-            moves.sort(key=lambda item: (item.exact, item.value[side], item.visits), reverse=True)
-            return SearchResult(side, root.solved, tuple(moves), playouts, seconds, True)
-        # The most visited open move, valued by its mean once it has MIN_VISITS
-        # playouts, else by the mean of every open move's playouts (the proven ones
-        # left out: they are known); a proven move at least as good goes first.
-        moves.sort(key=lambda item: (item.visits, item.value[side]), reverse=True)
-        open_moves = [item for item in moves if not item.exact and item.visits]
-        proven = [item for item in moves if item.exact]
-        value: tuple[float, ...] | None = None
-        if open_moves:
-            if open_moves[0].visits >= MIN_VISITS:
-                value = open_moves[0].value
-            else:
-                visits = sum(item.visits for item in open_moves)
-                value = tuple(
-                    sum(item.value[seat] * item.visits for item in open_moves) / visits
-                    for seat in range(len(open_moves[0].value))
-                )
-        best_proven = max(proven, key=lambda item: item.value[side], default=None)
-        exact = False
-        if best_proven is not None and (value is None or best_proven.value[side] >= value[side]):
-            value = best_proven.value
-            moves.remove(best_proven)
-            moves.insert(0, best_proven)
-            exact = not open_moves
-        elif open_moves:
-            moves.remove(open_moves[0])
-            moves.insert(0, open_moves[0])
-        if value is None:
-            value = root.mean()
-        return SearchResult(side, value, tuple(moves), playouts, seconds, exact)
+        return _ranked(side, moves, root.solved, root.mean(), playouts, seconds)
 
 
 class SearchTree:

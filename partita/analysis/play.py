@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from partita.analysis.agents import Agent, agent_from_spec, answered, playable_choice
 from partita.errors import PartitaError
@@ -127,6 +127,18 @@ class PlaySession:
         self.replaced = 0
         #: An agent's move waiting for a person's choice within it.
         self.asked: _Asked | None = None
+
+    def close(self) -> None:
+        """Stop what the agents hold (the search processes of ``mcts:N,workers=K``);
+        they start again if the game goes on."""
+        for agent in self.agents.values():
+            agent.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def humans(self) -> list[int]:

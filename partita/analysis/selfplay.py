@@ -48,7 +48,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from partita.analysis.agents import agent_from_spec, answered, parse_agent_spec
+from partita.analysis.agents import agent_from_spec, agent_workers, answered, parse_agent_spec
 from partita.analysis.tasks import GameRef, game_ref, resolve_game
 from partita.errors import PartitaError
 from partita.execution import (
@@ -179,17 +179,21 @@ def play_game(settings: _Settings, index: int) -> tuple[str, Any]:
     state = rules.initial(settings.sides)
     history: list[tuple[Any, Any]] = []
     tokens: list[str] = []
-    while rules.outcome(state) is None and len(tokens) < settings.max_plies:
-        side = rules.side_to_move(state)
-        if side == CHANCE:
-            move = rules.sample_move(state, chance)
-        else:
-            move = players[side].choose(state, history=history if hidden else ())
-            move = answered(seats, state, move, history=history if hidden else ())
-        tokens.append(game.format_move(state, move))
-        if hidden:
-            history.append((state, move))
-        state = rules.apply(state, move)
+    try:
+        while rules.outcome(state) is None and len(tokens) < settings.max_plies:
+            side = rules.side_to_move(state)
+            if side == CHANCE:
+                move = rules.sample_move(state, chance)
+            else:
+                move = players[side].choose(state, history=history if hidden else ())
+                move = answered(seats, state, move, history=history if hidden else ())
+            tokens.append(game.format_move(state, move))
+            if hidden:
+                history.append((state, move))
+            state = rules.apply(state, move)
+    finally:
+        for player in players:  # an agent's search processes (workers=)
+            player.close()
     outcome = rules.outcome(state)
     result = outcome.result_token() if outcome is not None else "*"
     record = Record(tags=_record_tags(settings, index), source=SourceRef("<simulate>", index))
@@ -324,7 +328,8 @@ def simulate(
     folder ``output`` and/or import them into the archive ``db`` (at least one).
 
     ``workers``/``scheduler``: where the games are played (see
-    :func:`partita.execution.open_executor`; ``workers=None``: one per CPU). Each
+    :func:`partita.execution.open_executor`; ``workers=None``: one per CPU, or per
+    ``K`` CPUs where an agent searches in ``K`` processes, ``mcts:N,workers=K``). Each
     game goes into the archive as it finishes (committed at least every
     :data:`COMMIT_SECONDS`, and every ``shard_size`` games); an exception (Ctrl-C
     too) stops the run keeping every game finished by then; rerun with the same
@@ -394,8 +399,9 @@ def simulate(
         summary.skipped = games - len(play)
         writer = ArchiveWriter(connection, batch_size=shard_size) if connection else None
         store = _Store(summary, play, games, shard_size, folder, files, writer, archived, progress)
-        if workers is None:
-            workers = default_workers(len(play))
+        if workers is None:  # the CPUs shared among the games' search processes
+            widest = max(agent_workers(spec) for spec in settings.agents)
+            workers = max(1, default_workers(len(play)) // widest)
         if progress is not None:
             progress(SimulationProgress(0, len(play), summary.skipped, True))
         with open_executor(workers, scheduler=scheduler) as execution:

@@ -239,6 +239,8 @@ def _check_agent(spec: str, chosen: WebSettings) -> None:
     kind, options = parse_agent_spec(spec)
     if kind != "mcts":
         raise PartitaError(f"agent '{spec}' gives no scores: ask mcts:N (playouts) or mcts:Ts")
+    if options["workers"] > 1:
+        raise PartitaError(f"agent '{spec}': the server searches in its own process (no workers=)")
     asked = options.get("playouts") or 0
     if asked > chosen.max_iterations:
         raise PartitaError(

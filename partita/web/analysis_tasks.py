@@ -90,6 +90,7 @@ def _agent(game: Any, state: Any, task: dict[str, Any], seconds: float) -> dict[
     if limit and (settings.get("playouts") or 0) > limit:
         raise PartitaError(f"at most {limit:,} playouts (asked {settings['playouts']:,})")
     settings["seconds"] = min(settings.get("seconds") or seconds, seconds)
+    settings["workers"] = 1  # the job is this process's work (the page refuses workers=)
     agent = MctsAgent(game, spec, int(task.get("seed") or 1), **settings)
     result = agent.evaluate(state)
     data = result.as_dict(lambda move: game.format_move(state, move))

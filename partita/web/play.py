@@ -231,6 +231,8 @@ def _bounded(chosen: WebSettings, spec: str) -> None:
     kind, options = parse_agent_spec(spec)
     if kind != "mcts":
         return
+    if options["workers"] > 1:
+        raise PartitaError(f"agent '{spec}': the server searches in its own process (no workers=)")
     if options.get("playouts", 0) > chosen.max_iterations:
         raise PartitaError(f"agent '{spec}': at most {chosen.max_iterations} playouts a move here")
     if options.get("seconds", 0) > chosen.max_seconds:

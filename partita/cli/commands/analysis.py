@@ -341,14 +341,15 @@ def annotate(
     are written in canonical form, all or none; a summary goes to stderr.
     """
     from partita.analysis.agents import parse_agent_spec
-    from partita.analysis.annotate import annotate_record
+    from partita.analysis.annotate import annotate_record, workers_refused
     from partita.cli.inputs import load_sources
+    from partita.game.registry import get_game
     from partita.notation.inputs import is_stdin
     from partita.notation.replay import replay
 
     check_output(output, "--output")
     try:
-        kind, _ = parse_agent_spec(agent)
+        kind, settings = parse_agent_spec(agent)
     except PartitaError as error:
         raise typer.BadParameter(str(error), param_hint="--agent") from None
     if kind == "random":
@@ -357,6 +358,14 @@ def annotate(
             param_hint="--agent",
         )
     records = load_sources(source, index, archive_path(db))
+    if settings.get("workers", 1) > 1:  # one tree along a game of perfect information
+        for record in records:
+            try:
+                rules = get_game(record.game or "").rules
+            except PartitaError:
+                continue  # said below, in the record's turn
+            if not rules.hidden_information:
+                raise typer.BadParameter(workers_refused(agent, rules.name), param_hint="--agent")
     # The bar counts positions over every record: a record's count is its plies
     # from --from-ply (and the position before them) until the library says.
     expected = [max(replay(record).plies - from_ply + 1, 0) + 1 for record in records]

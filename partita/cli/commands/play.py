@@ -131,10 +131,11 @@ def play(
     except PartitaError as error:
         raise typer.BadParameter(str(error), param_hint="--tag") from None
     refused = 0
-    if sys.stdin.isatty():
-        _play_at_the_terminal(session)
-    else:
-        refused = _play_from_input(session, keep_going)
+    with session:  # the agents' search processes (workers=) stop with the game
+        if sys.stdin.isatty():
+            _play_at_the_terminal(session)
+        else:
+            refused = _play_from_input(session, keep_going)
     _save(sheet.text(), target, db)
     if target is not None and sys.stdin.isatty():  # at the terminal: say where it went
         _say(f"saved to {target} ({display.count(len(sheet.plies), 'ply', 'plies')})")

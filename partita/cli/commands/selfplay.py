@@ -28,7 +28,7 @@ from partita.cli.options import (
     complete_agent,
     complete_game_id,
 )
-from partita.cli.output import progress_bar, replaced_file, stdout_console, writing
+from partita.cli.output import progress_bar, replaced_file, stdout_console, warn, writing
 from partita.errors import PartitaError
 
 if TYPE_CHECKING:
@@ -324,21 +324,27 @@ def simulate(
     A rerun with the same settings completes a run that was cut short: the shards
     and archive games already there are kept, the missing ones played.
     """
-    from partita.analysis.agents import parse_agent_spec
+    from partita.analysis.agents import agent_workers
     from partita.analysis.selfplay import seat_agents, split_agents
     from partita.analysis.selfplay import simulate as run
+    from partita.cores import usable_cpus
 
     game, configuration = configured_game(
         game_name, pairs(tags, "--tag"), sides, settings_only=True, game_option="GAME"
     )
     specs = split_agents(agents)
     try:
-        for spec in specs:
-            parse_agent_spec(spec)
+        widest = max((agent_workers(spec) for spec in specs), default=1)
         seat_agents(specs, configuration.sides, 0, rotate)
     except PartitaError as error:
         raise typer.BadParameter(str(error), param_hint="--agents") from None
     scheduler = checked_scheduler(scheduler)
+    if scheduler is None and workers is not None and workers * widest > usable_cpus():
+        warn(
+            f"{workers} games at once, each agent searching in up to {widest} processes, "
+            f"on {count(usable_cpus(), 'CPU')}: they slow each other down "
+            "(without --workers the games share the CPUs)"
+        )
     target = db if db is not None else (archive_path(None) if output is None else None)
     from contextlib import nullcontext
 
