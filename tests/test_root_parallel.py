@@ -269,3 +269,32 @@ def test_ctrl_c_stops_simulate_and_the_agents_processes_promptly(tmp_path):
             return
         time.sleep(0.05)
     pytest.fail("a process of the interrupted run is still there")
+
+
+def test_a_win_found_at_once_keeps_its_value_when_hidden_searches_add_up():
+    # A move proven to win before any playout went through it (0 visits) is worth
+    # its win, not 0, once the tables or searches are added up; so it ranks first.
+    from partita.analysis.mcts import MoveStatistics, SearchResult
+
+    game = get_game("forceball").configure({"League": "pro"})
+    state, _, _ = next(forceball_turns(2))
+    side = game.rules.side_to_move(state)
+    first, second = game.rules.legal_moves(state)[:2]
+    won = tuple(1.0 if seat == side else 0.0 for seat in range(2))
+    other = tuple(0.6 if seat == side else 0.4 for seat in range(2))
+    results = [
+        SearchResult(
+            side,
+            other,
+            (MoveStatistics(second, 30, other, False), MoveStatistics(first, 0, won, True)),
+            30,
+            0.0,
+            False,
+            8,
+        )
+        for _ in range(2)
+    ]
+    merged = Mcts(game.rules).merge(state, results, viewer=side)
+    assert merged.best == first
+    assert merged.moves[0].value == won and merged.moves[0].exact
+    assert merged.moves[1].value == other and merged.moves[1].visits == 60

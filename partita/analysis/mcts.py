@@ -307,13 +307,14 @@ class _Tally:
     """Root statistics added up over searches of one position (the determinized
     tables of one search, or the independent searches of :meth:`Mcts.merge`), by
     group (a move, or the mover's own choice in it): visits summed, values
-    weighted by them, each group shown by its most visited spelling."""
+    weighted by them (an exact value that was never visited, a win found at once,
+    counts once), each group shown by its most visited spelling."""
 
     __slots__ = ("entries",)
 
     def __init__(self) -> None:
         #: group -> [visits, weighted value totals, exact, shown move, its visits,
-        #: a proven value]; in the order the groups come.
+        #: a proven value, the weights]; in the order the groups come.
         self.entries: dict[Any, list[Any]] = {}
 
     def add(
@@ -324,12 +325,14 @@ class _Tally:
         the other searches found (one game searched, not several tables)."""
         entry = self.entries.get(group)
         if entry is None:
-            entry = self.entries[group] = [0, [0.0] * len(item.value), True, move, 0, None]
+            entry = self.entries[group] = [0, [0.0] * len(item.value), True, move, 0, None, 0]
         if item.visits > entry[4] and spelled:
             entry[3], entry[4] = move, item.visits  # the most visited spelling
         entry[0] += item.visits
+        weight = item.visits or int(item.exact)
+        entry[6] += weight
         for seat, part in enumerate(item.value):
-            entry[1][seat] += part * item.visits
+            entry[1][seat] += part * weight
         if proven:
             entry[2] = False  # the proven value says it
             if item.exact:
@@ -339,11 +342,11 @@ class _Tally:
 
     def moves(self) -> list[MoveStatistics]:
         found = []
-        for visits, totals, exact, move, _, value in self.entries.values():
+        for visits, totals, exact, move, _, value, weights in self.entries.values():
             if value is None:
                 found.append(
                     MoveStatistics(
-                        move, visits, tuple(part / (visits or 1) for part in totals), exact
+                        move, visits, tuple(part / (weights or 1) for part in totals), exact
                     )
                 )
             else:
