@@ -226,21 +226,29 @@ def match(execution, name: str, sides: int, spec: str, opponent: str, args) -> d
     }
 
 
-def speed(name: str, sides: int, spec: str, args) -> dict:
-    game = configured(name, args.round_limit)
-    rules = game.rules
-    rng = random.Random(args.seed)
-    playouts = 0
-    seconds = 0.0
-    for start in range(5):
+def random_positions(rules, sides: int, count: int, step: int, rng) -> list:
+    """``count`` positions reached by random play of 0, ``step``, 2 ``step``...
+    plies (stopping short of an ended game), each a side's turn."""
+    found = []
+    for number in range(count):
         state = rules.initial(sides)
-        for _ in range(start * 10):
+        for _ in range(number * step):
             after = rules.apply(state, rules.sample_move(state, rng))
             if rules.outcome(after) is not None:
                 break
             state = after
         while rules.side_to_move(state) == CHANCE:
             state = rules.apply(state, rules.sample_move(state, rng))
+        found.append(state)
+    return found
+
+
+def speed(name: str, sides: int, spec: str, args) -> dict:
+    game = configured(name, args.round_limit)
+    rules = game.rules
+    playouts = 0
+    seconds = 0.0
+    for start, state in enumerate(random_positions(rules, sides, 5, 10, random.Random(args.seed))):
         with agent_from_spec(spec, game, seed=start) as agent:
             agent.playouts, agent.seconds = args.speed_playouts, None
             began = time.perf_counter()

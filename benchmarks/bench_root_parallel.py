@@ -25,33 +25,25 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from partita.analysis.agents import agent_from_spec
 from partita.game.registry import get_game
-from partita.game.rules import CHANCE
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_agents import random_positions  # noqa: E402
 
 GAMES = {"connect4": {}, "universal-forces": {"RoundLimit": "40"}}
 
 
 def positions(name: str, count: int, seed: int) -> list:
-    """``count`` positions of ``name``: random play of 0, 4, 8... plies (6 apart
-    beyond), each a side's turn."""
+    """``count`` positions of ``name``: random play of 0, 4, 8... plies, each a
+    side's turn."""
     game = get_game(name).configure(GAMES.get(name, {}))
     rules = game.rules
-    rng = random.Random(seed)
-    found = []
-    for number in range(count):
-        state = rules.initial(2)
-        for _ in range(number * 4):
-            after = rules.apply(state, rules.sample_move(state, rng))
-            if rules.outcome(after) is not None:
-                break
-            state = after
-        while rules.side_to_move(state) == CHANCE:
-            state = rules.apply(state, rules.sample_move(state, rng))
-        found.append(state)
-    return found
+    return random_positions(rules, 2, count, 4, random.Random(seed))
 
 
 def children_cpu() -> float:
