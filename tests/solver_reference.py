@@ -1,5 +1,6 @@
-"""Independent references for the solver tests: random late positions, and exact
-scores by plain minimax over the engine (tiny positions only)."""
+"""Independent references for the solver tests: Connect Four positions from column
+strings, random late positions, and exact scores by plain minimax over the engine
+(tiny positions only)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,17 @@ import functools
 import random
 from typing import Any
 
+from partita.game.registry import get_game
 from partita.games.gravity.rules import GravityState
+
+
+def connect4_state(columns: str) -> GravityState:
+    """The Connect Four position after the moves of a column string (Pons' "4453")."""
+    game = get_game("connect4")
+    state = game.rules.initial()
+    for move in game.moves_from_columns(columns):
+        state = game.rules.apply(state, move)
+    return state
 
 
 def random_position(rules: Any, stones: int, rng: random.Random) -> Any | None:

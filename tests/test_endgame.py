@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 from shared_data import pons_folder
-from solver_reference import random_position
+from solver_reference import connect4_state, random_position
 
 from partita.analysis.endgame import BudgetExceeded, build_graph, endgame, solve_graph
 from partita.errors import PartitaError
@@ -24,13 +24,6 @@ from partita.games.gravity.solver import Solver, score_from_plies
 
 CONNECT4 = get_game("connect4")
 FORZA = get_game("forza4x4")
-
-
-def connect4_state(columns: str) -> GravityState:
-    state = CONNECT4.rules.initial()
-    for move in CONNECT4.moves_from_columns(columns):
-        state = CONNECT4.rules.apply(state, move)
-    return state
 
 
 def stones(state: GravityState) -> int:

@@ -21,16 +21,9 @@ from partita.errors import PartitaError
 from partita.game.registry import get_game
 from partita.games.forceball.values import Turn
 from tests.cli_runner import ROOT, run_cli
+from tests.solver_reference import connect4_state
 
 CONNECT4 = get_game("connect4")
-
-
-def connect4_after(columns: str):
-    rules = CONNECT4.rules
-    state = rules.initial()
-    for move in CONNECT4.moves_from_columns(columns):
-        state = rules.apply(state, move)
-    return state
 
 
 def pids() -> set[int]:
@@ -68,7 +61,7 @@ def test_a_bad_workers_is_refused_in_one_line(spec, words):
 
 
 def test_a_seeded_agent_with_workers_chooses_the_same_move_and_spends_its_budget():
-    state = connect4_after("44")
+    state = connect4_state("44")
     chosen = []
     for _ in range(2):
         with agent_from_spec("mcts:40,workers=2", CONNECT4, seed=11) as agent:
@@ -83,7 +76,7 @@ def test_a_seeded_agent_with_workers_chooses_the_same_move_and_spends_its_budget
 
 def test_merge_adds_up_the_visits_and_weighs_the_values_by_them():
     search = Mcts(CONNECT4.rules)
-    state = connect4_after("4433")
+    state = connect4_state("4433")
     results = [search.search(state, random.Random(seed), playouts=30) for seed in (1, 2)]
     merged = search.merge(state, results)
     assert merged.playouts == 60
@@ -98,7 +91,7 @@ def test_merge_adds_up_the_visits_and_weighs_the_values_by_them():
 
 def test_workers_find_a_win_in_one():
     # Player1 has three in column 1 and is to move
-    state = connect4_after("121212")
+    state = connect4_state("121212")
     with agent_from_spec("mcts:40,workers=2", CONNECT4, seed=3) as agent:
         move = agent.choose(state)
         assert CONNECT4.format_move(state, move) == "t1"
@@ -170,12 +163,12 @@ def test_the_agents_processes_are_gone_after_close():
     before = pids()
     agent = agent_from_spec("mcts:20,workers=2", CONNECT4, seed=1)
     assert pids() == before  # started on the first search, not before
-    agent.choose(connect4_after("4"))
+    agent.choose(connect4_state("4"))
     started = pids() - before
     assert len(started) == 2 and agent.pool is not None and agent.pool.running
     agent.close()
     assert not pids() & started and not agent.pool.running
-    agent.choose(connect4_after("44"))  # it may search again: new workers
+    agent.choose(connect4_state("44"))  # it may search again: new workers
     agent.close()
     assert pids() == before
 

@@ -14,7 +14,7 @@ from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import pons_folder
-from solver_reference import minimax_score, random_position
+from solver_reference import connect4_state, minimax_score, random_position
 
 from partita.errors import PartitaError
 from partita.game.registry import get_game
@@ -40,14 +40,6 @@ def pons(name: str) -> list[tuple[str, int]]:
         columns, score = line.split()
         pairs.append((columns, int(score)))
     return pairs
-
-
-def connect4_state(columns: str) -> GravityState:
-    rules = CONNECT4.rules
-    state = rules.initial()
-    for move in CONNECT4.moves_from_columns(columns):
-        state = rules.apply(state, move)
-    return state
 
 
 def sample(pairs: list, count: int) -> list:

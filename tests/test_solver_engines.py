@@ -19,7 +19,7 @@ from cli_runner import run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 from shared_data import pons_folder
-from solver_reference import minimax_score
+from solver_reference import connect4_state, minimax_score
 
 from partita.analysis.endgame import endgame, solver_result
 from partita.analysis.solving import solver_for
@@ -36,14 +36,6 @@ needs_bitbully = pytest.mark.skipif(not HAS_BITBULLY, reason="bitbully is not in
 #: The empty 7x6 board's move scores in Pons' convention, columns 1 to 7.
 EMPTY_BOARD = [-2, -1, 0, 1, 0, -1, -2]
 SETS = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium", "begin-hard")
-
-
-def state_of(columns: str):
-    rules = CONNECT4.rules
-    state = rules.initial()
-    for move in CONNECT4.moves_from_columns(columns):
-        state = rules.apply(state, move)
-    return state
 
 
 def pons(name: str, count: int | None = None) -> list[tuple[str, int]]:
@@ -73,14 +65,14 @@ def test_the_empty_board_is_a_first_player_win_with_pons_move_scores():
 def test_bitbully_gives_pons_published_scores_on_a_sample(name):
     solver = Solver(CONNECT4, engine="bitbully")
     for columns, published in pons(name, 15):
-        assert solver.score(state_of(columns)) == published, columns
+        assert solver.score(connect4_state(columns)) == published, columns
 
 
 def agree_on_every_move(name: str, count: int) -> None:
     theirs = Solver(CONNECT4, engine="bitbully")
     ours = Solver(CONNECT4, engine="search")
     for columns, published in pons(name, count):
-        state = state_of(columns)
+        state = connect4_state(columns)
         their = theirs.solve(state)
         our = ours.solve(state)
         assert our.engine == "search" and their.engine == "bitbully"
@@ -108,7 +100,7 @@ def test_bitbully_and_partitas_search_agree_on_every_move_of_longer_searches(nam
 def test_bitbully_gives_every_published_score(name):
     solver = Solver(CONNECT4, engine="bitbully")
     for columns, published in pons(name):
-        assert solver.score(state_of(columns)) == published, columns
+        assert solver.score(connect4_state(columns)) == published, columns
 
 
 @pytest.mark.slow
@@ -116,7 +108,7 @@ def test_bitbully_gives_every_published_score(name):
 def test_partitas_search_gives_every_published_score_of_the_quick_sets(name):
     solver = Solver(CONNECT4, engine="search")
     for columns, published in pons(name):
-        assert solver.score(state_of(columns)) == published, columns
+        assert solver.score(connect4_state(columns)) == published, columns
 
 
 def unfinished_position(stones: int, rng):
@@ -206,7 +198,7 @@ def test_a_bad_memory_size_is_a_usage_error(memory, message):
 def test_a_search_that_runs_out_says_what_it_found():
     solver = Solver(CONNECT4, engine="search")
     with pytest.raises(BudgetExceeded) as caught:
-        solver.solve(state_of("4453"), max_nodes=200_000)
+        solver.solve(connect4_state("4453"), max_nodes=200_000)
     error = caught.value
     found = error.found
     assert error.limit == "nodes"
@@ -224,7 +216,7 @@ def test_the_moves_solved_before_the_budget_ran_out_are_kept():
     # A late position: the first moves solve quickly, so a budget between one
     # move's cost and the whole position's leaves some solved, some not.
     columns = pons("middle-medium", 1)[0][0]
-    state = state_of(columns)
+    state = connect4_state(columns)
     whole = Solver(CONNECT4, engine="search", table_size=1 << 16).solve(state)
     exact = {item.move: item.score for item in whole.moves}
     for budget in (whole.nodes // 3, whole.nodes // 2, 2 * whole.nodes // 3):
