@@ -68,7 +68,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from partita.analysis.collector import collector_paused
@@ -303,6 +303,19 @@ def _principal(node: _Node) -> Any:
             return move
 
 
+@dataclass(slots=True)
+class _Summed:
+    """One group's statistics in a :class:`_Tally`."""
+
+    move: Any  # the spelling shown: the most visited
+    spelled_visits: int = 0
+    visits: int = 0
+    totals: list[float] = field(default_factory=list)  # values times their weights
+    weights: int = 0
+    exact: bool = True  # exact in every search that had it
+    proven: tuple[float, ...] | None = None  # a value one search proved
+
+
 class _Tally:
     """Root statistics added up over searches of one position (the determinized
     tables of one search, or the independent searches of :meth:`Mcts.merge`), by
@@ -313,9 +326,8 @@ class _Tally:
     __slots__ = ("entries",)
 
     def __init__(self) -> None:
-        #: group -> [visits, weighted value totals, exact, shown move, its visits,
-        #: a proven value, the weights]; in the order the groups come.
-        self.entries: dict[Any, list[Any]] = {}
+        #: group -> its statistics, in the order the groups come.
+        self.entries: dict[Any, _Summed] = {}
 
     def add(
         self, group: Any, move: Any, item: MoveStatistics, *, spelled: bool, proven: bool
@@ -325,33 +337,33 @@ class _Tally:
         the other searches found (one game searched, not several tables)."""
         entry = self.entries.get(group)
         if entry is None:
-            entry = self.entries[group] = [0, [0.0] * len(item.value), True, move, 0, None, 0]
-        if item.visits > entry[4] and spelled:
-            entry[3], entry[4] = move, item.visits  # the most visited spelling
-        entry[0] += item.visits
+            entry = self.entries[group] = _Summed(move, totals=[0.0] * len(item.value))
+        if item.visits > entry.spelled_visits and spelled:
+            entry.move, entry.spelled_visits = move, item.visits
+        entry.visits += item.visits
         weight = item.visits or int(item.exact)
-        entry[6] += weight
+        entry.weights += weight
         for seat, part in enumerate(item.value):
-            entry[1][seat] += part * weight
+            entry.totals[seat] += part * weight
         if proven:
-            entry[2] = False  # the proven value says it
+            entry.exact = False  # the proven value says it
             if item.exact:
-                entry[5] = item.value
+                entry.proven = item.value
         else:
-            entry[2] = entry[2] and item.exact  # exact in every search that had it
+            entry.exact = entry.exact and item.exact
 
     def moves(self) -> list[MoveStatistics]:
-        found = []
-        for visits, totals, exact, move, _, value, weights in self.entries.values():
-            if value is None:
-                found.append(
-                    MoveStatistics(
-                        move, visits, tuple(part / (weights or 1) for part in totals), exact
-                    )
-                )
-            else:
-                found.append(MoveStatistics(move, visits, value, True))
-        return found
+        return [
+            MoveStatistics(
+                entry.move,
+                entry.visits,
+                tuple(part / (entry.weights or 1) for part in entry.totals),
+                entry.exact,
+            )
+            if entry.proven is None
+            else MoveStatistics(entry.move, entry.visits, entry.proven, True)
+            for entry in self.entries.values()
+        ]
 
 
 def _ranked(
