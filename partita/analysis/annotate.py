@@ -535,8 +535,10 @@ def annotate_record(
     searcher = agent if isinstance(agent, Agent) else agent_from_spec(agent, game, seed=seed)
     if searcher.rules.name != rules.name:
         raise PartitaError(f"a {searcher.rules.name} agent cannot judge a {game.name} game")
-    if isinstance(searcher, MctsAgent) and searcher.workers > 1 and not rules.hidden_information:
-        raise PartitaError(workers_refused(searcher.spec, game.name))
+    if isinstance(searcher, MctsAgent):
+        refused = workers_refused(searcher.spec, searcher.workers, rules)
+        if refused is not None:
+            raise PartitaError(refused)
     owned = searcher is not agent  # made here: its search processes stop here
     if exact and solver is None and has_solver(game):
         solver = solver_for(game, table_size=table_size)
@@ -665,10 +667,14 @@ def annotate_record(
     return annotation
 
 
-def workers_refused(spec: str, game: str) -> str:
-    """Why ``annotate`` takes no ``workers=`` agent for a game of perfect information."""
+def workers_refused(spec: str, workers: int, rules: Rules) -> str | None:
+    """Why ``annotate`` takes no agent ``spec`` searching in ``workers`` processes
+    for a game of ``rules``, or ``None``: a game of perfect information is followed
+    with one search tree, in this process."""
+    if workers <= 1 or rules.hidden_information:
+        return None
     return (
-        f"agent '{spec}': annotating a {game} game follows it with one search tree, in "
+        f"agent '{spec}': annotating a {rules.name} game follows it with one search tree, in "
         "this process; workers= applies to games with hidden information"
     )
 

@@ -358,14 +358,14 @@ def annotate(
             param_hint="--agent",
         )
     records = load_sources(source, index, archive_path(db))
-    if settings.get("workers", 1) > 1:  # one tree along a game of perfect information
-        for record in records:
-            try:
-                rules = get_game(record.game or "").rules
-            except PartitaError:
-                continue  # said below, in the record's turn
-            if not rules.hidden_information:
-                raise typer.BadParameter(workers_refused(agent, rules.name), param_hint="--agent")
+    workers = settings.get("workers", 1)
+    for record in records if workers > 1 else ():  # refused before any work
+        try:
+            refused = workers_refused(agent, workers, get_game(record.game or "").rules)
+        except PartitaError:
+            continue  # said below, in the record's turn
+        if refused is not None:
+            raise typer.BadParameter(refused, param_hint="--agent")
     # The bar counts positions over every record: a record's count is its plies
     # from --from-ply (and the position before them) until the library says.
     expected = [max(replay(record).plies - from_ply + 1, 0) + 1 for record in records]
