@@ -234,13 +234,9 @@ def task_from(data: dict[str, Any], chosen: WebSettings) -> dict[str, Any]:
 def _check_agent(spec: str, chosen: WebSettings) -> None:
     """Refuse, before any work, an agent that gives no scores or asks more playouts
     than the server allows (a time budget is bounded by ``seconds``)."""
-    from partita.analysis.agents import parse_agent_spec
-
-    kind, options = parse_agent_spec(spec)
+    kind, options = chosen.served_agent(spec)
     if kind != "mcts":
         raise PartitaError(f"agent '{spec}' gives no scores: ask mcts:N (playouts) or mcts:Ts")
-    if options["workers"] > 1:
-        raise PartitaError(f"agent '{spec}': the server searches in its own process (no workers=)")
     asked = options.get("playouts") or 0
     if asked > chosen.max_iterations:
         raise PartitaError(

@@ -115,6 +115,20 @@ class WebSettings:
     max_iterations: int = 200_000
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def served_agent(self, spec: str) -> tuple[str, dict[str, Any]]:
+        """The kind and settings of agent ``spec`` (``parse_agent_spec``), refusing
+        what the server does not run: searches in worker processes (``workers=``),
+        since it searches in its own."""
+        from partita.analysis.agents import parse_agent_spec
+        from partita.errors import PartitaError
+
+        kind, options = parse_agent_spec(spec)
+        if options.get("workers", 1) > 1:
+            raise PartitaError(
+                f"agent '{spec}': the server searches in its own process (no workers=)"
+            )
+        return kind, options
+
 
 def settings(request: Request) -> WebSettings:
     """The running app's :class:`WebSettings`."""

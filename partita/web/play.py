@@ -181,7 +181,6 @@ async def start_game(request: Request) -> Response:
 
 def _start(chosen: WebSettings, game: Any, values: dict[str, str]) -> PlayGame:
     """A new game from the form's values; ``PartitaError`` naming a bad one."""
-    from partita.analysis.agents import parse_agent_spec
     from partita.analysis.play import HUMAN, PlaySession
     from partita.game.configuration import configure_game
     from partita.notation.scoresheet import Scoresheet
@@ -207,8 +206,7 @@ def _start(chosen: WebSettings, game: Any, values: dict[str, str]) -> PlayGame:
     for seat in range(sides):
         who = values.get(f"seat{seat + 1}", "human").strip() or "human"
         if who != "human":
-            _bounded(chosen, who)
-            parse_agent_spec(who)
+            _bounded(chosen, who)  # parses it too
             agents[seat] = who
         name = values.get(f"name{seat + 1}", "").strip()
         names.append(name or (who if who != "human" else HUMAN))
@@ -226,13 +224,9 @@ def _start(chosen: WebSettings, game: Any, values: dict[str, str]) -> PlayGame:
 
 def _bounded(chosen: WebSettings, spec: str) -> None:
     """Refuse an agent whose budget is beyond the server's analysis limits."""
-    from partita.analysis.agents import parse_agent_spec
-
-    kind, options = parse_agent_spec(spec)
+    kind, options = chosen.served_agent(spec)
     if kind != "mcts":
         return
-    if options["workers"] > 1:
-        raise PartitaError(f"agent '{spec}': the server searches in its own process (no workers=)")
     if options.get("playouts", 0) > chosen.max_iterations:
         raise PartitaError(f"agent '{spec}': at most {chosen.max_iterations} playouts a move here")
     if options.get("seconds", 0) > chosen.max_seconds:
