@@ -11,6 +11,8 @@ Ctrl-C and kill).
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -84,3 +86,19 @@ def _exit_code(code: object) -> int:
     if isinstance(code, int):
         return code
     return 1  # a message: Python prints it to stderr and exits 1
+
+
+def partita_job(*args: str) -> subprocess.Popen[str]:
+    """``python -m partita ARGS`` started as a terminal starts a job: its own process
+    group (so ``os.killpg(job.pid, SIGINT)`` is a Ctrl-C its workers get too), text
+    pipes for stdout and stderr, the developer's settings (``_CLEARED``) left out."""
+    environment = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    return subprocess.Popen(
+        [sys.executable, "-m", "partita", *args],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )

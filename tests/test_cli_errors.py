@@ -18,6 +18,7 @@ import typing
 from pathlib import Path
 
 import pytest
+from cli_runner import partita_job
 
 from partita import database
 from partita.analysis.report import build_report
@@ -268,13 +269,7 @@ def test_ctrl_c_during_an_import_is_one_line_and_a_rerun_completes_it(tmp_path, 
     source = tmp_path / "many.pgr"
     total = many_games(source, 2500)  # batches of 1000: one to wait for, one stopped
     db = tmp_path / "many.db"
-    environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
-    child = subprocess.Popen(
-        [sys.executable, "-m", "partita", "import", str(source), "--db", str(db),
-         "--workers", workers],
-        cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,  # its own process group, as a terminal's job
-    )  # fmt: skip
+    child = partita_job("import", str(source), "--db", str(db), "--workers", workers)
     deadline = time.monotonic() + 120
     while games_in(db) < 1000 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -112,34 +112,12 @@ def test_ctrl_c_stops_a_run_and_its_workers_quietly(tmp_path):
     import subprocess
     import time
 
-    from test_cli import ROOT
+    from cli_runner import partita_job
 
-    environment = {k: v for k, v in os.environ.items() if k != "PARTITA_DB"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "partita",
-            "simulate",
-            "connect4",
-            "--games",
-            "400",
-            "--agents",
-            "mcts:40",
-            "--shard-size",
-            "2",
-            "--workers",
-            "2",
-            "-o",
-            str(tmp_path),
-        ],  # fmt: skip
-        cwd=ROOT,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    process = partita_job(
+        "simulate", "connect4", "--games", "400", "--agents", "mcts:40", "--shard-size", "2",
+        "--workers", "2", "-o", str(tmp_path),
+    )  # fmt: skip
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not list(tmp_path.glob("shard-*.pgr")):
         time.sleep(0.05)

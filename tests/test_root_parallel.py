@@ -8,8 +8,6 @@ import multiprocessing
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -20,7 +18,7 @@ from partita.analysis.selfplay import simulate
 from partita.errors import PartitaError
 from partita.game.registry import get_game
 from partita.games.forceball.values import Turn
-from tests.cli_runner import ROOT, run_cli
+from tests.cli_runner import partita_job, run_cli
 from tests.solver_reference import connect4_state
 
 CONNECT4 = get_game("connect4")
@@ -218,30 +216,18 @@ def test_annotate_refuses_workers_for_a_game_of_perfect_information(tmp_path):
 
 
 def test_ctrl_c_stops_simulate_and_the_agents_processes_promptly(tmp_path):
-    environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "partita",
-            "simulate",
-            "connect4",
-            "--games",
-            "50",
-            "--agents",
-            "mcts:300,workers=2",
-            "--workers",
-            "1",
-            "--db",
-            str(tmp_path / "cut.db"),
-            "--json",
-        ],
-        cwd=ROOT,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's job
+    process = partita_job(
+        "simulate",
+        "connect4",
+        "--games",
+        "50",
+        "--agents",
+        "mcts:300,workers=2",
+        "--workers",
+        "1",
+        "--db",
+        str(tmp_path / "cut.db"),
+        "--json",
     )
     assert process.stdout is not None
     while True:  # a game played: the agents' processes are running

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_runner import partita_job
 from test_cli import ROOT, partita, partita_process
 
 from partita.analysis.selfplay import (
@@ -211,26 +212,7 @@ def test_ctrl_c_stops_within_two_seconds_keeping_every_finished_game(
     tmp_path, uninterrupted, workers
 ):
     db = tmp_path / "cut.db"
-    environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "partita",
-            *STOPPED,
-            "--workers",
-            workers,
-            "--db",
-            str(db),
-            "--json",
-        ],
-        cwd=ROOT,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's job
-    )
+    process = partita_job(*STOPPED, "--workers", workers, "--db", str(db), "--json")
     assert process.stdout is not None
     lines = []
     while not lines or json.loads(lines[-1]).get("played", 0) < 5:

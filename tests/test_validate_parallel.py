@@ -10,13 +10,12 @@ import os
 import pickle
 import random
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from cli_runner import run_cli
+from cli_runner import partita_job, run_cli
 
 from partita.bulk import validation
 from partita.bulk import workers as worker_layer
@@ -297,12 +296,7 @@ def test_ctrl_c_during_a_parallel_validation_is_one_line_and_exit_130(tmp_path, 
     source = tmp_path / "many.pgr"
     one = b"\n".join(path.read_bytes() for path in expand_paths([EXAMPLES / "forza4x4"]))
     source.write_bytes(b"\n".join([one] * 400))  # a minute of work, stopped in seconds
-    environment = {k: v for k, v in os.environ.items() if k not in ("PARTITA_DB", "PARTITA_DEBUG")}
-    child = subprocess.Popen(
-        [sys.executable, "-m", "partita", "validate", str(source), "--json", *where],
-        cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,  # its own process group, as a terminal's job
-    )  # fmt: skip
+    child = partita_job("validate", str(source), "--json", *where)
     assert child.stdout is not None
     first = child.stdout.readline()  # the workers are running
     assert json.loads(first)["file"] == str(source)
