@@ -33,7 +33,7 @@ from partita.analysis.agents import agent_from_spec
 from partita.game.registry import get_game
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_agents import random_positions  # noqa: E402
+from bench_agents import children_cpu, random_positions  # noqa: E402
 
 GAMES = {"connect4": {}, "universal-forces": {"RoundLimit": "40"}}
 
@@ -44,11 +44,6 @@ def positions(name: str, count: int, seed: int) -> list:
     game = get_game(name).configure(GAMES.get(name, {}))
     rules = game.rules
     return random_positions(rules, 2, count, 4, random.Random(seed))
-
-
-def children_cpu() -> float:
-    times = os.times()
-    return times.children_user + times.children_system
 
 
 def measure(name: str, args: argparse.Namespace) -> dict:
