@@ -65,6 +65,7 @@ __all__ = [
     "default_workers",
     "open_executor",
     "quiet_context",
+    "waited",
 ]
 
 #: The environment variable a command reads when ``--scheduler`` is not given.
@@ -189,7 +190,7 @@ class Execution(Executor):
                     return
                 head = in_flight.popleft()
                 in_workers -= 1
-                yield _result(head)
+                yield waited(head)
         finally:
             for entry in in_flight:
                 entry.cancel()
@@ -207,7 +208,9 @@ class Execution(Executor):
 _END = object()
 
 
-def _result(future: Future) -> Any:
+def waited(future: Future) -> Any:
+    """The result of ``future``, looking for a Ctrl-C several times a second while
+    it runs (a plain ``result()`` would hold it off until the task ends)."""
     try:
         while not wait((future,), timeout=INTERRUPT_CHECK_SECONDS).done:
             pass

@@ -27,12 +27,11 @@ import random
 import signal
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future, wait
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from partita.analysis.mcts import Mcts, SearchResult
-from partita.execution import INTERRUPT_CHECK_SECONDS, Execution, open_executor
+from partita.execution import Execution, open_executor, waited
 from partita.game.rules import Rules
 
 __all__ = ["SearchPool", "Share"]
@@ -85,7 +84,7 @@ class SearchPool:
         try:
             with _ctrl_c_deferred():  # a worker starts as a task is handed out
                 futures = [execution.submit(_search, job) for job in jobs]
-            return [_waited(future) for future in futures]
+            return [waited(future) for future in futures]
         except BaseException as error:  # Ctrl-C too: the workers stop now
             self._stop(error)
             raise
@@ -138,13 +137,6 @@ def _ctrl_c_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
     if caught and callable(previous):
         previous(signal.SIGINT, None)  # Python's own raises KeyboardInterrupt
-
-
-def _waited(future: Future) -> SearchResult:
-    """A search's result, looking for a Ctrl-C several times a second meanwhile."""
-    while not wait((future,), timeout=INTERRUPT_CHECK_SECONDS).done:
-        pass
-    return future.result()
 
 
 def _start(rules: Rules, settings: Mapping[str, Any]) -> None:
